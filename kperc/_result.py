@@ -1,0 +1,91 @@
+"""One result type for every algorithm, in the style of ``scipy.optimize.OptimizeResult``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from scipy.optimize import OptimizeResult
+
+#: ``status`` codes shared by every algorithm.
+STATUS = {"separator": 0, "certificate": 1, "max_iter": 2}
+
+
+class KpercResult(OptimizeResult):
+    """Outcome of a kperc algorithm.
+
+    A dictionary with attribute access (a subclass of
+    :class:`scipy.optimize.OptimizeResult`). Every algorithm fills at least:
+
+    Attributes
+    ----------
+    outcome : {"separator", "certificate", "max_iter"}
+        How the run ended.
+    success : bool
+        ``True`` when the run ended with a separator or a certificate.
+    status : int
+        0 for a separator, 1 for a certificate, 2 when ``max_iter`` was reached.
+    message : str
+        A sentence that says what happened.
+    nit : int
+        The halting index: the number of updates made before the exit test passed.
+        This is the quantity that the paper's iteration bounds count.
+    alpha : ndarray of shape (n_samples,)
+        Coefficients of the last iterate; ``G @ alpha > 0`` when ``outcome`` is
+        ``"separator"``.
+    p : ndarray of shape (n_samples,) or None
+        A point of the simplex; the certificate when ``outcome`` is ``"certificate"``.
+    w : ndarray of shape (n_features,) or None
+        The weight vector (linear-form algorithms only).
+    trace : dict of ndarray or None
+        Per-iteration quantities, recorded when the algorithm was called with
+        ``trace=True``.
+    """
+
+
+def make_result(
+    outcome: str,
+    nit: int,
+    message: str,
+    *,
+    alpha: np.ndarray | None = None,
+    p: np.ndarray | None = None,
+    w: np.ndarray | None = None,
+    trace: dict[str, list] | None = None,
+    **extra: Any,
+) -> KpercResult:
+    """Assemble a :class:`KpercResult`; lists in ``trace`` become arrays."""
+    if outcome not in STATUS:  # pragma: no cover - internal misuse
+        raise ValueError(f"unknown outcome {outcome!r}")
+    tr = None
+    if trace is not None:
+        tr = {key: np.asarray(val) for key, val in trace.items()}
+    return KpercResult(
+        outcome=outcome,
+        success=outcome != "max_iter",
+        status=STATUS[outcome],
+        message=message,
+        nit=int(nit),
+        alpha=alpha,
+        p=p,
+        w=w,
+        trace=tr,
+        **extra,
+    )
+
+
+class Tracer:
+    """Collects per-iteration scalars when tracing is on; does nothing otherwise."""
+
+    def __init__(self, enabled: bool, keys: tuple[str, ...]):
+        self.enabled = bool(enabled)
+        self.data: dict[str, list] | None = {k: [] for k in keys} if self.enabled else None
+
+    def add(self, **values: Any) -> None:
+        if self.data is not None:
+            for key, val in values.items():
+                self.data[key].append(val)
+
+
+CallbackType = Callable[[dict], Any] | None

@@ -1,0 +1,169 @@
+"""A scikit-learn classifier built on the Smoothed Normalised Kernel Perceptron."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .kernels import kernel_diagonal, kernel_matrix
+from .perceptrons import nkp, snkp
+
+__all__ = ["SNKPClassifier"]
+
+
+class SNKPClassifier(ClassifierMixin, BaseEstimator):
+    """Hard-margin kernel classifier trained by SNKP (or NKP).
+
+    Finds ``f = sum_i alpha_i y_i K(x_i, .) / sqrt(K(x_i, x_i))`` with
+    ``y_i f(x_i) > 0`` on every training point, by the Smoothed Normalised Kernel
+    Perceptron (Algorithm 4 of Ramdas & Pena, 2014). Binary only; any two class labels
+    are accepted and mapped to -1/+1.
+
+    Parameters
+    ----------
+    kernel : {"rbf", "linear", "poly"} or callable, default="rbf"
+        A callable receives two data matrices and returns their kernel matrix.
+    gamma : float or "scale", default="scale"
+        Kernel coefficient for "rbf" and "poly"; "scale" uses
+        ``1 / (n_features * X.var())`` as :class:`sklearn.svm.SVC` does.
+    degree : int, default=3
+        Degree of the "poly" kernel.
+    coef0 : float, default=1.0
+        Constant term of the "poly" kernel.
+    fit_intercept : bool, default=True
+        Append a constant feature ``intercept_scaling`` to every point, so that the
+        linear and polynomial kernels can learn an offset (the paper's problems are
+        homogeneous).
+    intercept_scaling : float, default=1.0
+    algorithm : {"snkp", "nkp"}, default="snkp"
+    max_iter : int, default=20000
+        Iteration cap; reaching it emits a :class:`~sklearn.exceptions.ConvergenceWarning`.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    support_ : ndarray of int
+        Indices of training points with ``alpha_i > 0``.
+    support_vectors_ : ndarray
+        Those training points (with the intercept feature when ``fit_intercept``).
+    dual_coef_ : ndarray
+        ``alpha_i y_i / sqrt(K(x_i, x_i))`` for the support points.
+    n_iter_ : int
+        Halting index of the run.
+    converged_ : bool
+        Whether a separator of the training data was found.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from kperc import SNKPClassifier, data
+    >>> X, y = data.circles(100, seed=0)
+    >>> clf = SNKPClassifier(kernel="rbf", gamma=2.0).fit(X, y)
+    >>> bool((clf.predict(X) == y).all())
+    True
+    """
+
+    def __init__(self, kernel="rbf", *, gamma="scale", degree=3, coef0=1.0,
+                 fit_intercept=True, intercept_scaling=1.0, algorithm="snkp",
+                 max_iter=20000):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.algorithm = algorithm
+        self.max_iter = max_iter
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def _augment(self, X):
+        if self.fit_intercept:
+            col = np.full((X.shape[0], 1), float(self.intercept_scaling))
+            return np.hstack([X, col])
+        return X
+
+    def _kernel_params(self):
+        if callable(self.kernel) or self.kernel == "linear":
+            return {}
+        params = {"gamma": self._gamma}
+        if self.kernel == "poly":
+            params.update(degree=self.degree, coef0=self.coef0)
+        return params
+
+    def fit(self, X, y):
+        """Fit on training data ``X`` (n_samples, n_features) with two classes ``y``."""
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if self.classes_.size != 2:
+            raise ValueError(
+                f"SNKPClassifier is a binary classifier and needs exactly 2 classes; got "
+                f"{self.classes_.size} class(es) in y. Use sklearn.multiclass wrappers for "
+                "more classes."
+            )
+        if self.algorithm not in ("snkp", "nkp"):
+            raise ValueError(f"algorithm must be 'snkp' or 'nkp'; got {self.algorithm!r}.")
+        if isinstance(self.max_iter, bool) or int(self.max_iter) != self.max_iter \
+                or self.max_iter <= 0:
+            raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}.")
+        ypm = np.where(y == self.classes_[1], 1.0, -1.0)
+        Xa = self._augment(X)
+        if self.gamma == "scale":
+            var = Xa.var()
+            self._gamma = 1.0 / (Xa.shape[1] * var) if var > 0 else 1.0
+        elif isinstance(self.gamma, str):
+            raise ValueError(f"gamma must be a positive number or 'scale'; got {self.gamma!r}")
+        else:
+            self._gamma = float(self.gamma)
+        K = kernel_matrix(Xa, kernel=self.kernel, **self._kernel_params())
+        diag = np.diag(K).copy()
+        if np.any(~(diag > 0)):
+            raise ValueError(
+                "K(x_i, x_i) <= 0 for some training point (a zero vector with the linear "
+                "kernel); set fit_intercept=True or remove such points."
+            )
+        s = ypm / np.sqrt(diag)
+        G = K * s[:, None] * s[None, :]
+        G = 0.5 * (G + G.T)
+        np.fill_diagonal(G, 1.0)
+        run = snkp if self.algorithm == "snkp" else nkp
+        res = run(G, max_iter=int(self.max_iter), check_input=False)
+        self.n_iter_ = res.nit
+        self.converged_ = res.outcome == "separator"
+        if not self.converged_:
+            warnings.warn(
+                f"{self.algorithm.upper()} found no separator of the training data within "
+                f"max_iter={self.max_iter} iterations (the data may be inseparable in this "
+                "kernel's feature space); the last iterate is used.",
+                ConvergenceWarning, stacklevel=2,
+            )
+        alpha = res.alpha
+        self.support_ = np.flatnonzero(alpha > 0)
+        self.support_vectors_ = Xa[self.support_]
+        self.dual_coef_ = (alpha * s)[self.support_]
+        return self
+
+    def decision_function(self, X):
+        """Normalised score ``f(x) / sqrt(K(x, x))``; positive means ``classes_[1]``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        Xa = self._augment(X)
+        Kx = kernel_matrix(Xa, self.support_vectors_, kernel=self.kernel,
+                           **self._kernel_params())
+        f = Kx @ self.dual_coef_
+        kxx = kernel_diagonal(Xa, kernel=self.kernel, **self._kernel_params())
+        scale = np.where(kxx > 0, np.sqrt(np.where(kxx > 0, kxx, 1.0)), 1.0)
+        return f / scale
+
+    def predict(self, X):
+        """Class labels: ``classes_[1]`` where the decision function is positive."""
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]

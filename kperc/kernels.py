@@ -1,0 +1,258 @@
+"""Kernels and normalised signed Gram matrices (paper Section 0 and Section 3).
+
+The algorithms of the paper see the data only through the normalised signed Gram
+matrix
+
+.. math:: G_{ij} = \\frac{y_i y_j K(x_i, x_j)}{\\sqrt{K(x_i, x_i) K(x_j, x_j)}},
+
+which is positive semidefinite with a unit diagonal. :func:`gram_matrix` builds it
+densely for any kernel; :func:`gram_operator` keeps the linear-kernel ``G = A^T A`` in
+factored form so that a product costs ``O(n d)`` and a million points fit in memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from scipy.sparse.linalg import LinearOperator
+from sklearn.metrics.pairwise import pairwise_kernels
+
+from ._validation import check_gram, check_X, check_Xy
+
+KERNELS = ("linear", "poly", "rbf")
+
+
+def kernel_matrix(X, Z=None, kernel: str | Callable = "linear", **kernel_params) -> np.ndarray:
+    """Kernel values ``K(x_i, z_j)`` computed with :mod:`sklearn.metrics.pairwise`.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples_X, n_features)
+    Z : array_like of shape (n_samples_Z, n_features), optional
+        Defaults to ``X``.
+    kernel : {"linear", "poly", "rbf"} or callable
+        A callable receives two data matrices and returns their kernel matrix, as in
+        :class:`sklearn.svm.SVC`.
+    **kernel_params
+        Passed to the kernel (``degree``, ``gamma``, ``coef0`` ...).
+
+    Returns
+    -------
+    K : ndarray of shape (n_samples_X, n_samples_Z)
+    """
+    X = check_X(X)
+    Z = X if Z is None else check_X(Z, "Z")
+    if Z.shape[1] != X.shape[1]:
+        raise ValueError(f"X has {X.shape[1]} features but Z has {Z.shape[1]}.")
+    if callable(kernel):
+        K = np.asarray(kernel(X, Z), dtype=np.float64)
+        if K.shape != (X.shape[0], Z.shape[0]):
+            raise ValueError(
+                f"the kernel callable returned shape {K.shape}; expected "
+                f"{(X.shape[0], Z.shape[0])}."
+            )
+        return K
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS} or a callable; got {kernel!r}.")
+    return pairwise_kernels(X, Z, metric=kernel, **kernel_params)
+
+
+def kernel_diagonal(X, kernel: str | Callable = "linear", **kernel_params) -> np.ndarray:
+    """The values ``K(x_i, x_i)`` without forming the full kernel matrix."""
+    X = check_X(X)
+    if kernel == "linear":
+        return np.einsum("ij,ij->i", X, X)
+    if kernel == "rbf":
+        return np.ones(X.shape[0])
+    if kernel == "poly":
+        degree = kernel_params.get("degree", 3)
+        gamma = kernel_params.get("gamma")
+        gamma = 1.0 / X.shape[1] if gamma is None else gamma
+        coef0 = kernel_params.get("coef0", 1)
+        return (gamma * np.einsum("ij,ij->i", X, X) + coef0) ** degree
+    return np.array([kernel_matrix(X[i : i + 1], kernel=kernel, **kernel_params)[0, 0]
+                     for i in range(X.shape[0])])
+
+
+def _check_diag(diag: np.ndarray) -> None:
+    bad = np.flatnonzero(~(diag > 0))
+    if bad.size:
+        raise ValueError(
+            f"K(x_i, x_i) <= 0 for {bad.size} point(s) (first index {bad[0]}): the "
+            "normalisation K(x_i,x_i)^(-1/2) is undefined. With the linear kernel this is a "
+            "zero vector x_i; remove such points or add a constant feature (an intercept). "
+            "(Such a point makes the strict problem infeasible: e_i is a certificate.)"
+        )
+
+
+def gram_matrix(X, y, kernel: str | Callable = "linear", **kernel_params) -> np.ndarray:
+    """Normalised signed Gram matrix ``G`` (paper Section 0, Section 3).
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+    y : array_like of shape (n_samples,)
+        Labels in {-1, +1}.
+    kernel : {"linear", "poly", "rbf"} or callable
+        See :func:`kernel_matrix`.
+    **kernel_params
+        Kernel parameters (``gamma``, ``degree``, ``coef0``).
+
+    Returns
+    -------
+    G : ndarray of shape (n_samples, n_samples)
+        Symmetric, positive semidefinite, with ``G_ii = 1`` exactly.
+
+    Raises
+    ------
+    ValueError
+        For bad data or labels, or when some ``K(x_i, x_i) <= 0``.
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> G = kperc.gram_matrix(np.array([[1.0, 0.0], [0.0, 2.0]]), [1, -1])
+    >>> G.tolist()
+    [[1.0, -0.0], [-0.0, 1.0]]
+    """
+    X, y = check_Xy(X, y)
+    K = kernel_matrix(X, kernel=kernel, **kernel_params)
+    diag = np.diag(K).copy()
+    _check_diag(diag)
+    s = y / np.sqrt(diag)
+    G = K * s[:, None] * s[None, :]
+    G = 0.5 * (G + G.T)
+    np.fill_diagonal(G, 1.0)
+    if not np.all(np.isfinite(G)):
+        raise ValueError("the kernel produced NaN or inf values.")
+    return np.ascontiguousarray(G)
+
+
+def signed_normalized_points(X, y) -> np.ndarray:
+    """Rows ``a_i = y_i x_i / ||x_i||_2`` (paper Section 0), shape (n_samples, n_features)."""
+    X, y = check_Xy(X, y)
+    norms = np.linalg.norm(X, axis=1)
+    _check_diag(norms**2)
+    return X * (y / norms)[:, None]
+
+
+class GramOperator(LinearOperator):
+    """The linear-kernel ``G = A^T A`` kept in factored form.
+
+    ``A`` has the signed normalised points as columns; this class stores them as the
+    rows of ``Z`` (shape ``(n, d)``), so ``G v = Z (Z^T v)`` costs ``O(n d)`` and a
+    column of ``G`` is ``Z z_j``.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_features)
+        Rows of unit Euclidean norm.
+    """
+
+    def __init__(self, Z: np.ndarray):
+        self.Z = np.ascontiguousarray(Z, dtype=np.float64)
+        n = self.Z.shape[0]
+        super().__init__(dtype=np.float64, shape=(n, n))
+
+    def _matvec(self, v):
+        v = np.asarray(v, dtype=np.float64).reshape(-1)
+        return self.Z @ (self.Z.T @ v)
+
+    def _rmatvec(self, v):
+        return self._matvec(v)
+
+    def _matmat(self, V):
+        return self.Z @ (self.Z.T @ V)
+
+    def _adjoint(self):
+        return self
+
+    def column(self, j: int) -> np.ndarray:
+        """Column ``j`` of ``G``: ``(a_i^T a_j)_i``."""
+        return self.Z @ self.Z[j]
+
+    def diagonal(self) -> np.ndarray:
+        """The diagonal of ``G`` (all ones up to round-off)."""
+        return np.einsum("ij,ij->i", self.Z, self.Z)
+
+    def seminorm(self, p: np.ndarray) -> float:
+        """``||p||_G = ||A p||_2``, computed from the factor (no round-off floor)."""
+        return float(np.linalg.norm(self.Z.T @ p))
+
+    def toarray(self) -> np.ndarray:
+        """The dense ``n x n`` matrix (for small ``n`` only)."""
+        return self.Z @ self.Z.T
+
+
+def gram_operator(X, y) -> GramOperator:
+    """Linear-kernel normalised signed Gram matrix as a factored operator.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+    y : array_like of shape (n_samples,)
+
+    Returns
+    -------
+    GramOperator
+        Behaves like ``gram_matrix(X, y)`` for products, with ``O(n d)`` memory.
+    """
+    return GramOperator(signed_normalized_points(X, y))
+
+
+class _DenseGram:
+    """Uniform access to a dense G for the algorithms."""
+
+    def __init__(self, G: np.ndarray):
+        self.G = G
+        self.n = G.shape[0]
+
+    def matvec(self, v):
+        return self.G @ v
+
+    def column(self, j):
+        return self.G[j]  # symmetric: row j is column j, and rows are contiguous
+
+    def diagonal(self):
+        return np.diag(self.G).copy()
+
+    def seminorm(self, p):
+        return float(np.sqrt(max(float(p @ (self.G @ p)), 0.0)))
+
+
+class _OperatorGram:
+    """Uniform access to a LinearOperator G for the algorithms."""
+
+    def __init__(self, G: LinearOperator):
+        self.G = G
+        self.n = G.shape[0]
+        self._has_column = hasattr(G, "column")
+
+    def matvec(self, v):
+        return np.asarray(self.G.matvec(v), dtype=np.float64).reshape(-1)
+
+    def column(self, j):
+        if self._has_column:
+            return self.G.column(j)
+        e = np.zeros(self.n)
+        e[j] = 1.0
+        return self.matvec(e)
+
+    def diagonal(self):
+        if hasattr(self.G, "diagonal"):
+            return np.asarray(self.G.diagonal(), dtype=np.float64)
+        return np.array([self.column(j)[j] for j in range(self.n)])
+
+    def seminorm(self, p):
+        if hasattr(self.G, "seminorm"):
+            return float(self.G.seminorm(p))
+        return float(np.sqrt(max(float(p @ self.matvec(p)), 0.0)))
+
+
+def as_gram(G, *, check_psd: bool | None = None):
+    """Validate ``G`` and wrap it for the algorithms (dense array or LinearOperator)."""
+    G = check_gram(G, check_psd=check_psd)
+    if isinstance(G, LinearOperator):
+        return _OperatorGram(G)
+    return _DenseGram(G)

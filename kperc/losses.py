@@ -1,0 +1,111 @@
+"""The paper's loss functions in coefficient space (paper Sections 3, 4 and 6).
+
+* ``L(alpha) = -min_i (G alpha)_i + ||alpha||_G^2 / 2`` (eq. (9)),
+* ``L_mu(alpha) = mu log(mean_i exp(-(G alpha)_i / mu)) + ||alpha||_G^2 / 2`` (entropy
+  prox, Section 4), and
+* ``L^q_mu(alpha) = -<G alpha, p> - mu ||p - q||^2 / 2 + ||alpha||_G^2 / 2`` with
+  ``p = p^q_mu(alpha)`` (Euclidean prox, Section 6).
+
+Each accepts ``G`` (dense or :class:`~scipy.sparse.linalg.LinearOperator`) and
+``alpha``; pass ``Galpha=G @ alpha`` to skip the product when it is already known.
+The smoothed losses use :func:`scipy.special.logsumexp`, so they stay finite as
+``mu -> 0`` and converge to ``L``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import logsumexp
+
+from .kernels import as_gram
+from .smoothing import euclidean_prox
+
+__all__ = ["loss", "smoothed_loss", "smoothed_loss_q", "g_seminorm"]
+
+
+def _prep(G, alpha, Galpha):
+    alpha = np.asarray(alpha, dtype=np.float64)
+    if Galpha is None:
+        gram = as_gram(G, check_psd=False)
+        if alpha.shape != (gram.n,):
+            raise ValueError(f"alpha must have shape ({gram.n},); got {alpha.shape}.")
+        Galpha = gram.matvec(alpha)
+    Galpha = np.asarray(Galpha, dtype=np.float64)
+    return alpha, Galpha, max(float(alpha @ Galpha), 0.0)
+
+
+def g_seminorm(G, v) -> float:
+    """``||v||_G = sqrt(v^T G v)``, clamped at 0 against round-off (paper Section 0)."""
+    gram = as_gram(G, check_psd=False)
+    return gram.seminorm(np.asarray(v, dtype=np.float64))
+
+
+def loss(G, alpha, *, Galpha=None) -> float:
+    """Regularised normalised hard-margin loss ``L(alpha)`` of eq. (9).
+
+    Parameters
+    ----------
+    G : ndarray of shape (n, n) or LinearOperator
+        Normalised signed Gram matrix.
+    alpha : ndarray of shape (n,)
+        Coefficients.
+    Galpha : ndarray of shape (n,), optional
+        ``G @ alpha`` if already computed.
+
+    Returns
+    -------
+    float
+    """
+    alpha, Galpha, sq = _prep(G, alpha, Galpha)
+    return float(-Galpha.min() + 0.5 * sq)
+
+
+def smoothed_loss(G, alpha, mu: float, *, Galpha=None) -> float:
+    """Entropy-smoothed loss ``L_mu(alpha)`` (paper Section 4).
+
+    ``L_mu(alpha) = mu * log(mean(exp(-G alpha / mu))) + alpha^T G alpha / 2``; it obeys
+    ``L - mu log n <= L_mu <= L`` (Lemma 4).
+
+    Parameters
+    ----------
+    G : ndarray of shape (n, n) or LinearOperator
+    alpha : ndarray of shape (n,)
+    mu : float
+        ``mu > 0``.
+    Galpha : ndarray of shape (n,), optional
+
+    Returns
+    -------
+    float
+    """
+    if not mu > 0:
+        raise ValueError(f"mu must be positive; got {mu!r}.")
+    alpha, Galpha, sq = _prep(G, alpha, Galpha)
+    n = Galpha.size
+    return float(mu * (logsumexp(-Galpha / mu) - np.log(n)) + 0.5 * sq)
+
+
+def smoothed_loss_q(G, alpha, mu: float, q, *, Galpha=None) -> float:
+    """Euclidean-prox smoothed loss ``L^q_mu(alpha)`` (paper Section 6).
+
+    Parameters
+    ----------
+    G : ndarray of shape (n, n) or LinearOperator
+    alpha : ndarray of shape (n,)
+    mu : float
+        ``mu > 0``.
+    q : ndarray of shape (n,)
+        Prox centre in the simplex.
+    Galpha : ndarray of shape (n,), optional
+
+    Returns
+    -------
+    float
+    """
+    if not mu > 0:
+        raise ValueError(f"mu must be positive; got {mu!r}.")
+    alpha, Galpha, sq = _prep(G, alpha, Galpha)
+    q = np.asarray(q, dtype=np.float64)
+    pbar = euclidean_prox(Galpha, mu, q)
+    diff = pbar - q
+    return float(-(Galpha @ pbar) - 0.5 * mu * (diff @ diff) + 0.5 * sq)

@@ -1,0 +1,333 @@
+"""Exact margins and distances (paper Sections 2.2, 3, 5.2 and 6).
+
+* :func:`margin`: the signed normalised margin ``rho_K`` of a Gram matrix. Positive:
+  ``min_{p in simplex} ||p||_G`` (minimax duality, Section 3), computed by an exact
+  reduction to non-negative least squares and certified by the optimality conditions.
+  Negative: minus the radius of the largest ball around 0 inside the hull of the
+  signed points, within their span (Section 5.2), by facet enumeration with Qhull.
+* :func:`data_margin`: the same for raw or normalised data, ``rho`` and ``rho_2``.
+* :func:`linf_margin`: Winnow's l_inf-normalised margin ``rho_inf`` (a linear program).
+* :func:`dist_to_witness`: ``dist(q, W)``, the Euclidean distance from ``q`` to the set
+  ``W`` of exact certificates (Lemma 7).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import OptimizeResult, linprog, minimize, nnls
+from scipy.sparse.linalg import LinearOperator
+from scipy.spatial import ConvexHull, QhullError
+
+from ._validation import check_gram, check_simplex, check_Xy
+from .kernels import GramOperator, _check_diag
+
+__all__ = [
+    "margin",
+    "margin_details",
+    "data_margin",
+    "linf_margin",
+    "dist_to_witness",
+    "gram_factor",
+    "min_norm_point",
+    "MAX_HULL_RANK",
+]
+
+#: Largest rank of G for which the negative margin is computed (facet enumeration).
+MAX_HULL_RANK = 6
+#: Values of ``min ||p||_G`` at or below this are treated as 0 (the origin is in the hull).
+ZERO_TOL = 1e-10
+#: Relative eigenvalue cut-off for the rank of G.
+RANK_TOL = 1e-10
+
+
+def gram_factor(G) -> np.ndarray:
+    """A factor ``B`` (shape ``(r, n)``, ``r = rank G``) with ``G = B^T B``.
+
+    Column ``b_i`` holds the coordinates of the signed point ``a_i`` in an orthonormal
+    basis of their span (PAPER.md Section 5.2, step 1). For a
+    :class:`~kperc.GramOperator` the stored points are used directly (reduced to their
+    span when they do not span ``R^d``).
+    """
+    if isinstance(G, GramOperator):
+        Z = G.Z
+        U, s, Vt = np.linalg.svd(Z.T, full_matrices=False)
+        r = int(np.sum(s > RANK_TOL * max(s[0], 1e-300)))
+        return (U[:, :r].T @ Z.T) if r < Z.shape[1] else Z.T.copy()
+    if isinstance(G, LinearOperator):
+        G = G @ np.eye(G.shape[0])
+    G = check_gram(G)
+    lam, V = np.linalg.eigh(G)
+    keep = lam > RANK_TOL * max(lam[-1], 1e-300) * max(1, G.shape[0])
+    return (V[:, keep] * np.sqrt(lam[keep])).T
+
+
+def min_norm_point(B: np.ndarray) -> tuple[float, np.ndarray]:
+    """Nearest point of ``conv{b_1..b_n}`` to the origin: ``min_{p in simplex} ||B p||``.
+
+    Exact reduction: minimising ``f(u) = ||B u||^2 + (1 - 1^T u)^2`` over ``u >= 0``
+    and setting ``p = u / 1^T u`` solves the problem (for ``u = t p`` the inner minimum
+    over ``t`` is ``||Bp||^2 / (1 + ||Bp||^2)``, increasing in ``||Bp||``). The NNLS
+    problem is solved by Lawson-Hanson (:func:`scipy.optimize.nnls`), then polished on
+    its support by the KKT system.
+
+    Returns
+    -------
+    value : float
+        ``min ||B p||``.
+    p : ndarray of shape (n,)
+        A minimiser in the simplex.
+    """
+    B = np.asarray(B, dtype=np.float64)
+    r, n = B.shape
+    M = np.vstack([B, np.ones((1, n))])
+    rhs = np.zeros(r + 1)
+    rhs[-1] = 1.0
+    u, _ = nnls(M, rhs, maxiter=50 * n)
+    if u.sum() <= 0:  # pragma: no cover - f(0) = 1 is never optimal
+        raise RuntimeError("NNLS returned u = 0")
+    p = u / u.sum()
+    p = _polish_min_norm(B, p)
+    return float(np.linalg.norm(B @ p)), p
+
+
+def _polish_min_norm(B: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Re-solve ``min ||B_S p_S||`` s.t. ``1^T p_S = 1`` on the support ``S`` of ``p``.
+
+    Keeps the polished point only if it stays in the simplex and does not increase the
+    objective (it can only help accuracy).
+    """
+    S = np.flatnonzero(p > 1e-14)
+    if S.size <= 1:
+        return p
+    BS = B[:, S]
+    k = S.size
+    KKT = np.zeros((k + 1, k + 1))
+    KKT[:k, :k] = BS.T @ BS
+    KKT[:k, k] = 1.0
+    KKT[k, :k] = 1.0
+    rhs = np.zeros(k + 1)
+    rhs[k] = 1.0
+    sol = np.linalg.lstsq(KKT, rhs, rcond=None)[0]
+    pS = sol[:k]
+    if pS.min() < 0:
+        return p
+    cand = np.zeros_like(p)
+    cand[S] = pS / pS.sum()
+    if np.linalg.norm(B @ cand) <= np.linalg.norm(B @ p):
+        return cand
+    return p
+
+
+def _negative_margin(B: np.ndarray) -> tuple[float, np.ndarray | None]:
+    """Inradius (around 0) of ``conv{b_i}`` in ``R^r`` and the minimising facet normal."""
+    r = B.shape[0]
+    if r > MAX_HULL_RANK:
+        raise ValueError(
+            f"the problem is not separable and rank(G) = {r} > {MAX_HULL_RANK}: the "
+            "negative (span-restricted) margin needs facet enumeration of the hull, which "
+            "kperc only does exactly for rank <= 6. Use kperc.isnkpvn for a certificate, "
+            "or reduce the dimension."
+        )
+    if r == 1:
+        b = B[0]
+        c = min(b.max(), -b.min())
+        nu = np.array([1.0]) if b.max() <= -b.min() else np.array([-1.0])
+        return max(c, 0.0), nu
+    try:
+        hull = ConvexHull(B.T)
+    except QhullError:
+        hull = ConvexHull(B.T, qhull_options="QJ")
+    # equations: nu^T x + off <= 0 inside, ||nu|| = 1; the facet is nu^T x = c = -off
+    c = -hull.equations[:, -1]
+    i = int(np.argmin(c))
+    return max(float(c[i]), 0.0), hull.equations[i, :-1]
+
+
+def margin_details(G) -> OptimizeResult:
+    """The signed normalised margin ``rho_K`` with its certificate.
+
+    Parameters
+    ----------
+    G : ndarray of shape (n, n) or LinearOperator
+        Normalised signed Gram matrix.
+
+    Returns
+    -------
+    OptimizeResult
+        ``rho`` (the margin), ``separable`` (bool), ``p`` (the minimiser of ``||p||_G``
+        over the simplex), ``alpha`` (for ``rho > 0``: ``p / ||p||_G``, a unit-norm
+        max-margin function ``f_alpha``), ``rank`` (of ``G``), ``kkt_gap``
+        (``max(0, rho^2 - min_i (G p)_i)``, zero at an exact optimum) and, when not
+        separable, ``facet_normal`` (in the coordinates of :func:`gram_factor`).
+    """
+    B = gram_factor(G)
+    value, p = min_norm_point(B)
+    Gp = B.T @ (B @ p)
+    gap = max(0.0, value**2 - float(Gp.min()))
+    if value > ZERO_TOL:
+        return OptimizeResult(rho=value, separable=True, p=p, alpha=p / value,
+                              rank=B.shape[0], kkt_gap=gap, facet_normal=None)
+    inrad, nu = _negative_margin(B)
+    rho = -inrad if inrad > ZERO_TOL else 0.0
+    return OptimizeResult(rho=rho, separable=False, p=p, alpha=None, rank=B.shape[0],
+                          kkt_gap=gap, facet_normal=nu)
+
+
+def margin(G) -> float:
+    """The signed normalised margin ``rho_K`` of a normalised signed Gram matrix.
+
+    * If the problem is separable, ``rho_K = min_{p in simplex} ||p||_G > 0``
+      (PAPER.md Section 3), solved exactly (NNLS reduction plus KKT polish).
+    * Otherwise ``rho_K <= 0`` is the span-restricted margin of Section 5.2: minus the
+      radius of the largest ball centred at 0, inside the span of the signed points,
+      contained in their convex hull (Theorem 3), computed by facet enumeration for
+      ``rank(G) <= 6``.
+
+    Parameters
+    ----------
+    G : ndarray of shape (n, n) or LinearOperator
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If ``G`` is invalid, or the problem is not separable and ``rank(G) > 6``.
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> X = np.array([[1.0, 0.2], [0.2, 1.0]])
+    >>> round(kperc.margin(kperc.gram_matrix(X, [1, 1])), 6)
+    0.848528
+    """
+    return float(margin_details(G).rho)
+
+
+def data_margin(X, y, *, normalize: bool = True) -> float:
+    """Linear margin of data: ``rho_2`` (normalised) or ``rho`` (raw), PAPER.md Sec. 2.2.
+
+    ``rho = max_{||w|| = 1} min_i y_i x_i^T w``. For separable data this equals
+    ``min_{p in simplex} ||sum_i p_i y_i x_i||``; for inseparable data the
+    span-restricted negative value is returned (rank at most 6).
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+    y : array_like of shape (n_samples,)
+    normalize : bool
+        ``True`` for ``rho_2`` (points scaled to unit norm), ``False`` for ``rho``.
+
+    Returns
+    -------
+    float
+    """
+    X, y = check_Xy(X, y)
+    if normalize:
+        norms = np.linalg.norm(X, axis=1)
+        _check_diag(norms**2)
+        X = X / norms[:, None]
+    Z = X * y[:, None]
+    U, s, _ = np.linalg.svd(Z.T, full_matrices=False)
+    r = int(np.sum(s > RANK_TOL * max(s[0], 1e-300)))
+    B = U[:, :r].T @ Z.T
+    value, _ = min_norm_point(B)
+    if value > ZERO_TOL:
+        return value
+    inrad, _ = _negative_margin(B)
+    return -inrad if inrad > ZERO_TOL else 0.0
+
+
+def linf_margin(X, y) -> OptimizeResult:
+    """Winnow's margin ``rho_inf`` (PAPER.md Section 2.2), as a linear program.
+
+    ``rho_inf = max_{v in simplex_{2d}} min_i b_i^T v`` with
+    ``b_i = y_i (x_i, -x_i) / ||x_i||_inf`` (features duplicated so that nonnegative
+    weights can carry either sign). Solved with :func:`scipy.optimize.linprog` (HiGHS).
+
+    Returns
+    -------
+    OptimizeResult
+        ``rho`` and ``w = v[:d] - v[d:]`` (with ``||w||_1 <= 1``).
+    """
+    X, y = check_Xy(X, y)
+    ninf = np.max(np.abs(X), axis=1)
+    _check_diag(ninf)
+    Bm = np.hstack([X, -X]) * (y / ninf)[:, None]
+    n, D = Bm.shape
+    # variables (v, t): maximise t  s.t.  t - b_i^T v <= 0, sum v = 1, v >= 0
+    c = np.zeros(D + 1)
+    c[-1] = -1.0
+    A_ub = np.hstack([-Bm, np.ones((n, 1))])
+    A_eq = np.zeros((1, D + 1))
+    A_eq[0, :D] = 1.0
+    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(n), A_eq=A_eq, b_eq=[1.0],
+                  bounds=[(0, None)] * D + [(None, None)], method="highs")
+    if not res.success:  # pragma: no cover - the LP is always feasible and bounded
+        raise RuntimeError(f"linprog failed: {res.message}")
+    v = res.x[:D]
+    d = X.shape[1]
+    return OptimizeResult(rho=float(-res.fun), w=v[:d] - v[d:], v=v)
+
+
+def dist_to_witness(G, q) -> OptimizeResult:
+    """Euclidean distance from ``q`` to ``W = {p in simplex : G p = 0}`` (Lemma 7).
+
+    Solves ``min ||p - q||_2`` s.t. ``B p = 0``, ``p in simplex`` (``G = B^T B``) with
+    SLSQP, falling back to the trust-region interior method (PAPER.md Section 10), and
+    then polishes on the active set: on the support ``S`` the problem is a projection
+    onto an affine subspace, solved in closed form and kept only if it is feasible.
+
+    Returns
+    -------
+    OptimizeResult
+        ``dist`` (``inf`` when ``W`` is empty, i.e. the problem is separable), ``w`` (the
+        nearest witness) and ``residual`` (``||B w||``).
+    """
+    B = gram_factor(G)
+    r, n = B.shape
+    q = check_simplex(q, n)
+    value, x0 = min_norm_point(B)
+    if value > ZERO_TOL:
+        return OptimizeResult(dist=np.inf, w=None, residual=value)
+    cons = [{"type": "eq", "fun": lambda p: B @ p, "jac": lambda p: B},
+            {"type": "eq", "fun": lambda p: np.sum(p) - 1.0, "jac": lambda p: np.ones((1, n))}]
+    res = minimize(lambda p: 0.5 * np.sum((p - q) ** 2), x0, jac=lambda p: p - q,
+                   bounds=[(0.0, 1.0)] * n, constraints=cons, method="SLSQP",
+                   options={"ftol": 1e-15, "maxiter": 2000})
+    w = res.x
+    if not res.success or np.linalg.norm(B @ w) > 1e-8:
+        from scipy.optimize import Bounds, LinearConstraint
+
+        Aeq = np.vstack([B, np.ones((1, n))])
+        beq = np.zeros(r + 1)
+        beq[-1] = 1.0
+        res = minimize(lambda p: 0.5 * np.sum((p - q) ** 2), x0, jac=lambda p: p - q,
+                       hess=lambda p: np.eye(n), method="trust-constr",
+                       bounds=Bounds(0.0, 1.0), constraints=[LinearConstraint(Aeq, beq, beq)],
+                       options={"gtol": 1e-12, "xtol": 1e-14, "maxiter": 5000})
+        w = res.x
+    w = _polish_projection(B, q, np.clip(w, 0.0, None))
+    return OptimizeResult(dist=float(np.linalg.norm(w - q)), w=w,
+                          residual=float(np.linalg.norm(B @ w)))
+
+
+def _polish_projection(B, q, w):
+    S = np.flatnonzero(w > 1e-10)
+    if S.size == 0:
+        return w / max(w.sum(), 1e-300)
+    C = np.vstack([B[:, S], np.ones((1, S.size))])
+    d = np.zeros(C.shape[0])
+    d[-1] = 1.0
+    # projection of q_S onto {x : C x = d}
+    qS = q[S]
+    corr = np.linalg.lstsq(C @ C.T, C @ qS - d, rcond=None)[0]
+    xS = qS - C.T @ corr
+    if xS.min() >= 0 and np.linalg.norm(C @ xS - d) < 1e-12:
+        cand = np.zeros_like(w)
+        cand[S] = xS
+        if np.linalg.norm(cand - q) <= np.linalg.norm(w - q) + 1e-12:
+            return cand
+    return w / w.sum()

@@ -1,0 +1,361 @@
+"""Perceptron-type algorithms (paper Sections 2 and 4).
+
+* :func:`perceptron`: Algorithm 1, the classical perceptron on raw data.
+* :func:`normalized_perceptron`: Algorithm 2 on the normalised data ``A = X_2 Y``.
+* :func:`nkp`: Algorithm 3, the Normalised Kernel Perceptron on ``G``.
+* :func:`snkp`: Algorithm 4, the Smoothed Normalised Kernel Perceptron on ``G``.
+* :func:`winnow`: a multiplicative-weights (Winnow-style) method for the
+  l_inf-normalised margin of Section 2.2.
+
+Every function returns a :class:`~kperc.KpercResult`. The O(n)-per-iteration methods
+keep ``G alpha`` (or the margins ``A^T w``) up to date by rank-one updates; SNKP needs
+exactly one product with ``G`` per iteration because it maintains both ``G alpha`` and
+``G p`` by linearity.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import logsumexp
+
+from ._result import KpercResult, Tracer, make_result
+from ._validation import check_positive, check_Xy
+from .kernels import _check_diag, as_gram
+from .smoothing import entropy_prox
+
+__all__ = ["perceptron", "normalized_perceptron", "nkp", "snkp", "winnow"]
+
+DEFAULT_MAX_ITER_CHEAP = 1_000_000
+DEFAULT_MAX_ITER_DENSE = 100_000
+
+
+def _first_index_rule(m: np.ndarray) -> int:
+    """Most violated point, ties broken by the first index (PAPER.md Section 10)."""
+    return int(np.argmin(m))
+
+
+def _linear_counts_loop(Z: np.ndarray, max_iter: int, trace: bool, record_w: bool):
+    """Shared loop of Algorithms 1 and 2: ``u = sum of chosen rows of Z``.
+
+    ``m = Z u`` holds the (scaled) margins and is updated by one ``O(n d)`` product per
+    iteration. Returns counts, u, the halting index and the trace.
+    """
+    n, d = Z.shape
+    counts = np.zeros(n)
+    u = np.zeros(d)
+    m = np.zeros(n)
+    tr = Tracer(trace, ("k", "min_margin", "norm_w", "j") + (("w",) if record_w else ()))
+    k = 0
+    while True:
+        mmin = float(m.min())
+        nu = float(np.sqrt(u @ u))
+        if tr.enabled:
+            extra = {"w": u / k if k else u.copy()} if record_w else {}
+            tr.add(k=k, min_margin=mmin / nu if nu > 0 else 0.0, norm_w=nu, j=-1, **extra)
+        if mmin > 0:
+            return counts, u, k, tr, True
+        if k >= max_iter:
+            return counts, u, k, tr, False
+        j = _first_index_rule(m)
+        if tr.enabled:
+            tr.data["j"][-1] = j
+        zj = Z[j]
+        u += zj
+        m += Z @ zj
+        counts[j] += 1.0
+        k += 1
+
+
+def perceptron(X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = False
+               ) -> KpercResult:
+    """Algorithm 1: the classical perceptron on raw (unnormalised) data.
+
+    Starts from ``w_0 = 0`` and adds ``y_i x_i`` for the most violated point (smallest
+    ``y_i x_i^T w``, first index on ties) until ``y_i x_i^T w > 0`` for every ``i``
+    (PAPER.md Section 2.1). If a unit ``w*`` has margin ``rho`` and ``R = max ||x_i||``,
+    at most ``R^2 / rho^2`` updates are made (Block-Novikoff).
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+    y : array_like of shape (n_samples,)
+        Labels in {-1, +1}.
+    max_iter : int
+        Cap on the number of updates.
+    trace : bool
+        Record ``min_margin`` (``min_i y_i x_i^T w / ||w||``), ``norm_w``, the chosen
+        index ``j`` and the iterate ``w`` at every step.
+
+    Returns
+    -------
+    KpercResult
+        ``w`` is the separator; ``alpha`` expresses it in the normalised coordinates
+        (``alpha_i`` proportional to the number of updates on point ``i`` times
+        ``||x_i||``), so that ``gram_matrix(X, y) @ alpha > 0`` on success.
+    """
+    X, y = check_Xy(X, y)
+    max_iter = check_positive(max_iter, "max_iter", integer=True)
+    Z = X * y[:, None]
+    counts, u, k, tr, ok = _linear_counts_loop(Z, max_iter, trace, record_w=True)
+    norms = np.linalg.norm(X, axis=1)
+    alpha = counts * norms
+    alpha = alpha / alpha.sum() if alpha.sum() > 0 else alpha
+    if ok:
+        return make_result("separator", k, f"separator found after {k} updates",
+                           alpha=alpha, w=u, trace=tr.data)
+    return make_result("max_iter", k, f"no separator within max_iter={max_iter} updates",
+                       alpha=alpha, w=u, trace=tr.data)
+
+
+def normalized_perceptron(X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP,
+                          trace: bool = False) -> KpercResult:
+    """Algorithm 2: the Normalised Perceptron, run on ``a_i = y_i x_i / ||x_i||``.
+
+    ``w_{k+1} = (1 - theta_k) w_k + theta_k a_j`` with ``theta_k = 1/(k+1)`` and ``j``
+    the most violated point, so ``w_k`` is the average of the points chosen so far
+    (PAPER.md Section 2.1). If ``rho_2 > 0`` it halts within ``1 / rho_2^2`` updates.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+    y : array_like of shape (n_samples,)
+    max_iter : int
+    trace : bool
+        Record ``min_margin``, ``norm_w``, ``j`` and ``w`` at every step.
+
+    Returns
+    -------
+    KpercResult
+        ``w = A alpha`` with ``alpha`` in the simplex (the fraction of updates per point).
+    """
+    X, y = check_Xy(X, y)
+    max_iter = check_positive(max_iter, "max_iter", integer=True)
+    norms = np.linalg.norm(X, axis=1)
+    _check_diag(norms**2)
+    Z = X * (y / norms)[:, None]
+    counts, u, k, tr, ok = _linear_counts_loop(Z, max_iter, trace, record_w=True)
+    alpha = counts / k if k else counts
+    w = u / k if k else u
+    if ok:
+        return make_result("separator", k, f"separator found after {k} updates",
+                           alpha=alpha, w=w, trace=tr.data)
+    return make_result("max_iter", k, f"no separator within max_iter={max_iter} updates",
+                       alpha=alpha, w=w, trace=tr.data)
+
+
+def nkp(G, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = False,
+        halt: bool = True, check_input: bool = True) -> KpercResult:
+    """Algorithm 3: the Normalised Kernel Perceptron (NKP).
+
+    ``alpha_0 = 0`` and ``alpha_{k+1} = (1 - theta_k) alpha_k + theta_k e_j`` with
+    ``theta_k = 1/(k+1)`` and ``j = argmin_i (G alpha_k)_i`` (first index on ties), until
+    ``G alpha_k > 0`` (PAPER.md Section 4). It is a subgradient method for ``L`` in the
+    ``G``-geometry; if ``rho_K > 0`` it halts within ``1 / rho_K^2`` updates.
+
+    Each iteration costs ``O(n)``: ``G alpha`` is updated with one column of ``G``.
+
+    Parameters
+    ----------
+    G : ndarray of shape (n, n) or LinearOperator
+        Normalised signed Gram matrix (:func:`kperc.gram_matrix`,
+        :func:`kperc.gram_operator`).
+    max_iter : int
+    trace : bool
+        Record ``min_Galpha``, ``norm_alpha_G``, ``margin``
+        (``min_i (G alpha)_i / ||alpha||_G``) and ``L`` at every step.
+    halt : bool
+        With ``False`` the run continues after the first separating iterate until
+        ``max_iter`` (to watch the margin keep improving); ``first_separator_nit`` then
+        records the halting index.
+    check_input : bool
+        Validate ``G`` (skip for repeated calls on the same matrix).
+
+    Returns
+    -------
+    KpercResult
+        Also ``first_separator_nit`` (``None`` if no iterate separated).
+    """
+    gram = as_gram(G) if check_input else as_gram(G, check_psd=False)
+    max_iter = check_positive(max_iter, "max_iter", integer=True)
+    n = gram.n
+    diag = gram.diagonal()
+    counts = np.zeros(n)
+    g = np.zeros(n)  # G u with u = k alpha_k
+    sq = 0.0  # ||u||_G^2
+    tr = Tracer(trace, ("k", "min_Galpha", "norm_alpha_G", "margin", "L"))
+    first = None
+    k = 0
+    while True:
+        gmin = float(g.min())
+        if tr.enabled:
+            nu = np.sqrt(max(sq, 0.0))
+            scale = 1.0 / k if k else 0.0
+            tr.add(k=k, min_Galpha=gmin * scale, norm_alpha_G=nu * scale,
+                   margin=gmin / nu if nu > 0 else 0.0,
+                   L=-gmin * scale + 0.5 * sq * scale * scale)
+        if gmin > 0 and first is None:
+            first = k
+            if halt:
+                break
+        if k >= max_iter:
+            break
+        j = _first_index_rule(g)
+        sq += 2.0 * g[j] + diag[j]
+        g += gram.column(j)
+        counts[j] += 1.0
+        k += 1
+    alpha = counts / k if k else counts
+    extra = {"first_separator_nit": first}
+    if halt and first is not None:
+        return make_result("separator", k, f"separator found after {k} updates",
+                           alpha=alpha, trace=tr.data, **extra)
+    if not halt and float(g.min()) > 0:
+        return make_result("separator", k,
+                           f"ran {k} updates; the first separating iterate was at {first}",
+                           alpha=alpha, trace=tr.data, **extra)
+    return make_result("max_iter", k, f"no separator within max_iter={max_iter} updates",
+                       alpha=alpha, trace=tr.data, **extra)
+
+
+def snkp(G, *, max_iter: int = DEFAULT_MAX_ITER_DENSE, mu0: float = 2.0,
+         trace: bool = False, halt: bool = True, check_input: bool = True
+         ) -> KpercResult:
+    """Algorithm 4: the Smoothed Normalised Kernel Perceptron (SNKP).
+
+    Nesterov-smoothed version of NKP with the entropy prox-function (PAPER.md
+    Section 4)::
+
+        alpha_0 = 1/n, mu_0 = 2, p_0 = p_{mu_0}(alpha_0)
+        theta_k     = 2 / (k + 3)
+        alpha_{k+1} = (1 - theta_k)(alpha_k + theta_k p_k) + theta_k^2 p_{mu_k}(alpha_k)
+        mu_{k+1}    = (1 - theta_k) mu_k                   (= 4 / ((k+1)(k+2)))
+        p_{k+1}     = (1 - theta_k) p_k + theta_k p_{mu_{k+1}}(alpha_{k+1})
+
+    until ``G alpha_k > 0``. If ``rho_K > 0`` the halting index ``K`` satisfies
+    ``K (K + 1) <= 8 log n / rho_K^2`` (Theorem 1), so ``K < 2 sqrt(2 log n) / rho_K``.
+
+    One product with ``G`` per iteration: ``G alpha`` and ``G p`` are maintained by
+    linearity, and ``p_{mu_{k+1}}(alpha_{k+1})`` is reused as the next step's
+    ``p_{mu_k}(alpha_k)``. A separator is re-verified with a fresh product.
+
+    Parameters
+    ----------
+    G : ndarray of shape (n, n) or LinearOperator
+    max_iter : int
+    mu0 : float
+        Initial smoothing; the guarantee needs ``mu0 >= 2`` (Appendix). Exposed to
+        demonstrate that smaller values break Lemma 5.
+    trace : bool
+        Record ``mu``, ``L``, ``L_mu``, ``norm_p_G``, ``norm_alpha_G``, ``min_Galpha`` and
+        ``margin`` at every iterate.
+    halt : bool
+        With ``False`` keep iterating after the first separating iterate.
+    check_input : bool
+
+    Returns
+    -------
+    KpercResult
+        ``alpha`` and ``p`` lie in the simplex; also ``first_separator_nit``.
+    """
+    gram = as_gram(G) if check_input else as_gram(G, check_psd=False)
+    max_iter = check_positive(max_iter, "max_iter", integer=True)
+    mu = check_positive(mu0, "mu0")
+    n = gram.n
+    logn = np.log(n)
+    alpha = np.full(n, 1.0 / n)
+    ga = gram.matvec(alpha)
+    phat = entropy_prox(ga, mu)
+    gphat = gram.matvec(phat)
+    p, gp = phat.copy(), gphat.copy()
+    tr = Tracer(trace, ("k", "mu", "L", "L_mu", "norm_p_G", "norm_alpha_G",
+                        "min_Galpha", "margin"))
+    first = None
+    k = 0
+    while True:
+        gmin = float(ga.min())
+        if tr.enabled:
+            sqa = max(float(alpha @ ga), 0.0)
+            tr.add(k=k, mu=mu, L=-gmin + 0.5 * sqa,
+                   L_mu=mu * (logsumexp(-ga / mu) - logn) + 0.5 * sqa,
+                   norm_p_G=np.sqrt(max(float(p @ gp), 0.0)), norm_alpha_G=np.sqrt(sqa),
+                   min_Galpha=gmin, margin=gmin / np.sqrt(sqa) if sqa > 0 else 0.0)
+        if gmin > 0 and first is None:
+            ga = gram.matvec(alpha)  # guard against drift of the linear updates
+            if float(ga.min()) > 0:
+                first = k
+                if halt:
+                    break
+        if k >= max_iter:
+            break
+        theta = 2.0 / (k + 3)
+        one = 1.0 - theta
+        alpha = one * (alpha + theta * p) + theta * theta * phat
+        ga = one * (ga + theta * gp) + theta * theta * gphat
+        mu = one * mu
+        phat = entropy_prox(ga, mu)
+        gphat = gram.matvec(phat)
+        p = one * p + theta * phat
+        gp = one * gp + theta * gphat
+        k += 1
+    extra = {"first_separator_nit": first, "mu": mu}
+    if first is not None and (halt or float(ga.min()) > 0):
+        msg = (f"separator found after {k} iterations" if halt else
+               f"ran {k} iterations; the first separating iterate was at {first}")
+        return make_result("separator", k, msg, alpha=alpha, p=p, trace=tr.data, **extra)
+    return make_result("max_iter", k, f"no separator within max_iter={max_iter} iterations",
+                       alpha=alpha, p=p, trace=tr.data, **extra)
+
+
+def winnow(X, y, *, eta: float = 0.1, max_iter: int = DEFAULT_MAX_ITER_CHEAP,
+           trace: bool = False) -> KpercResult:
+    """A Winnow-style multiplicative-weights method for the l_inf-normalised margin.
+
+    Features are duplicated (``x -> (x, -x)``) so that a nonnegative weight vector
+    ``v`` on the simplex of dimension ``2 d`` can represent any sign. Points are
+    normalised by their l_inf norm, ``b_i = y_i (x_i, -x_i) / ||x_i||_inf``. While some
+    ``b_i^T v <= 0``, the most violated ``b_j`` multiplies the weights:
+    ``v <- v * exp(eta * b_j) / Z`` (PAPER.md Section 2.2). For margin ``rho_inf`` the
+    number of updates is of order ``log d / rho_inf^2`` for a suitable ``eta`` (about
+    ``rho_inf``); the exact constant is not recovered from the paper ([U]).
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+    y : array_like of shape (n_samples,)
+    eta : float
+        Learning rate, ``eta > 0``.
+    max_iter : int
+    trace : bool
+        Record ``min_margin`` (``min_i b_i^T v``) at every step.
+
+    Returns
+    -------
+    KpercResult
+        ``w = v[:d] - v[d:]`` is the separator (``||w||_1 <= 1``).
+    """
+    X, y = check_Xy(X, y)
+    eta = check_positive(eta, "eta")
+    max_iter = check_positive(max_iter, "max_iter", integer=True)
+    ninf = np.max(np.abs(X), axis=1)
+    _check_diag(ninf)
+    B = np.hstack([X, -X]) * (y / ninf)[:, None]
+    D = B.shape[1]
+    logv = np.full(D, -np.log(D))
+    tr = Tracer(trace, ("k", "min_margin"))
+    k = 0
+    while True:
+        v = np.exp(logv - logv.max())
+        v /= v.sum()
+        m = B @ v
+        mmin = float(m.min())
+        tr.add(k=k, min_margin=mmin)
+        if mmin > 0 or k >= max_iter:
+            break
+        logv = logv + eta * B[_first_index_rule(m)]
+        k += 1
+    w = v[: X.shape[1]] - v[X.shape[1]:]
+    if mmin > 0:
+        return make_result("separator", k, f"separator found after {k} updates", w=w,
+                           p=v, trace=tr.data)
+    return make_result("max_iter", k, f"no separator within max_iter={max_iter} updates",
+                       w=w, p=v, trace=tr.data)
