@@ -41,6 +41,8 @@ __all__ = [
     "breast_cancer",
     "digits",
     "REGISTRY",
+    "PROBLEMS",
+    "problem",
     "load",
     "generate",
     "write_all",
@@ -340,6 +342,42 @@ REGISTRY: dict[str, tuple[str, dict[str, Any], str]] = {
                       "UCI optical handwritten digits (8x8), as bundled with scikit-learn "
                       "(sklearn.datasets.load_digits), digits 3 and 8, pixels / 16"),
 }
+
+
+#: Kernel problems built on stored datasets, shared by the chapters and the benchmarks:
+#: name -> (dataset, kernel, kernel parameters). ``gamma="scale"`` means
+#: ``1 / (n_features * X.var())`` as in :class:`sklearn.svm.SVC`.
+PROBLEMS: dict[str, tuple[str, str, dict[str, Any]]] = {
+    "breast_cancer-rbf": ("breast_cancer", "rbf", {"gamma": "scale"}),
+    "digits_3_vs_8-rbf": ("digits_3_vs_8", "rbf", {"gamma": "scale"}),
+    "circles-rbf": ("circles", "rbf", {"gamma": 2.0}),
+    "moons-rbf": ("moons", "rbf", {"gamma": 2.0}),
+    "xor-poly": ("xor", "poly", {"degree": 2, "gamma": 1.0, "coef0": 1.0}),
+}
+
+
+def problem(name: str, directory: Path | str | None = None):
+    """Load a kernel problem of :data:`PROBLEMS`: its data, kernel and Gram matrix.
+
+    Returns
+    -------
+    G : ndarray of shape (n, n)
+        Normalised signed Gram matrix.
+    dataset : Dataset
+    kernel : str
+    params : dict
+        Kernel parameters with ``gamma`` resolved to a number.
+    """
+    from .kernels import gram_matrix
+
+    if name not in PROBLEMS:
+        raise ValueError(f"unknown problem {name!r}; known: {sorted(PROBLEMS)}.")
+    dname, kernel, params = PROBLEMS[name]
+    ds = load(dname) if directory is None else load(dname, directory)
+    params = dict(params)
+    if params.get("gamma") == "scale":
+        params["gamma"] = float(1.0 / (ds.X.shape[1] * ds.X.var()))
+    return gram_matrix(ds.X, ds.y, kernel, **params), ds, kernel, params
 
 
 def generate(name: str) -> Dataset:
