@@ -10,6 +10,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import scipy.linalg
 from scipy.sparse.linalg import LinearOperator
 
 #: Tolerance on ``|G_ii - 1|`` and on asymmetry, relative to 1.
@@ -18,6 +19,16 @@ DIAG_TOL = 1e-8
 PSD_TOL = 1e-8
 #: Above this size the O(n^3) PSD test is skipped unless asked for.
 PSD_CHECK_MAX_N = 3000
+
+
+def _max_asymmetry(arr: np.ndarray, block: int = 256) -> float:
+    """``max |G - G^T|`` computed by row blocks (no ``n x n`` temporary)."""
+    n = arr.shape[0]
+    worst = 0.0
+    for start in range(0, n, block):
+        stop = min(n, start + block)
+        worst = max(worst, float(np.max(np.abs(arr[start:stop] - arr[:, start:stop].T))))
+    return worst
 
 
 def check_Xy(X, y) -> tuple[np.ndarray, np.ndarray]:
@@ -137,9 +148,9 @@ def check_gram(G, *, check_psd: bool | None = None):
     n = arr.shape[0]
     if n == 0:
         raise ValueError("G is empty; at least one point is needed.")
-    if not np.all(np.isfinite(arr)):
+    if not np.isfinite(arr.sum()) and not np.all(np.isfinite(arr)):
         raise ValueError("G contains NaN or inf.")
-    asym = np.max(np.abs(arr - arr.T))
+    asym = _max_asymmetry(arr)
     if asym > DIAG_TOL:
         raise ValueError(
             f"G is not symmetric (max |G - G.T| = {asym:.3g}); a Gram matrix must be."
@@ -153,10 +164,13 @@ def check_gram(G, *, check_psd: bool | None = None):
     if check_psd is None:
         check_psd = n <= PSD_CHECK_MAX_N
     if check_psd and n > 1:
+        work = arr.copy()  # the only n x n temporary of the validation
+        work.flat[:: n + 1] += PSD_TOL * n
         try:  # a jittered Cholesky factorisation is ~10x cheaper than eigenvalues
-            np.linalg.cholesky(arr + (PSD_TOL * n) * np.eye(n))
+            scipy.linalg.cholesky(work, lower=True, overwrite_a=True, check_finite=False)
             return arr
         except np.linalg.LinAlgError:
+            del work
             lam_min = float(np.linalg.eigvalsh(arr)[0])
         if lam_min < -PSD_TOL * n:
             raise ValueError(

@@ -1,0 +1,1 @@
+"""Experiments behind the book chapters: one module per chapter, called by its notebook."""
