@@ -34,11 +34,14 @@ def _first_index_rule(m: np.ndarray) -> int:
     return int(np.argmin(m))
 
 
-def _linear_counts_loop(Z: np.ndarray, max_iter: int, trace: bool, record_w: bool):
+def _linear_counts_loop(Z: np.ndarray, max_iter: int, trace: bool, record_w: bool,
+                        average: bool):
     """Shared loop of Algorithms 1 and 2: ``u = sum of chosen rows of Z``.
 
     ``m = Z u`` holds the (scaled) margins and is updated by one ``O(n d)`` product per
-    iteration. Returns counts, u, the halting index and the trace.
+    iteration. The traced iterate is ``w_k = u`` (Algorithm 1) or the average
+    ``w_k = u / k`` (Algorithm 2, ``average=True``). Returns counts, u, the halting
+    index and the trace.
     """
     n, d = Z.shape
     counts = np.zeros(n)
@@ -50,7 +53,9 @@ def _linear_counts_loop(Z: np.ndarray, max_iter: int, trace: bool, record_w: boo
         mmin = float(m.min())
         nu = float(np.sqrt(u @ u))
         if tr.enabled:
-            extra = {"w": u / k if k else u.copy()} if record_w else {}
+            extra = {}
+            if record_w:
+                extra["w"] = u / k if (average and k) else u.copy()
             tr.add(k=k, min_margin=mmin / nu if nu > 0 else 0.0, norm_w=nu, j=-1, **extra)
         if mmin > 0:
             return counts, u, k, tr, True
@@ -96,7 +101,8 @@ def perceptron(X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = Fa
     X, y = check_Xy(X, y)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     Z = X * y[:, None]
-    counts, u, k, tr, ok = _linear_counts_loop(Z, max_iter, trace, record_w=True)
+    counts, u, k, tr, ok = _linear_counts_loop(Z, max_iter, trace, record_w=True,
+                                               average=False)
     norms = np.linalg.norm(X, axis=1)
     alpha = counts * norms
     alpha = alpha / alpha.sum() if alpha.sum() > 0 else alpha
@@ -133,7 +139,8 @@ def normalized_perceptron(X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP,
     norms = np.linalg.norm(X, axis=1)
     _check_diag(norms**2)
     Z = X * (y / norms)[:, None]
-    counts, u, k, tr, ok = _linear_counts_loop(Z, max_iter, trace, record_w=True)
+    counts, u, k, tr, ok = _linear_counts_loop(Z, max_iter, trace, record_w=True,
+                                               average=True)
     alpha = counts / k if k else counts
     w = u / k if k else u
     if ok:

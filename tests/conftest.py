@@ -1,0 +1,169 @@
+"""Shared configuration and instance builders for the kperc test suite.
+
+Hypothesis profiles
+-------------------
+``kperc`` (the default) is deterministic (``derandomize=True``) with a modest number of
+examples, so that the whole kperc suite runs in a few minutes on 2 cores. ``thorough``
+draws many more (random) examples; select it with ``HYPOTHESIS_PROFILE=thorough``.
+
+Instance builders
+-----------------
+The helpers below build seeded problems whose margin is known exactly (planted linear
+data), or computed by :func:`kperc.margin` (kernel problems), or controlled
+(inseparable data with a negative margin). Test modules import them with
+``from conftest import ...``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
+import kperc
+from kperc import data
+
+settings.register_profile(
+    "kperc",
+    derandomize=True,
+    max_examples=12,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                           HealthCheck.filter_too_much],
+)
+settings.register_profile(
+    "thorough",
+    max_examples=200,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                           HealthCheck.filter_too_much],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "kperc"))
+
+#: Seeds drawn by hypothesis (each seed is one reproducible random instance).
+seeds = st.integers(min_value=0, max_value=2**31 - 1)
+
+LEDGER_IDS = frozenset("""
+block-novikoff np-bound normalizing-never-hurts np-equals-perceptron lemma-1 lemma-2
+lemma-3 minimax-margin nkp-bound nkp-equals-np lemma-4 lemma-5 theorem-1 mu-closed-form
+gordan theorem-2 dantzig epelman-freund-primal epelman-freund-dual theorem-3 lemma-7
+lemma-8 lemma-9 snkpvn-bound snkpvn-infeasible-bound isnkpvn
+""".split())
+
+
+def pytest_collection_modifyitems(config, items):
+    """Refuse ledger ids that CONTRIBUTING.md does not list (typos would hide a result)."""
+    for item in items:
+        for mark in item.iter_markers("ledger"):
+            if len(mark.args) != 1 or mark.args[0] not in LEDGER_IDS:
+                raise pytest.UsageError(f"{item.nodeid}: unknown ledger id {mark.args!r}")
+
+
+@dataclass
+class Problem:
+    """A test instance: data (when there are data), its Gram matrix and its margin."""
+
+    G: np.ndarray
+    rho: float
+    X: np.ndarray | None = None
+    y: np.ndarray | None = None
+    kind: str = "linear"
+
+    @property
+    def n(self) -> int:
+        return self.G.shape[0]
+
+
+def planted_problem(seed: int, *, n: int | None = None, d: int | None = None,
+                    rho: float | None = None, norm_range=(1.0, 1.0)) -> Problem:
+    """Linear separable data with an exactly planted normalised margin."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 40)) if n is None else n
+    d = int(rng.integers(2, 6)) if d is None else d
+    rho = float(np.exp(rng.uniform(np.log(0.05), np.log(0.6)))) if rho is None else rho
+    ds = data.planted(n, d, rho, near=float(rng.uniform(0, 1)), norm_range=norm_range,
+                      seed=seed)
+    return Problem(kperc.gram_matrix(ds.X, ds.y), ds.info["rho"], ds.X, ds.y, "linear")
+
+
+def kernel_problem(seed: int, kernel: str | None = None, *, n: int | None = None,
+                   min_rho: float = 0.03) -> Problem:
+    """A separable kernel (rbf or poly) problem; ``rho`` from :func:`kperc.margin`.
+
+    Points are uniform in the square ``[-1, 1]^2``; labels come from a circle (which a
+    degree-2 polynomial kernel separates) with a gap around it. The seed is shifted
+    until the margin is at least ``min_rho`` so that NKP's ``1/rho^2`` stays cheap.
+    """
+    rng = np.random.default_rng(seed)
+    kernel = ("rbf", "poly")[int(rng.integers(2))] if kernel is None else kernel
+    n = int(rng.integers(5, 30)) if n is None else n
+    for _ in range(50):
+        X = rng.uniform(-1.0, 1.0, (4 * n, 2))
+        r2 = np.sum(X**2, axis=1)
+        keep = np.abs(r2 - 0.5) > 0.15
+        X = X[keep][:n]
+        if X.shape[0] < n:
+            continue
+        y = np.where(np.sum(X**2, axis=1) < 0.5, 1.0, -1.0)
+        if kernel == "rbf":
+            params = {"gamma": float(rng.uniform(0.5, 5.0))}
+        else:
+            params = {"degree": 2, "gamma": 1.0, "coef0": float(rng.uniform(0.2, 1.0))}
+        G = kperc.gram_matrix(X, y, kernel, **params)
+        rho = kperc.margin(G)
+        if rho >= min_rho:
+            return Problem(G, rho, X, y, kernel)
+    raise RuntimeError("no kernel instance with a large enough margin")  # pragma: no cover
+
+
+def infeasible_problem(seed: int, *, n: int | None = None, d: int | None = None,
+                       rho: float | None = None) -> Problem:
+    """Inseparable linear data with a negative span-restricted margin."""
+    rng = np.random.default_rng(seed)
+    d = int(rng.integers(2, 4)) if d is None else d
+    rho = -float(rng.uniform(0.05, 0.6)) if rho is None else rho
+    if n is None:
+        n = int(rng.integers(d + 6, 30)) if d > 2 else 30
+    ds = data.infeasible(n, d, rho, seed=seed)
+    return Problem(kperc.gram_matrix(ds.X, ds.y), ds.info["rho"], ds.X, ds.y, "infeasible")
+
+
+def any_problem(seed: int) -> Problem:
+    """A planted linear, a kernel, or an inseparable instance, chosen by the seed."""
+    which = seed % 3
+    if which == 0:
+        return planted_problem(seed)
+    if which == 1:
+        return kernel_problem(seed)
+    return infeasible_problem(seed)
+
+
+def random_simplex(rng: np.random.Generator, n: int, sparse: bool = False) -> np.ndarray:
+    """A random point of the simplex (optionally with some zero entries)."""
+    p = rng.exponential(size=n)
+    if sparse:
+        p[rng.random(n) < 0.5] = 0.0
+        if p.sum() == 0:
+            p[int(rng.integers(n))] = 1.0
+    return p / p.sum()
+
+
+def g_norm(G: np.ndarray, v: np.ndarray) -> float:
+    """``||v||_G`` straight from the definition (clamped at 0)."""
+    return float(np.sqrt(max(float(v @ G @ v), 0.0)))
+
+
+def duplicate_opposite(seed: int, n: int = 6, d: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """Random points where point 0 is repeated with the opposite label (W is nonempty)."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    X = np.vstack([X, X[:1]])
+    y = np.concatenate([y, -y[:1]])
+    return X, y
