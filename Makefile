@@ -1,0 +1,77 @@
+# kperc-book: `make` regenerates everything and builds the book; `make test` checks it.
+# Every target works from a clean clone on a machine with only Python 3 (and make).
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.kperc-installed
+CHROMIUM := /usr/bin/chromium
+
+.DEFAULT_GOAL := all
+.PHONY: all env data chapters report html test test-deps lint unit nbval datacheck \
+        browser bench clean
+
+## make: environment, data, every chapter re-executed, HTML book
+all: env data chapters html
+	@echo "Book built: $(CURDIR)/_build/html/index.html"
+
+## the virtual environment (re-installed only when pyproject.toml changes)
+env: $(STAMP)
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || { \
+	  echo "python3 -m venv failed; on Debian install python3-venv first" >&2; \
+	  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	    apt-get update && apt-get install -y python3-venv && $(PYTHON) -m venv $(VENV); \
+	  else exit 1; fi; }
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[book,test]"
+	@touch $(STAMP)
+
+data: env
+	$(PY) -m kperc.data
+
+chapters: env
+	$(PY) -m kperc.reproduce
+
+report: env
+	$(PY) -m kperc.report
+
+html: env report
+	$(VENV)/bin/jupyter-book build . -W -n --keep-going
+
+## make test: the same environment, then every check (stops at the first failure)
+test: test-deps lint unit nbval datacheck html browser
+	@echo "make test: all checks passed"
+
+test-deps: env
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  echo "installing Debian chromium for the browser test"; \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; fi
+	@$(PY) -c "import playwright" || $(PY) -m pip install --quiet playwright
+
+lint: env
+	$(VENV)/bin/ruff check kperc tests
+
+unit: env
+	$(PY) -m pytest tests -m "not browser" -q
+
+nbval: env
+	$(PY) -m pytest -q -p no:cacheprovider --nbval --nbval-current-env \
+	  $$($(PY) -m kperc.reproduce --list)
+
+datacheck: env
+	$(PY) -m kperc.data --check
+
+browser: env
+	KPERC_REQUIRE_BROWSER=1 $(PY) -m pytest tests/test_browser.py -m browser -q
+
+## make bench: measure, then regenerate the chapters that show the timings
+bench: env
+	$(PY) -m pip install --quiet -e ".[book,test,bench]"
+	$(PY) -m kperc.bench
+	$(PY) -m kperc.experiments.ch04 --timings
+	$(PY) -m kperc.experiments.ch07 --timings
+	$(PY) -m kperc.reproduce ch04 ch07 benchmarks
+
+clean:
+	rm -rf _build

@@ -1,0 +1,280 @@
+"""The reproducibility page: ``python -m kperc.report [--check]``.
+
+``book/reproducibility.md`` is generated (never edited by hand) from
+
+* ``book/_generated/runs.json``: parameters, runtime and package versions of the last
+  regeneration of each chapter (written by :mod:`kperc.reproduce`);
+* ``book/_generated/<chapter>.json``: each figure's sha256 and the datasets it read
+  (written by :class:`kperc.book.Chapter`), matched with the notebook cell whose source
+  calls ``ch.savefig(fig, "name")``;
+* ``data/manifest.json``: the stored datasets (written by ``python -m kperc.data``).
+
+Runtimes differ from run to run, so they never appear in a notebook's outputs (nbval
+compares those, and re-execution must give byte-identical notebooks); they live in
+runs.json and in this generated Markdown page, which nothing executes or compares.
+``make`` regenerates the page before every build; ``--check`` exits 1 when the
+committed page is stale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from . import _notebooks as nbu
+
+__all__ = ["chapter_rows", "figure_rows", "dataset_rows", "render", "write_page", "main"]
+
+PAGE = Path("book") / "reproducibility.md"
+
+
+def _read_json(path: Path, default):
+    return json.loads(path.read_text()) if path.exists() else default
+
+
+def _cell(text: Any) -> str:
+    """A value safe inside a Markdown table cell."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _code(text: Any) -> str:
+    s = _cell(text)
+    return f"``{s}``" if "`" in s else f"`{s}`"
+
+
+def _fmt_value(v: Any) -> str:
+    return repr(v) if isinstance(v, str) else json.dumps(v, default=str)
+
+
+def chapter_rows(repo_dir: Path | str = nbu.REPO_DIR) -> list[dict[str, Any]]:
+    """One row per notebook of the table of contents, with its last recorded run.
+
+    Returns
+    -------
+    list of dict
+        Keys ``stem``, ``exists`` and ``run`` (the runs.json entry or None).
+    """
+    repo_dir = Path(repo_dir)
+    runs = _read_json(repo_dir / "book" / "_generated" / "runs.json", {}).get("chapters", {})
+    rows = []
+    for entry, path in nbu.toc_pages(repo_dir):
+        stem = Path(entry).name
+        if path is not None and path.suffix != ".ipynb":
+            continue
+        rows.append({"stem": stem, "exists": path is not None, "run": runs.get(stem)})
+    return rows
+
+
+def _figure_cells(nb_path: Path) -> list[tuple[str, int, str]]:
+    """(name regex, code-cell number from 1, cell id) of every traceable savefig call."""
+    import nbformat
+
+    nb = nbformat.read(nb_path, as_version=4)
+    out = []
+    k = 0
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        k += 1
+        for pattern in nbu.savefig_calls(nbu._source(cell)):
+            out.append((pattern, k, cell.get("id", "")))
+    return out
+
+
+def figure_rows(repo_dir: Path | str = nbu.REPO_DIR) -> list[dict[str, Any]]:
+    """One row per figure recorded by a chapter, with the cell that saved it.
+
+    Returns
+    -------
+    list of dict
+        Keys ``figure`` (file under ``book/``), ``chapter`` (record key), ``notebook``
+        (stem or None), ``cells`` (list of ``(code-cell number, id)``), ``sha256``
+        (recorded), ``file_matches`` (the PNG on disk has that hash) and ``data``
+        (dataset name -> sha256).
+    """
+    repo_dir = Path(repo_dir)
+    gen = repo_dir / "book" / "_generated"
+    notebooks = {nbu.chapter_key(p): p for p in nbu.toc_notebooks(repo_dir)}
+    rows = []
+    for rec_path in sorted(gen.glob("*.json")) if gen.is_dir() else []:
+        if rec_path.name == "runs.json":
+            continue
+        rec = json.loads(rec_path.read_text())
+        key = rec.get("chapter", rec_path.stem)
+        nb_path = notebooks.get(key)
+        cells = _figure_cells(nb_path) if nb_path else []
+        for fname in sorted(rec.get("figures", {})):
+            fig = rec["figures"][fname]
+            name = fname[len(key) + 1:-len(".png")] if fname.startswith(key + "-") else fname
+            hits = [(k, cid) for pattern, k, cid in cells if re.fullmatch(pattern, name)]
+            png = repo_dir / "book" / fig.get("file", f"figures/{fname}")
+            matches = png.exists() and hashlib.sha256(png.read_bytes()).hexdigest() == fig[
+                "sha256"]
+            rows.append({"figure": fig.get("file", f"figures/{fname}"), "chapter": key,
+                         "notebook": nb_path.stem if nb_path else None,
+                         "cells": sorted(set(hits)), "sha256": fig["sha256"],
+                         "file_matches": bool(matches), "data": dict(fig.get("data", {}))})
+    return rows
+
+
+def dataset_rows(repo_dir: Path | str = nbu.REPO_DIR) -> list[dict[str, Any]]:
+    """The entries of ``data/manifest.json`` (name added), sorted by name."""
+    manifest = _read_json(Path(repo_dir) / "data" / "manifest.json", {}).get("datasets", {})
+    return [{"name": name, **manifest[name]} for name in sorted(manifest)]
+
+
+def _versions_table(rows) -> list[str]:
+    by_pkg: dict[str, dict[str, list[str]]] = {}
+    for r in rows:
+        if r["run"]:
+            for pkg, ver in r["run"].get("versions", {}).items():
+                by_pkg.setdefault(pkg, {}).setdefault(ver, []).append(r["stem"])
+    if not by_pkg:
+        return []
+    out = ["| Package | Version (chapters, when they differ) |", "|---|---|"]
+    for pkg in sorted(by_pkg):
+        vers = by_pkg[pkg]
+        if len(vers) == 1:
+            text = _code(next(iter(vers)))
+        else:
+            text = "; ".join(f"{_code(v)} ({', '.join(s)})" for v, s in sorted(vers.items()))
+        out.append(f"| {_cell(pkg)} | {text} |")
+    return out
+
+
+def render(repo_dir: Path | str = nbu.REPO_DIR) -> str:
+    """The Markdown text of the reproducibility page."""
+    repo_dir = Path(repo_dir)
+    chapters = chapter_rows(repo_dir)
+    in_book = {r["stem"] for r in chapters if r["exists"]}
+
+    def doc(stem):
+        return f"{{doc}}`{stem}`" if stem in in_book else _code(stem)
+
+    lines = [
+        "# Reproducibility",
+        "",
+        "<!-- Generated by `python -m kperc.report` from book/_generated/*.json and",
+        "     data/manifest.json: do not edit; `make` regenerates it. -->",
+        "",
+        "Everything in this book is regenerated from the repository by two commands, and",
+        "this page records what the last regeneration did. It is generated (by",
+        "`python -m kperc.report`, run by `make` before each build and by",
+        "`python -m kperc.reproduce` after each chapter) from the run records in",
+        "`book/_generated/`, the chapters' figure records and the dataset manifest.",
+        "Runtimes are wall-clock seconds on the machine that ran the chapter; they vary",
+        "from run to run, which is why they appear only here and never in a notebook's",
+        "outputs (those are compared by nbval and must be byte-identical on re-execution).",
+        "",
+        "## Commands",
+        "",
+        "```bash",
+        "make                                        # regenerate data, every chapter, the book",
+        "make test                                   # every check (see README.md)",
+        "python -m kperc.data                        # rewrite data/ and its manifest",
+        "python -m kperc.reproduce                   # re-execute every chapter",
+        "python -m kperc.reproduce ch04              # one chapter, default parameters",
+        "python -m kperc.reproduce ch04 -p NAME VALUE  # one chapter, a parameter overridden",
+        "python -m kperc.reproduce --preset full     # every chapter with its full preset",
+        "python -m kperc.reproduce ch04 --preset full",
+        "```",
+        "",
+        "## Chapters",
+        "",
+    ]
+    ran = [r for r in chapters if r["run"]]
+    if chapters:
+        lines += ["| Notebook | Preset | Parameters | Runtime (s) | Finished (UTC) | "
+                  "Command |", "|---|---|---|---|---|---|"]
+        for r in chapters:
+            run = r["run"]
+            if not run:
+                status = "not regenerated by `kperc.reproduce` yet" if r["exists"] else \
+                    "not written yet"
+                lines.append(f"| {doc(r['stem'])} | | {status} | | | |")
+                continue
+            params = ", ".join(f"{k}={_fmt_value(v)}" for k, v in run["parameters"].items())
+            lines.append(
+                f"| {doc(r['stem'])} | {_cell(run['preset'])} | "
+                f"{_code(params) if params else '(none)'} | {run['runtime_s']:.1f} | "
+                f"{_cell(run.get('finished_utc', ''))} | {_code(run['command'])} |")
+        lines.append("")
+    if ran:
+        lines += ["### Package versions", "",
+                  "Versions recorded with the last run of each chapter.", ""]
+        lines += _versions_table(chapters) + [""]
+    lines += ["## Figures", "",
+              "Each figure is saved by `ch.savefig` in the notebook cell named here (code "
+              "cells counted from 1, with the cell id); the hashes are those recorded when "
+              "the chapter last ran, and the data column lists the stored datasets the "
+              "figure read with their sha256.", ""]
+    figs = figure_rows(repo_dir)
+    if figs:
+        lines += ["| Figure | Notebook | Cell | PNG sha256 | Data read (sha256) |",
+                  "|---|---|---|---|---|"]
+        for f in figs:
+            cells = ", ".join(f"{k} (id {_code(cid)})" for k, cid in f["cells"]) or \
+                "not traceable (name not a literal)"
+            sha = _code(f["sha256"]) + ("" if f["file_matches"] else
+                                        " (the PNG on disk differs: rerun the chapter)")
+            data = "; ".join(f"{_cell(n)}: {_code(h)}" for n, h in sorted(f["data"].items()))
+            nb = doc(f["notebook"]) if f["notebook"] else _code(f["chapter"])
+            lines.append(f"| {_code(f['figure'])} | {nb} | {cells} | {sha} | "
+                         f"{data or 'generated instances only'} |")
+    else:
+        lines.append("No chapter has saved a figure yet.")
+    lines += ["", "## Datasets", "",
+              "The stored datasets of `data/` (`python -m kperc.data --check` regenerates "
+              "each one and compares its sha256 with this manifest).", ""]
+    ds = dataset_rows(repo_dir)
+    if ds:
+        lines += ["| Name | Generator | Parameters | Shape of X | sha256 | Provenance |",
+                  "|---|---|---|---|---|---|"]
+        for d in ds:
+            params = json.dumps(d.get("params", {}), sort_keys=True)
+            shape = " x ".join(str(n) for n in d.get("shape", {}).get("X", []))
+            lines.append(f"| {_code(d['name'])} | {_code(d.get('generator', ''))} | "
+                         f"{_code(params)} | {shape} | {_code(d.get('sha256', ''))} | "
+                         f"{_cell(d.get('provenance', ''))} |")
+    else:
+        lines.append("No dataset manifest found: run `python -m kperc.data`.")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def write_page(repo_dir: Path | str = nbu.REPO_DIR) -> Path:
+    """Write ``book/reproducibility.md`` (only if its text changed); return its path."""
+    path = Path(repo_dir) / PAGE
+    text = render(repo_dir)
+    if not path.exists() or path.read_text() != text:
+        tmp = path.with_suffix(".md.tmp")
+        tmp.write_text(text)
+        tmp.replace(path)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m kperc.report",
+                                 description="Generate book/reproducibility.md.")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 if the page differs from what the records give; write nothing")
+    args = ap.parse_args(argv)
+    path = nbu.REPO_DIR / PAGE
+    if args.check:
+        current = path.read_text() if path.exists() else ""
+        if current != render():
+            print(f"{PAGE} is stale: run `python -m kperc.report`", file=sys.stderr)
+            return 1
+        print(f"{PAGE} is up to date")
+        return 0
+    write_page()
+    print(f"wrote {PAGE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
