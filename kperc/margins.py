@@ -48,17 +48,44 @@ def gram_factor(G) -> np.ndarray:
     :class:`~kperc.GramOperator` the stored points are used directly (reduced to their
     span when they do not span ``R^d``).
     """
+    return _factors(G)[0]
+
+
+def _factors(G) -> tuple[np.ndarray, np.ndarray]:
+    """The rank-reduced factor of :func:`gram_factor` and a full-precision factor.
+
+    The reduced factor drops the directions whose eigenvalue is below
+    ``RANK_TOL * n * lambda_max``: that is what decides separability and the span of the
+    hull robustly (round-off makes the eigenvalues of a singular ``G`` slightly nonzero).
+    Those small eigenvalues can however be genuine (an RBF Gram matrix is full rank with
+    eigenvalues decaying to 1e-17), and dropping them changes ``min ||p||_G`` by up to
+    ``sqrt(RANK_TOL n lambda_max)``-sized amounts, far above 1e-9. The full factor keeps
+    every nonnegative eigenvalue (``G = B^T B`` up to round-off) and is used to compute
+    the positive margin to full accuracy.
+    """
     if isinstance(G, GramOperator):
         Z = G.Z
         U, s, Vt = np.linalg.svd(Z.T, full_matrices=False)
         r = int(np.sum(s > RANK_TOL * max(s[0], 1e-300)))
-        return (U[:, :r].T @ Z.T) if r < Z.shape[1] else Z.T.copy()
+        reduced = (U[:, :r].T @ Z.T) if r < Z.shape[1] else Z.T.copy()
+        return reduced, Z.T.copy()
     if isinstance(G, LinearOperator):
         G = G @ np.eye(G.shape[0])
     G = check_gram(G)
     lam, V = np.linalg.eigh(G)
     keep = lam > RANK_TOL * max(lam[-1], 1e-300) * max(1, G.shape[0])
-    return (V[:, keep] * np.sqrt(lam[keep])).T
+    reduced = (V[:, keep] * np.sqrt(lam[keep])).T
+    full = (V * np.sqrt(np.clip(lam, 0.0, None))).T
+    return reduced, full
+
+
+def _refine_positive(B_full: np.ndarray, p_reduced: np.ndarray) -> tuple[float, np.ndarray]:
+    """``min ||B_full p||`` over the simplex; the better of a fresh solve and ``p_reduced``."""
+    value, p = min_norm_point(B_full)
+    other = float(np.linalg.norm(B_full @ p_reduced))
+    if other < value:
+        return other, p_reduced
+    return value, p
 
 
 def min_norm_point(B: np.ndarray) -> tuple[float, np.ndarray]:
@@ -160,13 +187,16 @@ def margin_details(G) -> OptimizeResult:
         (``max(0, rho^2 - min_i (G p)_i)``, zero at an exact optimum) and, when not
         separable, ``facet_normal`` (in the coordinates of :func:`gram_factor`).
     """
-    B = gram_factor(G)
+    B, B_full = _factors(G)
     value, p = min_norm_point(B)
-    Gp = B.T @ (B @ p)
-    gap = max(0.0, value**2 - float(Gp.min()))
     if value > ZERO_TOL:
+        value, p = _refine_positive(B_full, p)
+        Gp = B_full.T @ (B_full @ p)
+        gap = max(0.0, value**2 - float(Gp.min()))
         return OptimizeResult(rho=value, separable=True, p=p, alpha=p / value,
                               rank=B.shape[0], kkt_gap=gap, facet_normal=None)
+    Gp = B.T @ (B @ p)
+    gap = max(0.0, value**2 - float(Gp.min()))
     inrad, nu = _negative_margin(B)
     rho = -inrad if inrad > ZERO_TOL else 0.0
     return OptimizeResult(rho=rho, separable=False, p=p, alpha=None, rank=B.shape[0],
@@ -233,9 +263,9 @@ def data_margin(X, y, *, normalize: bool = True) -> float:
     U, s, _ = np.linalg.svd(Z.T, full_matrices=False)
     r = int(np.sum(s > RANK_TOL * max(s[0], 1e-300)))
     B = U[:, :r].T @ Z.T
-    value, _ = min_norm_point(B)
-    if value > ZERO_TOL:
-        return value
+    value, p = min_norm_point(B)
+    if value > ZERO_TOL:  # full accuracy from the exact factor (see _factors)
+        return _refine_positive(Z.T, p)[0]
     inrad, _ = _negative_margin(B)
     return -inrad if inrad > ZERO_TOL else 0.0
 

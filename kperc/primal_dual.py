@@ -48,7 +48,7 @@ def _snkpvn_core(gram, q, delta, max_iter, mu0, trace):
             if float(ga.min()) > 0:
                 return make_result("separator", k, f"separator found after {k} iterations",
                                    alpha=alpha, p=p, trace=tr.data, mu=mu)
-        elif normp < delta:
+        if normp < delta:  # reached only when G alpha_k > 0 fails (after a refresh)
             exact = gram.seminorm(p)
             if exact < delta:
                 return make_result("certificate", k,

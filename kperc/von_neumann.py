@@ -84,21 +84,29 @@ def nvn(G, *, eps: float = 1e-3, primal_exit: bool = True,
     k = 0
     while True:
         s = max(float(p @ g), 0.0)
+        certificate = False
+        if s <= eps2:  # cheap test on the maintained g; confirm with a fresh norm
+            exact = gram.seminorm(p)
+            certificate = exact <= eps
+            if not certificate:  # drift of the rank-one updates: refresh and go on
+                g = gram.matvec(p)
+                s = max(float(p @ g), 0.0)
         gmin = float(g.min())
+        separator = False
+        if not certificate and primal_exit and gmin > 0:
+            g = gram.matvec(p)  # re-verify with a fresh product
+            s = max(float(p @ g), 0.0)
+            gmin = float(g.min())
+            separator = gmin > 0
         if tr.enabled:
             tr.add(k=k, norm_w=np.sqrt(s), min_Galpha=gmin, j=-1, theta=0.0)
-        if s <= eps2:
-            if gram.seminorm(p) <= eps:
-                return make_result("certificate", k,
-                                   f"eps-certificate (||p||_G <= {eps:g}) after {k} "
-                                   "iterations", alpha=p.copy(), p=p, trace=tr.data)
-            g = gram.matvec(p)  # drift: refresh and go on
-            continue
-        if primal_exit and gmin > 0:
-            g = gram.matvec(p)
-            if float(g.min()) > 0:
-                return make_result("separator", k, f"separator found after {k} iterations",
-                                   alpha=p.copy(), p=p, trace=tr.data)
+        if certificate:
+            return make_result("certificate", k,
+                               f"eps-certificate (||p||_G <= {eps:g}) after {k} "
+                               "iterations", alpha=p.copy(), p=p, trace=tr.data)
+        if separator:
+            return make_result("separator", k, f"separator found after {k} iterations",
+                               alpha=p.copy(), p=p, trace=tr.data)
         if k >= max_iter:
             return make_result("max_iter", k,
                                f"neither certificate nor separator within max_iter={max_iter}",
