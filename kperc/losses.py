@@ -8,17 +8,17 @@
 
 Each accepts ``G`` (dense or :class:`~scipy.sparse.linalg.LinearOperator`) and
 ``alpha``; pass ``Galpha=G @ alpha`` to skip the product when it is already known.
-The smoothed losses use :func:`scipy.special.logsumexp`, so they stay finite as
-``mu -> 0`` and converge to ``L``.
+The entropy-smoothed loss uses a shifted log-mean-exp
+(:func:`kperc.smoothing.log_mean_exp`), so it stays finite as ``mu -> 0`` and converges
+to ``L``.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
 
 from .kernels import as_gram
-from .smoothing import euclidean_prox
+from .smoothing import euclidean_prox, log_mean_exp
 
 __all__ = ["loss", "smoothed_loss", "smoothed_loss_q", "g_seminorm"]
 
@@ -81,8 +81,7 @@ def smoothed_loss(G, alpha, mu: float, *, Galpha=None) -> float:
     if not mu > 0:
         raise ValueError(f"mu must be positive; got {mu!r}.")
     alpha, Galpha, sq = _prep(G, alpha, Galpha)
-    n = Galpha.size
-    return float(mu * (logsumexp(-Galpha / mu) - np.log(n)) + 0.5 * sq)
+    return float(mu * log_mean_exp(-Galpha / mu) + 0.5 * sq)
 
 
 def smoothed_loss_q(G, alpha, mu: float, q, *, Galpha=None) -> float:

@@ -7,22 +7,54 @@ Two prox-functions appear in the paper:
 * the Euclidean ``d_q(p) = ||p - q||^2 / 2``, whose smoothed minimiser is a Euclidean
   projection onto the simplex.
 
-Both are evaluated stably: the softmax through :func:`scipy.special.softmax`
-(log-sum-exp shifted), so that ``mu -> 0`` never overflows.
+Both are evaluated stably: the softmax and the log-mean-exp of the smoothed loss are
+shifted by the largest exponent (log-sum-exp), so that ``mu -> 0`` never overflows, and
+terms below ``exp(-EXP_FLOOR)`` (which cannot change a double sum of terms ``>= 1``) are
+set to zero instead of being passed to ``exp``, so that not even an underflow is
+signalled: the code runs under ``np.errstate(all="raise")``.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import softmax
 
 __all__ = [
     "entropy",
     "entropy_prox",
     "euclidean_prox",
+    "log_mean_exp",
     "project_simplex",
     "simplex_max_prox_q",
 ]
+
+#: Shifted exponents below ``-EXP_FLOOR`` contribute exactly nothing next to ``exp(0)``.
+EXP_FLOOR = 600.0
+
+
+def _shifted_exp(z: np.ndarray) -> tuple[np.ndarray, float]:
+    """``exp(z - max z)`` with tiny terms set to 0 (no underflow), and ``max z``."""
+    zmax = float(np.max(z))
+    t = z - zmax
+    e = np.zeros_like(t)
+    np.exp(t, out=e, where=t > -EXP_FLOOR)
+    return e, zmax
+
+
+def log_mean_exp(z) -> float:
+    """``log(mean(exp(z)))`` evaluated stably (shifted; no overflow, no underflow).
+
+    Parameters
+    ----------
+    z : array_like of shape (n,)
+        Finite exponents.
+
+    Returns
+    -------
+    float
+    """
+    z = np.asarray(z, dtype=np.float64)
+    e, zmax = _shifted_exp(z)
+    return float(zmax + np.log(e.sum()) - np.log(z.size))
 
 
 def entropy(p: np.ndarray) -> float:
@@ -60,7 +92,8 @@ def entropy_prox(Galpha: np.ndarray, mu: float) -> np.ndarray:
     ndarray of shape (n,)
         A point of the simplex. Stable for any ``mu > 0`` (no overflow, no ``0/0``).
     """
-    return softmax(-np.asarray(Galpha, dtype=np.float64) / mu)
+    e, _ = _shifted_exp(-np.asarray(Galpha, dtype=np.float64) / mu)
+    return e / e.sum()
 
 
 def project_simplex(v: np.ndarray) -> np.ndarray:

@@ -1,0 +1,113 @@
+"""Kernels, the normalised signed Gram matrix and its factored operator (Sections 0, 3)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import infeasible_problem, planted_problem, random_simplex, seeds
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy.sparse.linalg import aslinearoperator
+
+import kperc
+from kperc.kernels import kernel_diagonal
+
+
+def _data(seed, n=12, d=3):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) * rng.uniform(0.1, 10, (n, 1))
+    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    return X, y
+
+
+@given(seed=seeds, kernel=st.sampled_from(["linear", "rbf", "poly"]))
+def test_gram_matrix_properties(seed, kernel):
+    X, y = _data(seed)
+    X0, y0 = X.copy(), y.copy()
+    G = kperc.gram_matrix(X, y, kernel)
+    np.testing.assert_array_equal(X, X0)
+    np.testing.assert_array_equal(y, y0)
+    assert np.array_equal(G, G.T)
+    assert np.all(np.diag(G) == 1.0)
+    assert np.all(np.abs(G) <= 1 + 1e-12)
+    assert np.linalg.eigvalsh(G)[0] >= -1e-10 * G.shape[0]
+    K = kperc.kernel_matrix(X, kernel=kernel)
+    s = y / np.sqrt(np.diag(K))
+    np.testing.assert_allclose(G, K * np.outer(s, s), atol=1e-13)
+    np.testing.assert_allclose(kernel_diagonal(X, kernel), np.diag(K), rtol=1e-12)
+
+
+def test_gram_matrix_linear_is_signed_normalised_points():
+    X, y = _data(1)
+    A = kperc.signed_normalized_points(X, y)
+    np.testing.assert_allclose(np.linalg.norm(A, axis=1), 1.0, rtol=1e-14)
+    np.testing.assert_allclose(kperc.gram_matrix(X, y), A @ A.T, atol=1e-14)
+
+
+def test_callable_kernel_and_diagonal():
+    X, y = _data(2)
+
+    def cubic(P, Q):
+        return (P @ Q.T + 1.0) ** 3
+
+    G = kperc.gram_matrix(X, y, cubic)
+    np.testing.assert_allclose(G, kperc.gram_matrix(X, y, "poly", degree=3, gamma=1.0,
+                                                    coef0=1.0), atol=1e-12)
+    np.testing.assert_allclose(kernel_diagonal(X, cubic), np.diag(cubic(X, X)), rtol=1e-12)
+
+
+@given(seed=seeds)
+def test_gram_operator_matches_dense(seed):
+    X, y = _data(seed, n=15, d=4)
+    G = kperc.gram_matrix(X, y)
+    op = kperc.gram_operator(X, y)
+    rng = np.random.default_rng(seed)
+    v = rng.standard_normal(15)
+    np.testing.assert_allclose(op @ v, G @ v, atol=1e-13)
+    np.testing.assert_allclose(op.matmat(np.eye(15)), G, atol=1e-13)
+    np.testing.assert_allclose(op.toarray(), G, atol=1e-13)
+    np.testing.assert_allclose(op.column(3), G[:, 3], atol=1e-14)
+    np.testing.assert_allclose(op.diagonal(), 1.0, rtol=1e-14)
+    p = random_simplex(rng, 15)
+    assert np.isclose(op.seminorm(p), np.sqrt(p @ G @ p), atol=1e-12)
+    assert np.isclose(kperc.g_seminorm(op, p), kperc.g_seminorm(G, p), atol=1e-12)
+
+
+def _same(a, b):
+    assert a.outcome == b.outcome, (a.message, b.message)
+    assert a.nit == b.nit
+    np.testing.assert_allclose(a.alpha, b.alpha, atol=1e-9)
+
+
+@given(seed=seeds)
+def test_dense_and_operator_give_identical_runs(seed):
+    prob = planted_problem(seed) if seed % 2 else infeasible_problem(seed)
+    op = kperc.gram_operator(prob.X, prob.y)
+    G = prob.G
+    _same(kperc.nkp(G, max_iter=5000), kperc.nkp(op, max_iter=5000))
+    _same(kperc.snkp(G, max_iter=3000), kperc.snkp(op, max_iter=3000))
+    _same(kperc.nvn(G, eps=1e-3), kperc.nvn(op, eps=1e-3))
+    q = random_simplex(np.random.default_rng(seed), prob.n)
+    _same(kperc.snkpvn(G, q, 1e-2), kperc.snkpvn(op, q, 1e-2))
+    a, b = kperc.isnkpvn(G, eps=1e-3), kperc.isnkpvn(op, eps=1e-3)
+    _same(a, b)
+    assert a.nouter == b.nouter
+    assert abs(kperc.margin(G) - kperc.margin(op)) <= 1e-9
+
+
+def test_generic_linear_operator_is_accepted():
+    """A LinearOperator without column()/diagonal() works through matvecs."""
+    prob = planted_problem(4, n=12, d=3, rho=0.2)
+    lo = aslinearoperator(prob.G)
+    _same(kperc.nkp(prob.G), kperc.nkp(lo))
+    _same(kperc.nvn(prob.G, eps=1e-3), kperc.nvn(lo, eps=1e-3))
+    _same(kperc.snkp(prob.G), kperc.snkp(lo))
+    assert abs(kperc.margin(lo) - prob.rho) <= 1e-9
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly"])
+def test_zero_diagonal_is_refused(kernel):
+    X = np.array([[1.0, 2.0], [0.0, 0.0], [3.0, 1.0]])
+    params = {"degree": 2, "gamma": 1.0, "coef0": 0.0} if kernel == "poly" else {}
+    with pytest.raises(ValueError, match=r"K\(x_i, x_i\) <= 0.*index 1"):
+        kperc.gram_matrix(X, [1, -1, 1], kernel, **params)
