@@ -64,8 +64,9 @@ def chapter_rows(repo_dir: Path | str = nbu.REPO_DIR) -> list[dict[str, Any]]:
     rows = []
     for entry, path in nbu.toc_pages(repo_dir):
         stem = Path(entry).name
-        if path is not None and path.suffix != ".ipynb":
-            continue
+        if (path is not None and path.suffix != ".ipynb") or entry == PAGE.with_suffix(
+                "").as_posix():
+            continue  # Markdown pages are not executed (nor is this page)
         rows.append({"stem": stem, "exists": path is not None, "run": runs.get(stem)})
     return rows
 

@@ -117,25 +117,29 @@ def _restore(snap: dict[Path, bytes | None], dirs: list[Path]) -> None:
             p.write_bytes(blob)
 
 
-def _failed_cell(out_path: Path, err: Exception) -> str:
-    """Describe the cell that raised, from papermill's error and output notebook."""
+def _failed_cell(out_path: Path, err: Exception, source_nb) -> str:
+    """Describe the cell that raised, numbered as in the committed notebook."""
     import nbformat
 
-    where = ""
+    where = "a cell"
     try:
-        nb = nbformat.read(out_path, as_version=4)
-        for i, cell in enumerate(nb.cells):
-            if cell.get("metadata", {}).get("papermill", {}).get("exception"):
-                first = nbu._source(cell).strip().splitlines()
-                first = first[0] if first else ""
-                where = (f"cell {i} (id {cell.get('id', '?')}, execution count "
-                         f"{cell.get('execution_count')}): {first!r}")
-                break
+        out = nbformat.read(out_path, as_version=4)
+        bad = next(c for c in out.cells
+                   if c.get("metadata", {}).get("papermill", {}).get("exception"))
+        first = nbu._source(bad).strip().splitlines()
+        first = first[0] if first else ""
+        if nbu.INJECTED_TAG in bad.get("metadata", {}).get("tags", []):
+            where = "the injected parameters cell"
+        else:
+            code = [c for c in source_nb.cells if c.cell_type == "code"]
+            k = next(i for i, c in enumerate(code, 1) if c.get("id") == bad.get("id"))
+            where = f"code cell {k} (id {bad.get('id')})"
+        where += f" {first!r}"
     except Exception:  # noqa: BLE001 - the description is best effort, the error is not
         pass
     ename = getattr(err, "ename", type(err).__name__)
     evalue = getattr(err, "evalue", str(err))
-    return f"{where or 'a cell'} raised {ename}: {evalue}"
+    return f"{where} raised {ename}: {evalue}"
 
 
 def run_notebook(path: Path | str, *, overrides: dict[str, str] | None = None,
@@ -193,7 +197,7 @@ def run_notebook(path: Path | str, *, overrides: dict[str, str] | None = None,
                                 request_save_on_cell_execute=False)
         except pm.PapermillExecutionError as err:
             failed = build_dir / f"{path.stem}.failed.ipynb"
-            detail = _failed_cell(out_tmp, err)
+            detail = _failed_cell(out_tmp, err, nb)
             if out_tmp.exists():
                 out_tmp.replace(failed)
             shown = (failed.relative_to(Path(repo_dir).resolve())

@@ -1,0 +1,78 @@
+"""environment.yml (conda / Binder) and pyproject.toml name the same dependencies; the
+README's test command is what CI runs."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import yaml
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _key(text: str) -> tuple[str, tuple[str, ...], str, str]:
+    r = Requirement(text)
+    return (canonicalize_name(r.name), tuple(sorted(r.extras)),
+            str(SpecifierSet(str(r.specifier))), str(r.marker or ""))
+
+
+def _pyproject():
+    return tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+
+
+def _environment():
+    return yaml.safe_load((REPO / "environment.yml").read_text())
+
+
+def test_environment_yml_and_pyproject_name_the_same_dependencies():
+    project = _pyproject()
+    wanted = set(project["dependencies"])
+    for extra in ("book", "test", "bench"):
+        wanted |= set(project["optional-dependencies"][extra])
+    env = _environment()
+    conda = [d for d in env["dependencies"] if isinstance(d, str)]
+    pip = [d for d in env["dependencies"] if isinstance(d, dict)]
+    assert len(pip) == 1 and set(pip[0]) == {"pip"}
+    assert {re.split(r"[=<>]", d)[0] for d in conda} == {"python", "pip"}
+    got = [_key(x) for x in pip[0]["pip"]]
+    assert len(got) == len(set(got)), "environment.yml lists a dependency twice"
+    assert set(got) == {_key(x) for x in wanted}
+
+
+def test_environment_python_satisfies_requires_python():
+    env = _environment()
+    python = next(d for d in env["dependencies"] if isinstance(d, str)
+                  and d.startswith("python"))
+    version = python.split("=", 1)[1]
+    assert SpecifierSet(_pyproject()["requires-python"]).contains(version + ".0")
+
+
+def test_jupyter_book_is_pinned_to_1x():
+    book = _pyproject()["optional-dependencies"]["book"]
+    spec = next(Requirement(x).specifier for x in book
+                if canonicalize_name(Requirement(x).name) == "jupyter-book")
+    assert spec.contains("1.0.4.post1") and not spec.contains("2.0.0")
+    assert not spec.contains("1.0.3")
+
+
+def test_ci_runs_exactly_the_readme_test_command():
+    readme = (REPO / "README.md").read_text()
+    first = readme.split("\n## ")[1]  # the first section
+    blocks = re.findall(r"```(?:bash|sh)?\n(.*?)```", first, re.S)
+    commands = [ln.split("#")[0].strip() for b in blocks for ln in b.splitlines()]
+    assert "make" in commands and "make test" in commands
+    run = (REPO / ".ci" / "run").read_text()
+    executed = [ln.strip() for ln in run.splitlines()
+                if ln.strip() and not ln.lstrip().startswith("#")]
+    assert executed[-1] == "exec make test"
+    assert sum("make test" in ln for ln in executed) == 1

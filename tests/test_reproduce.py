@@ -1,0 +1,188 @@
+"""``python -m kperc.reproduce`` on tiny notebooks in a temporary book."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from kperc import _notebooks as nbu
+from kperc import reproduce as rp
+
+TOC = """\
+format: jb-book
+root: book/index
+chapters:
+  - file: book/ch01_alpha
+  - file: book/ch02_beta
+  - file: book/ch03_gamma
+  - file: book/reproducibility
+"""
+
+
+def _notebook(params: str, cells: list[str], presets=None):
+    nb = nbformat.v4.new_notebook()
+    p = nbformat.v4.new_code_cell(params)
+    p.metadata["tags"] = ["parameters"]
+    nb.cells = [nbformat.v4.new_markdown_cell("# A chapter"), p]
+    nb.cells += [nbformat.v4.new_code_cell(src) for src in cells]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    if presets:
+        nb.metadata["kperc"] = {"presets": presets}
+    return nb
+
+
+@pytest.fixture
+def book(tmp_path):
+    """A repository with one working chapter and one that fails on demand."""
+    (tmp_path / "_toc.yml").write_text(TOC)
+    b = tmp_path / "book"
+    (b / "_generated").mkdir(parents=True)
+    (b / "figures").mkdir()
+    (b / "index.md").write_text("# Index\n")
+    nbformat.write(_notebook(
+        "n = 2\nscale = 0.5\nlabel = 'a'\nsize = n * 2",
+        ["import os\nprint('cwd', os.getcwd())\nprint('value', n * scale, label, size)",
+         "from myst_nb import glue\nglue('value', n * scale, display=False)"],
+        presets={"full": {"n": 40}}), b / "ch01_alpha.ipynb")
+    nbformat.write(_notebook(
+        "fail = False",
+        ["import pathlib\npathlib.Path('_generated/ch02.json').write_text('{}')\n"
+         "pathlib.Path('figures/ch02-new.png').write_bytes(b'x')",
+         "if fail:\n    raise RuntimeError('planted failure')\nprint('fine')"]),
+        b / "ch02_beta.ipynb")
+    return tmp_path
+
+
+def _run(book, chapters, **kw):
+    return rp.reproduce(chapters, repo_dir=book, update_report=kw.pop("update_report", False),
+                        out=open("/dev/null", "w"), **kw)  # noqa: SIM115
+
+
+def _text_outputs(path: Path) -> str:
+    nb = nbformat.read(path, as_version=4)
+    return "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
+                   for o in c.outputs)
+
+
+def test_resolve_accepts_keys_stems_files_and_paths(book):
+    nbs = nbu.toc_notebooks(book)
+    assert [p.name for p in nbs] == ["ch01_alpha.ipynb", "ch02_beta.ipynb"]
+    for name in ("ch01", "ch01_alpha", "ch01_alpha.ipynb", "book/ch01_alpha.ipynb"):
+        assert nbu.resolve(name, nbs).name == "ch01_alpha.ipynb"
+
+
+def test_parameters_are_read_from_the_tagged_cell(book):
+    nb = nbformat.read(book / "book" / "ch01_alpha.ipynb", as_version=4)
+    assert nbu.parameters(nb) == {"n": 2, "scale": 0.5, "label": "a", "size": "n * 2"}
+    assert nbu.presets(nb) == {"full": {"n": 40}, "default": {}}
+
+
+def test_unknown_chapter_is_a_clear_error(book):
+    with pytest.raises(ValueError, match=r"unknown chapter 'ch09'.*ch01_alpha, ch02_beta"):
+        _run(book, ["ch09"])
+
+
+def test_unknown_parameter_or_preset_runs_nothing(book):
+    before = (book / "book" / "ch01_alpha.ipynb").read_bytes()
+    with pytest.raises(ValueError, match=r"unknown parameter 'nope'.*n, scale, label, size"):
+        _run(book, ["ch01"], overrides={"nope": "1"})
+    with pytest.raises(ValueError, match=r"unknown preset 'huge'"):
+        _run(book, ["ch01"], preset="huge")
+    # a parameter valid for one chapter but not another is rejected before running either
+    with pytest.raises(ValueError, match=r"ch02_beta.ipynb: unknown parameter 'n'"):
+        _run(book, ["ch01", "ch02"], overrides={"n": "3"})
+    assert (book / "book" / "ch01_alpha.ipynb").read_bytes() == before
+    assert not (book / "book" / "_generated" / "runs.json").exists()
+
+
+def test_cli_reports_unknown_chapter(capsys):
+    assert rp.main(["no_such_chapter_xyz"]) == 2
+    assert "unknown chapter 'no_such_chapter_xyz'" in capsys.readouterr().err
+
+
+def test_failure_leaves_notebook_and_records_untouched(book):
+    nb_path = book / "book" / "ch02_beta.ipynb"
+    before = nb_path.read_bytes()
+    with pytest.raises(rp.ChapterFailed) as info:
+        _run(book, ["ch02"], overrides={"fail": "True"})
+    msg = str(info.value)
+    assert "ch02_beta.ipynb" in msg and "RuntimeError: planted failure" in msg
+    assert "code cell 3 (id " in msg and "'if fail:'" in msg  # the cell, by number and source
+    assert nb_path.read_bytes() == before
+    # what the failed chapter wrote is undone; no temporary file is left under book/
+    assert not (book / "book" / "_generated" / "ch02.json").exists()
+    assert not (book / "book" / "figures" / "ch02-new.png").exists()
+    assert sorted(p.name for p in (book / "book").iterdir()) == [
+        "_generated", "ch01_alpha.ipynb", "ch02_beta.ipynb", "figures", "index.md"]
+    assert not (book / "book" / "_generated" / "runs.json").exists()
+    # the same chapter without the planted failure succeeds
+    _run(book, ["ch02"])
+    assert "fine" in _text_outputs(nb_path)
+
+
+def test_interrupt_leaves_no_half_written_notebook(book, monkeypatch):
+    import papermill
+
+    nb_path = book / "book" / "ch01_alpha.ipynb"
+    before = nb_path.read_bytes()
+
+    def interrupted(src, out, **kw):
+        Path(out).write_text('{"cells": [')  # a half-written output
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(papermill, "execute_notebook", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _run(book, ["ch01"])
+    assert nb_path.read_bytes() == before
+    assert list((book / "_build" / "reproduce").iterdir()) == []
+
+
+def test_two_runs_give_byte_identical_normalised_notebooks(book):
+    nb_path = book / "book" / "ch01_alpha.ipynb"
+    _run(book, ["ch01"], overrides={"n": "3"})
+    first = nb_path.read_bytes()
+    _run(book, ["ch01"], overrides={"n": "3"})
+    assert nb_path.read_bytes() == first
+    nb = json.loads(first)
+    assert "papermill" not in nb["metadata"]
+    injected = [c for c in nb["cells"] if "injected-parameters" in
+                c["metadata"].get("tags", [])]
+    assert len(injected) == 1 and injected[0]["id"] == "injected-parameters"
+    for cell in nb["cells"]:
+        assert "papermill" not in cell["metadata"]
+        assert "execution" not in cell["metadata"]
+        assert cell["metadata"].get("tags", None) != []
+    text = first.decode()
+    assert str(book) not in text and str(Path.home()) not in text
+    assert "cwd .\n" in _text_outputs(nb_path)  # the notebook's folder, not a machine path
+    assert "value 1.5 a 4\n" in _text_outputs(nb_path)  # n=3 injected after the cell
+
+
+def test_defaults_remove_earlier_overrides_and_preset_yields_to_p(book):
+    nb_path = book / "book" / "ch01_alpha.ipynb"
+    _run(book, ["ch01"], preset="full", overrides={"n": "5"})
+    assert "value 2.5 a 4\n" in _text_outputs(nb_path)
+    runs = json.loads((book / "book" / "_generated" / "runs.json").read_text())
+    entry = runs["chapters"]["ch01_alpha"]
+    assert entry["preset"] == "full" and entry["parameters"]["n"] == 5
+    assert entry["command"] == "python -m kperc.reproduce ch01 --preset full -p n 5"
+    assert entry["runtime_s"] > 0 and entry["versions"]["numpy"] != "missing"
+    _run(book, ["ch01"], update_report=True)
+    nb = nbformat.read(nb_path, as_version=4)
+    assert not any("injected-parameters" in c.metadata.get("tags", []) for c in nb.cells)
+    assert "value 1.0 a 4\n" in _text_outputs(nb_path)
+    entry = json.loads((book / "book" / "_generated" / "runs.json").read_text())[
+        "chapters"]["ch01_alpha"]
+    assert entry["overrides"] == {} and entry["command"] == "python -m kperc.reproduce ch01"
+    page = (book / "book" / "reproducibility.md").read_text()
+    assert "{doc}`ch01_alpha`" in page and "python -m kperc.reproduce ch01" in page
+
+
+def test_float_parameter_accepts_an_integer_value():
+    assert nbu.parse_value("2", 0.5) == 2.0 and isinstance(nbu.parse_value("2", 0.5), float)
+    assert nbu.parse_value("rbf", "linear") == "rbf"
+    assert nbu.parse_value("[1, 2]", None) == [1, 2]
