@@ -16,12 +16,11 @@ exactly one product with ``G`` per iteration because it maintains both ``G alpha
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
 
 from ._result import KpercResult, Tracer, make_result
 from ._validation import check_positive, check_Xy
 from .kernels import _check_diag, as_gram
-from .smoothing import entropy_prox
+from .smoothing import entropy_prox, log_mean_exp
 
 __all__ = ["perceptron", "normalized_perceptron", "nkp", "snkp", "winnow"]
 
@@ -100,10 +99,11 @@ def perceptron(X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = Fa
     """
     X, y = check_Xy(X, y)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
+    norms = np.linalg.norm(X, axis=1)
+    _check_diag(norms**2)  # a zero point makes the strict problem infeasible
     Z = X * y[:, None]
     counts, u, k, tr, ok = _linear_counts_loop(Z, max_iter, trace, record_w=True,
                                                average=False)
-    norms = np.linalg.norm(X, axis=1)
     alpha = counts * norms
     alpha = alpha / alpha.sum() if alpha.sum() > 0 else alpha
     if ok:
@@ -268,7 +268,6 @@ def snkp(G, *, max_iter: int = DEFAULT_MAX_ITER_DENSE, mu0: float = 2.0,
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     mu = check_positive(mu0, "mu0")
     n = gram.n
-    logn = np.log(n)
     alpha = np.full(n, 1.0 / n)
     ga = gram.matvec(alpha)
     phat = entropy_prox(ga, mu)
@@ -283,7 +282,7 @@ def snkp(G, *, max_iter: int = DEFAULT_MAX_ITER_DENSE, mu0: float = 2.0,
         if tr.enabled:
             sqa = max(float(alpha @ ga), 0.0)
             tr.add(k=k, mu=mu, L=-gmin + 0.5 * sqa,
-                   L_mu=mu * (logsumexp(-ga / mu) - logn) + 0.5 * sqa,
+                   L_mu=mu * log_mean_exp(-ga / mu) + 0.5 * sqa,
                    norm_p_G=np.sqrt(max(float(p @ gp), 0.0)), norm_alpha_G=np.sqrt(sqa),
                    min_Galpha=gmin, margin=gmin / np.sqrt(sqa) if sqa > 0 else 0.0)
         if gmin > 0 and first is None:
