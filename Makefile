@@ -23,7 +23,6 @@ $(STAMP): pyproject.toml
 	  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
 	    apt-get update && apt-get install -y python3-venv && $(PYTHON) -m venv $(VENV); \
 	  else exit 1; fi; }
-	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[book,test]"
 	@touch $(STAMP)
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-# the folders of the build machines: /work, /root and /tmp (spelled so this file passes)
+# the home, work and temporary folders of the build machines (spelled in pieces so that
+# this file does not match itself)
 MACHINE = re.compile(r"(?<![\w.~-])/(" + "|".join(["wo" + "rk", "ro" + "ot", "t" + "mp"])
                      + r")(?=/|\b)")
 
