@@ -118,15 +118,35 @@ def gram_matrix(X, y, kernel: str | Callable = "linear", **kernel_params) -> np.
     """
     X, y = check_Xy(X, y)
     K = kernel_matrix(X, kernel=kernel, **kernel_params)
+    if callable(kernel) or not (K.flags.writeable and K.flags.owndata):
+        K = np.array(K, dtype=np.float64, order="C")  # never write to the caller's array
     diag = np.diag(K).copy()
     _check_diag(diag)
     s = y / np.sqrt(diag)
-    G = K * s[:, None] * s[None, :]
-    G = 0.5 * (G + G.T)
+    # In place, so that building G needs no n x n temporary beyond the kernel matrix:
+    # the same operations as G = K * s[:, None] * s[None, :]; G = 0.5 * (G + G.T).
+    G = K
+    G *= s[:, None]
+    G *= s[None, :]
+    _symmetrize_inplace(G)
     np.fill_diagonal(G, 1.0)
-    if not np.all(np.isfinite(G)):
+    if not np.isfinite(G).all():
         raise ValueError("the kernel produced NaN or inf values.")
     return np.ascontiguousarray(G)
+
+
+def _symmetrize_inplace(G: np.ndarray, block: int = 256) -> None:
+    """``G <- (G + G^T) / 2`` in place, by blocks (bit-identical to the allocating form)."""
+    n = G.shape[0]
+    for i0 in range(0, n, block):
+        i1 = min(n, i0 + block)
+        D = G[i0:i1, i0:i1]
+        D[...] = 0.5 * (D + D.T)
+        for j0 in range(i1, n, block):
+            j1 = min(n, j0 + block)
+            S = 0.5 * (G[i0:i1, j0:j1] + G[j0:j1, i0:i1].T)
+            G[i0:i1, j0:j1] = S
+            G[j0:j1, i0:i1] = S.T
 
 
 def signed_normalized_points(X, y) -> np.ndarray:
@@ -211,8 +231,16 @@ class _DenseGram:
     def matvec(self, v):
         return self.G @ v
 
+    def matvec_into(self, v, out):
+        """``out[:] = G @ v`` without allocating (the same BLAS call as ``G @ v``)."""
+        np.matmul(self.G, v, out=out)
+
     def column(self, j):
         return self.G[j]  # symmetric: row j is column j, and rows are contiguous
+
+    def column_into(self, j, out):
+        """Return column ``j``; dense rows are views, so ``out`` is not needed."""
+        return self.G[j]
 
     def diagonal(self):
         return np.diag(self.G).copy()
@@ -228,9 +256,24 @@ class _OperatorGram:
         self.G = G
         self.n = G.shape[0]
         self._has_column = hasattr(G, "column")
+        # Factored linear kernel: call BLAS on Z directly (the same products as
+        # GramOperator._matvec) and skip the LinearOperator dispatch, which costs as much
+        # as the product itself for small n.
+        self._Z = G.Z if isinstance(G, GramOperator) else None
+        self._w = None if self._Z is None else np.empty(self._Z.shape[1])
 
     def matvec(self, v):
+        if self._Z is not None:
+            return self._Z @ (self._Z.T @ v)
         return np.asarray(self.G.matvec(v), dtype=np.float64).reshape(-1)
+
+    def matvec_into(self, v, out):
+        """``out[:] = G @ v``; allocation-free for a :class:`GramOperator`."""
+        if self._Z is not None:
+            np.matmul(self._Z.T, v, out=self._w)
+            np.matmul(self._Z, self._w, out=out)
+        else:
+            out[:] = self.matvec(v)
 
     def column(self, j):
         if self._has_column:
@@ -238,6 +281,13 @@ class _OperatorGram:
         e = np.zeros(self.n)
         e[j] = 1.0
         return self.matvec(e)
+
+    def column_into(self, j, out):
+        """Column ``j`` of ``G`` written into ``out`` when that saves an allocation."""
+        if self._Z is not None:
+            np.matmul(self._Z, self._Z[j], out=out)
+            return out
+        return self.column(j)
 
     def diagonal(self):
         if hasattr(self.G, "diagonal"):

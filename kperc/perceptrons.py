@@ -191,9 +191,15 @@ def nkp(G, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = False,
     sq = 0.0  # ||u||_G^2
     tr = Tracer(trace, ("k", "min_Galpha", "norm_alpha_G", "margin", "L"))
     first = None
+    # Performance (kperc.bench): one pass over g per iteration (argmin, whose value is
+    # the min), Python-float diagonal, and no allocation for the column of G.
+    diag_list = diag.tolist()
+    column_into = gram.column_into
+    col = np.empty(n)
     k = 0
     while True:
-        gmin = float(g.min())
+        j = int(g.argmin())  # _first_index_rule (first index on ties)
+        gmin = float(g[j])  # == g.min(): one pass over g gives both
         if tr.enabled:
             nu = np.sqrt(max(sq, 0.0))
             scale = 1.0 / k if k else 0.0
@@ -206,9 +212,8 @@ def nkp(G, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = False,
                 break
         if k >= max_iter:
             break
-        j = _first_index_rule(g)
-        sq += 2.0 * g[j] + diag[j]
-        g += gram.column(j)
+        sq += 2.0 * gmin + diag_list[j]
+        np.add(g, column_into(j, col), out=g)
         counts[j] += 1.0
         k += 1
     alpha = counts / k if k else counts
@@ -268,17 +273,33 @@ def snkp(G, *, max_iter: int = DEFAULT_MAX_ITER_DENSE, mu0: float = 2.0,
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     mu = check_positive(mu0, "mu0")
     n = gram.n
-    alpha = np.full(n, 1.0 / n)
-    ga = gram.matvec(alpha)
-    phat = entropy_prox(ga, mu)
-    gphat = gram.matvec(phat)
-    p, gp = phat.copy(), gphat.copy()
+
+    # Performance (kperc.bench): the pairs (alpha, G alpha), (p, G p) and
+    # (p_mu(alpha), G p_mu(alpha)) are the rows of three (2, n) arrays, so each update
+    # of the three-line step is a few in-place ufunc calls on both rows at once, and the
+    # softmax and the product with G write into preallocated rows. Every entry is
+    # computed by the same floating-point operations as the textbook form
+    # (``one * (alpha + theta * p) + theta**2 * phat``, ``softmax(-G alpha / mu)``), so
+    # the iterates are bit-for-bit those of the allocating version.
+    X = np.empty((2, n))  # rows alpha, G alpha
+    Y = np.empty((2, n))  # rows p, G p
+    Z = np.empty((2, n))  # rows p_mu(alpha), G p_mu(alpha)
+    T = np.empty((2, n))  # scratch
+    alpha, ga = X
+    p, gp = Y
+    phat, gphat = Z
+    alpha.fill(1.0 / n)
+    ga[:] = gram.matvec(alpha)
+    phat[:] = entropy_prox(ga, mu)
+    gram.matvec_into(phat, gphat)
+    Y[:] = Z
+    matvec_into = gram.matvec_into
     tr = Tracer(trace, ("k", "mu", "L", "L_mu", "norm_p_G", "norm_alpha_G",
                         "min_Galpha", "margin"))
     first = None
+    gmin = float(ga.min())
     k = 0
     while True:
-        gmin = float(ga.min())
         if tr.enabled:
             sqa = max(float(alpha @ ga), 0.0)
             tr.add(k=k, mu=mu, L=-gmin + 0.5 * sqa,
@@ -286,8 +307,9 @@ def snkp(G, *, max_iter: int = DEFAULT_MAX_ITER_DENSE, mu0: float = 2.0,
                    norm_p_G=np.sqrt(max(float(p @ gp), 0.0)), norm_alpha_G=np.sqrt(sqa),
                    min_Galpha=gmin, margin=gmin / np.sqrt(sqa) if sqa > 0 else 0.0)
         if gmin > 0 and first is None:
-            ga = gram.matvec(alpha)  # guard against drift of the linear updates
-            if float(ga.min()) > 0:
+            ga[:] = gram.matvec(alpha)  # guard against drift of the linear updates
+            gmin = float(ga.min())
+            if gmin > 0:
                 first = k
                 if halt:
                     break
@@ -295,16 +317,29 @@ def snkp(G, *, max_iter: int = DEFAULT_MAX_ITER_DENSE, mu0: float = 2.0,
             break
         theta = 2.0 / (k + 3)
         one = 1.0 - theta
-        alpha = one * (alpha + theta * p) + theta * theta * phat
-        ga = one * (ga + theta * gp) + theta * theta * gphat
+        # (alpha, G alpha) <- one * ((alpha, G alpha) + theta * (p, G p)) + theta^2 * (phat, .)
+        np.multiply(Y, theta, out=T)
+        np.add(X, T, out=T)
+        np.multiply(T, one, out=T)
+        np.multiply(Z, theta * theta, out=X)
+        np.add(T, X, out=X)
         mu = one * mu
-        phat = entropy_prox(ga, mu)
-        gphat = gram.matvec(phat)
-        p = one * p + theta * phat
-        gp = one * gp + theta * gphat
+        gmin = float(ga.min())
+        # phat = softmax(-G alpha / mu); its shift max(-G alpha / mu) is -gmin / mu exactly
+        # (division by -mu is monotone), so the min found above is reused.
+        np.divide(ga, -mu, out=phat)
+        np.subtract(phat, gmin / -mu, out=phat)
+        np.exp(phat, out=phat)
+        np.divide(phat, phat.sum(), out=phat)
+        matvec_into(phat, gphat)
+        # (p, G p) <- one * (p, G p) + theta * (phat, G phat)
+        np.multiply(Y, one, out=Y)
+        np.multiply(Z, theta, out=T)
+        np.add(Y, T, out=Y)
         k += 1
     extra = {"first_separator_nit": first, "mu": mu}
-    if first is not None and (halt or float(ga.min()) > 0):
+    alpha, p = alpha.copy(), p.copy()
+    if first is not None and (halt or gmin > 0):
         msg = (f"separator found after {k} iterations" if halt else
                f"ran {k} iterations; the first separating iterate was at {first}")
         return make_result("separator", k, msg, alpha=alpha, p=p, trace=tr.data, **extra)
