@@ -27,10 +27,12 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 import kperc
 from kperc import data
-from kperc.sweeps import grid, sweep
+from kperc.sweeps import grid
+from kperc.sweeps import sweep as _sweep
 
 __all__ = [
     "perceptron_rule",
@@ -48,6 +50,17 @@ __all__ = [
     "winnow_run",
     "winnow_sweep",
 ]
+
+
+def sweep(func, points, *, n_jobs: int = 1) -> list[dict]:
+    """:func:`kperc.sweeps.sweep` with single-threaded BLAS in this process.
+
+    The instances are small: multithreaded BLAS only adds contention on a shared machine
+    (a serial sweep ran eight times slower with two BLAS threads than with one), and
+    joblib's workers already limit their own threads.
+    """
+    with threadpool_limits(limits=1):
+        return _sweep(func, points, n_jobs=n_jobs)
 
 
 # ---------------------------------------------------------------------------------------
