@@ -20,7 +20,7 @@ import numpy as np
 from ._result import KpercResult, Tracer, make_result
 from ._validation import check_positive, check_Xy
 from .kernels import _check_diag, as_gram
-from .smoothing import entropy_prox, log_mean_exp
+from .smoothing import EXP_FLOOR, entropy_prox, log_mean_exp
 
 __all__ = ["perceptron", "normalized_perceptron", "nkp", "snkp", "winnow"]
 
@@ -294,6 +294,7 @@ def snkp(G, *, max_iter: int = DEFAULT_MAX_ITER_DENSE, mu0: float = 2.0,
     gram.matvec_into(phat, gphat)
     Y[:] = Z
     matvec_into = gram.matvec_into
+    keep = np.empty(n, dtype=bool)
     tr = Tracer(trace, ("k", "mu", "L", "L_mu", "norm_p_G", "norm_alpha_G",
                         "min_Galpha", "margin"))
     first = None
@@ -325,11 +326,14 @@ def snkp(G, *, max_iter: int = DEFAULT_MAX_ITER_DENSE, mu0: float = 2.0,
         np.add(T, X, out=X)
         mu = one * mu
         gmin = float(ga.min())
-        # phat = softmax(-G alpha / mu); its shift max(-G alpha / mu) is -gmin / mu exactly
-        # (division by -mu is monotone), so the min found above is reused.
-        np.divide(ga, -mu, out=phat)
-        np.subtract(phat, gmin / -mu, out=phat)
-        np.exp(phat, out=phat)
+        # phat = entropy_prox(G alpha, mu), written into its row: the shift
+        # max(-G alpha / mu) is -gmin / mu exactly (division by -mu is monotone), so the
+        # min found above is reused; exponents <= -EXP_FLOOR give 0 without calling exp.
+        np.divide(ga, -mu, out=T[0])
+        np.subtract(T[0], gmin / -mu, out=T[0])
+        np.greater(T[0], -EXP_FLOOR, out=keep)
+        phat.fill(0.0)
+        np.exp(T[0], out=phat, where=keep)
         np.divide(phat, phat.sum(), out=phat)
         matvec_into(phat, gphat)
         # (p, G p) <- one * (p, G p) + theta * (phat, G phat)

@@ -22,14 +22,65 @@ __all__ = ["snkpvn", "isnkpvn"]
 DEFAULT_MAX_ITER = 100_000
 
 
+class _ProxWorkspace:
+    """Buffers for :func:`euclidean_prox` without allocations (SNKPVN's inner loop)."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self.v = np.empty(n)
+        self.srt = np.empty(n)
+        self.css = np.empty(n)
+        self.tmp = np.empty(n)
+        self.cond = np.empty(n, dtype=bool)
+        self.idx = np.arange(1, n + 1, dtype=np.float64)
+
+    def prox_into(self, ga: np.ndarray, mu: float, q: np.ndarray, out: np.ndarray) -> None:
+        """``out[:] = euclidean_prox(ga, mu, q)``, bit-identical to it.
+
+        The same operations as :func:`kperc.smoothing.project_simplex` applied to
+        ``q - ga / mu``, written into preallocated buffers.
+        """
+        v, u, css, tmp, cond = self.v, self.srt, self.css, self.tmp, self.cond
+        np.divide(ga, mu, out=v)
+        np.subtract(q, v, out=v)
+        u[:] = v
+        u.sort()
+        u = u[::-1]  # decreasing
+        np.cumsum(u, out=css)
+        css -= 1.0
+        np.divide(css, self.idx, out=tmp)
+        np.subtract(u, tmp, out=tmp)
+        np.greater(tmp, 0.0, out=cond)
+        r = self.n - int(cond[::-1].argmax())  # the last index where cond holds (1-based)
+        if not cond[r - 1]:  # pragma: no cover - cond holds at r = 1 for finite input
+            out[:] = euclidean_prox(ga, mu, q)
+            return
+        tau = css[r - 1] / r
+        np.subtract(v, tau, out=out)
+        np.maximum(out, 0.0, out=out)
+
+
 def _snkpvn_core(gram, q, delta, max_iter, mu0, trace):
     n = gram.n
     mu = 2.0 * n if mu0 is None else mu0
-    alpha = q.copy()
-    ga = gram.matvec(alpha)
-    phat = euclidean_prox(ga, mu, q)
-    gphat = gram.matvec(phat)
-    p, gp = phat.copy(), gphat.copy()
+    # Performance (kperc.bench): as in kperc.snkp, the pairs (alpha, G alpha), (p, G p)
+    # and (phat, G phat) are the rows of (2, n) arrays updated in place, and the prox
+    # map writes into preallocated buffers; the arithmetic is that of the textbook form
+    # (bit-identical iterates).
+    X = np.empty((2, n))  # rows alpha, G alpha
+    Y = np.empty((2, n))  # rows p, G p
+    Z = np.empty((2, n))  # rows phat, G phat
+    T = np.empty((2, n))  # scratch
+    alpha, ga = X
+    p, gp = Y
+    phat, gphat = Z
+    alpha[:] = q
+    ga[:] = gram.matvec(alpha)
+    phat[:] = euclidean_prox(ga, mu, q)
+    gram.matvec_into(phat, gphat)
+    Y[:] = Z
+    ws = _ProxWorkspace(n)
+    matvec_into = gram.matvec_into
     tr = Tracer(trace, ("k", "mu", "L", "L_mu_q", "norm_p_G", "norm_alpha_G",
                         "min_Galpha"))
     k = 0
@@ -44,31 +95,37 @@ def _snkpvn_core(gram, q, delta, max_iter, mu0, trace):
                    L_mu_q=-(ga @ pbar) - 0.5 * mu * (diff @ diff) + 0.5 * sqa,
                    norm_p_G=normp, norm_alpha_G=np.sqrt(sqa), min_Galpha=gmin)
         if gmin > 0:
-            ga = gram.matvec(alpha)  # guard against drift of the linear updates
+            ga[:] = gram.matvec(alpha)  # guard against drift of the linear updates
             if float(ga.min()) > 0:
                 return make_result("separator", k, f"separator found after {k} iterations",
-                                   alpha=alpha, p=p, trace=tr.data, mu=mu)
+                                   alpha=alpha.copy(), p=p.copy(), trace=tr.data, mu=mu)
         if normp < delta:  # reached only when G alpha_k > 0 fails (after a refresh)
             exact = gram.seminorm(p)
             if exact < delta:
                 return make_result("certificate", k,
                                    f"||p||_G = {exact:.3g} < delta = {delta:.3g} after {k} "
-                                   "iterations", alpha=alpha, p=p, trace=tr.data, mu=mu,
-                                   norm_p_G=exact)
-            gp = gram.matvec(p)
+                                   "iterations", alpha=alpha.copy(), p=p.copy(),
+                                   trace=tr.data, mu=mu, norm_p_G=exact)
+            gp[:] = gram.matvec(p)
         if k >= max_iter:
             return make_result("max_iter", k,
                                f"neither exit fired within max_iter={max_iter} iterations",
-                               alpha=alpha, p=p, trace=tr.data, mu=mu)
+                               alpha=alpha.copy(), p=p.copy(), trace=tr.data, mu=mu)
         theta = 2.0 / (k + 3)
         one = 1.0 - theta
-        alpha = one * (alpha + theta * p) + theta * theta * phat
-        ga = one * (ga + theta * gp) + theta * theta * gphat
+        # (alpha, G alpha) <- one * ((alpha, G alpha) + theta * (p, G p)) + theta^2 * (phat, .)
+        np.multiply(Y, theta, out=T)
+        np.add(X, T, out=T)
+        np.multiply(T, one, out=T)
+        np.multiply(Z, theta * theta, out=X)
+        np.add(T, X, out=X)
         mu = one * mu
-        phat = euclidean_prox(ga, mu, q)
-        gphat = gram.matvec(phat)
-        p = one * p + theta * phat
-        gp = one * gp + theta * gphat
+        ws.prox_into(ga, mu, q, phat)
+        matvec_into(phat, gphat)
+        # (p, G p) <- one * (p, G p) + theta * (phat, G phat)
+        np.multiply(Y, one, out=Y)
+        np.multiply(Z, theta, out=T)
+        np.add(Y, T, out=Y)
         k += 1
 
 
