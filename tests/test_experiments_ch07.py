@@ -95,8 +95,9 @@ def test_summary_table_quotes_every_measurement(tmp_path):
     assert len(lines) == 2 + len(ch07.ALGORITHMS)
     assert all(line.count("|") - line.count(r"\|") == 5 for line in lines)
     assert "grows" in table
-    for (_, _), v in values.items():
-        assert f"{v:.2f}" in table
+    for alg in ch07.ALGORITHMS:
+        for m in alg.measured:
+            assert format(values[(m.chapter, m.key)], m.fmt) in table
 
 
 def test_summary_table_fails_without_the_chapters(tmp_path):
@@ -213,10 +214,6 @@ def test_bias_free_svc_attains_the_exact_margin(seed):
     assert info["hard_margin"]
     assert abs(info["intercept"]) < 1e-5
     assert ch07.separator_margin(G, alpha) == pytest.approx(rho, rel=1e-4)
-    std = ch07.svc_with_intercept(G, y)
-    # an affine separator can only do at least as well as the homogeneous optimum
-    assert std["affine_margin"] >= rho * (1 - 1e-4)
-    assert std["homogeneous_margin"] <= rho * (1 + 1e-4)
 
 
 def test_svm_comparison_and_margin_paths_on_a_small_problem():
@@ -273,14 +270,7 @@ def test_main_without_timings_prints_help(capsys):
     assert ch07.main([]) == 2
 
 
-# ----------------------------------------------------------- Winnow, affine margin
-
-
-def test_winnow_demo():
-    r = ch07.winnow_demo()
-    assert r["winnow_outcome"] == "separator" and r["np_outcome"] == "separator"
-    assert 0 < r["rho_inf"] and 0 < r["rho2"] < 1
-    assert r["np_nit"] <= r["np_bound"]
+# ------------------------------------------------------------------ affine margin
 
 
 def test_affine_margin_demo():

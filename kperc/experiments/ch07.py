@@ -24,8 +24,7 @@ that tests reach it:
 * **Timings** never run inside the notebook: :func:`write_timings` (``python -m
   kperc.experiments.ch07 --timings``) writes medians over repeats to
   ``book/_generated/timings/ch07-svm.json``; :func:`read_timings` reads them back.
-* **Winnow and the affine margin** (PAPER.md Sections 2.2, 5.2, 7):
-  :func:`winnow_demo`, :func:`affine_margin_demo`.
+* **The affine margin** (PAPER.md Sections 5.2 and 7): :func:`affine_margin_demo`.
 """
 
 from __future__ import annotations
@@ -76,7 +75,6 @@ __all__ = [
     "isnkpvn_call_bound",
     "separator_margin",
     "svc_homogeneous",
-    "svc_with_intercept",
     "load_problems",
     "svm_comparison",
     "margin_paths",
@@ -85,7 +83,6 @@ __all__ = [
     "write_timings",
     "read_timings",
     "timings_markdown",
-    "winnow_demo",
     "affine_margin_demo",
     "main",
 ]
@@ -296,26 +293,29 @@ ALGORITHMS: tuple[Algorithm, ...] = (
         "Perceptron (Alg. 1)", "2.1",
         r"$K\le R^2/\rho^2$ (Block-Novikoff)",
         r"$O(nd)$ (linear form)",
-        (Measured("ch04", "slope_perceptron",
-                  r"iterations $\propto \rho^{{-{value}}}$"),),
+        (Measured("ch02", "ch02_worst_ratio_perceptron",
+                  "at most {value} of the bound on planted data", ".2g"),
+         Measured("ch04", "slope_perceptron", r"iterations $\propto\rho^{{-{value}}}$")),
     ),
     Algorithm(
         "Normalised Perceptron (Alg. 2)", "2.1",
         r"$K\le 1/\rho_2^2$",
         r"$O(nd)$ (linear form)",
-        note="same sign patterns as Alg. 1 on the normalised data",
+        (Measured("ch02", "ch02_worst_ratio_np",
+                  "at most {value} of the bound on planted data", ".2g"),),
     ),
     Algorithm(
         "NKP (Alg. 3)", "4",
         r"$K\le 1/\rho_K^2$",
         r"$O(n)$: one column of $G$",
-        (Measured("ch04", "slope_nkp", r"iterations $\propto \rho^{{-{value}}}$"),),
+        (Measured("ch03", "ch03_nkp_bound_ratio", "at most {value} of the bound", ".2g"),
+         Measured("ch04", "slope_nkp", r"iterations $\propto\rho^{{-{value}}}$")),
     ),
     Algorithm(
         "SNKP (Alg. 4)", "4",
         r"$K(K+1)\le 8\log n/\rho_K^2$, so $K<2\sqrt{2\log n}/\rho_K$",
         r"$O(n^2)$: one product with $G$ ($O(nd)$ factored), softmax $O(n)$",
-        (Measured("ch04", "slope_snkp", r"iterations $\propto \rho^{{-{value}}}$"),),
+        (Measured("ch04", "slope_snkp", r"iterations $\propto\rho^{{-{value}}}$"),),
     ),
     Algorithm(
         "Normalised von Neumann (Alg. 5)", "5",
@@ -332,15 +332,18 @@ ALGORITHMS: tuple[Algorithm, ...] = (
     ),
     Algorithm(
         "ISNKPVN (Alg. 7)", "6",
-        r"at most $\lceil\log(\|q_0\|_G/\rho_K)/\log\gamma\rceil$ calls of SNKPVN, each "
-        r"$<2\sqrt{2n}/\rho_K$ (feasible); about $\log(1/\varepsilon)/\log\gamma$ calls, "
-        r"each $<2\sqrt{2n}\,\gamma\min\{1/\|q_t\|_G,1/|\rho_K|\}$ (infeasible)",
+        r"at most $\lceil\log(\|q_0\|_G/\rho_K)/\log\gamma\rceil$ calls of SNKPVN, "
+        r"each $<2\sqrt{2n}/\rho_K$ (feasible); about $\log(1/\varepsilon)/\log\gamma$ "
+        r"calls, each $<2\sqrt{2n}\,\gamma\min\{1/\|q_t\|_G,1/|\rho_K|\}$ (infeasible)",
         r"as SNKPVN, per inner iteration",
     ),
     Algorithm(
-        "Winnow (Sec. 2.2) [U]", "2.2",
-        r"$O(\log d/\rho_\infty^2)$, constant not recovered [U]",
+        "Winnow (Sec. 2.2)", "2.2",
+        r"order $\log d/\rho_\infty^2$, constant not recovered [U]; "
+        r"$K\le 2\ln(2d)/\rho_\infty^2$ with $\eta=\rho_\infty$ (derived in Chapter 2)",
         r"$O(nd)$",
+        (Measured("ch02", "ch02_w_slope_w",
+                  r"iterations $\propto d^{{{value}}}$ on a sparse target"),),
     ),
 )
 
@@ -374,7 +377,12 @@ def measured_values(algorithms: Sequence[Algorithm] = ALGORITHMS, *,
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", r"\|").replace("\n", " ")
+    """Make MyST text safe inside a pipe-table cell.
+
+    A ``|`` would end the cell, even inside math, so the norm bars of LaTeX become
+    ``\\Vert`` and ``\\vert`` (there are no pipes outside math in the book's tables).
+    """
+    return text.replace(r"\|", r"\Vert ").replace("|", r"\vert ").replace("\n", " ")
 
 
 def summary_markdown(values: Mapping[tuple[str, str], float],
@@ -757,33 +765,6 @@ def svc_homogeneous(G: np.ndarray, *, C: float = 1e6, tol: float = 1e-6
                    "n_support": int(svc.support_.size)}
 
 
-def svc_with_intercept(G: np.ndarray, y: np.ndarray, *, C: float = 1e6, tol: float = 1e-6
-                       ) -> dict[str, float]:
-    """Standard SVC (with intercept ``b``) on the normalised kernel ``y_i y_j G_ij``.
-
-    Returns
-    -------
-    dict
-        ``affine_margin``: ``min_i y_i (f(x_i) + b) / ||f||`` (its own objective, an
-        affine separator, not comparable with ``rho_K``); ``homogeneous_margin``: the
-        margin of ``f`` alone, without ``b``; ``intercept``.
-    """
-    from sklearn.svm import SVC
-
-    y = np.asarray(y, dtype=float)
-    K = G * np.outer(y, y)
-    svc = SVC(C=C, kernel="precomputed", tol=tol).fit(K, y)
-    n = G.shape[0]
-    dc = np.zeros(n)
-    dc[svc.support_] = svc.dual_coef_[0]
-    alpha = dc * y
-    ga = G @ alpha
-    norm_f = math.sqrt(max(float(alpha @ ga), 1e-300))
-    b = float(svc.intercept_[0])
-    return {"affine_margin": float((ga + y * b).min() / norm_f),
-            "homogeneous_margin": float(ga.min() / norm_f), "intercept": b}
-
-
 def load_problems(problems: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
     """Gram matrix, labels, kernel and exact margin of each of the book's problems.
 
@@ -821,17 +802,15 @@ def svm_comparison(problems: Mapping[str, Mapping[str, Any]] | None = None, *,
         Per problem: ``problem``, ``n``, ``kernel``, ``rho`` (exact,
         :func:`kperc.margin`), ``snkp`` / ``nkp`` (margins of their separators),
         ``snkp_nit`` / ``nkp_nit``, ``svm`` (bias-free SVC), ``svm_hard``,
-        ``svm_intercept``, ``svc_affine`` (standard SVC, its own affine margin) and
-        ``svc_homogeneous`` (the same without its intercept).
+        ``svm_intercept``.
     """
     problems = load_problems() if problems is None else problems
     rows = []
     for name, pb in problems.items():
-        G, y = pb["G"], pb["y"]
+        G = pb["G"]
         r_s = kperc.snkp(G)
         r_n = kperc.nkp(G, check_input=False)
         a_svm, info = svc_homogeneous(G, C=C, tol=tol)
-        std = svc_with_intercept(G, y, C=C, tol=tol)
         rows.append({
             "problem": name, "n": int(G.shape[0]), "kernel": pb["kernel"],
             "rho": float(pb["rho"]),
@@ -841,7 +820,6 @@ def svm_comparison(problems: Mapping[str, Mapping[str, Any]] | None = None, *,
             "nkp_outcome": r_n.outcome,
             "svm": separator_margin(G, a_svm), "svm_hard": info["hard_margin"],
             "svm_intercept": info["intercept"],
-            "svc_affine": std["affine_margin"], "svc_homogeneous": std["homogeneous_margin"],
         })
     return rows
 
@@ -1043,36 +1021,8 @@ def timings_markdown(payload: Mapping[str, Any]) -> str:
 
 
 # --------------------------------------------------------------------------------------
-# Winnow and the affine margin
+# The affine margin
 # --------------------------------------------------------------------------------------
-
-
-def winnow_demo(name: str = "digits_3_vs_8", *, eta: float | None = None
-                ) -> dict[str, Any]:
-    """Winnow against the Normalised Perceptron on a stored dataset (PAPER.md 2.2).
-
-    Returns
-    -------
-    dict
-        ``n``, ``d``, ``rho2`` (:func:`kperc.data_margin`), ``rho_inf``
-        (:func:`kperc.linf_margin`), ``winnow_nit`` (with ``eta = rho_inf`` unless
-        given), ``np_nit``, ``np_bound`` (``1 / rho2^2``) and ``winnow_scale``
-        (``log(2d) / rho_inf^2``, the order of Winnow's bound, no constant).
-    """
-    ds = kdata.load(name)
-    X, y = ds.X, ds.y
-    rho2 = kperc.data_margin(X, y)
-    rinf = kperc.linf_margin(X, y).rho
-    if not rinf > 0:
-        raise ValueError(f"{name} has no positive l_inf margin ({rinf:.3g}).")
-    eta = rinf if eta is None else eta
-    w = kperc.winnow(X, y, eta=eta)
-    p = kperc.normalized_perceptron(X, y)
-    d = X.shape[1]
-    return {"name": name, "n": int(X.shape[0]), "d": int(d), "rho2": float(rho2),
-            "rho_inf": float(rinf), "eta": float(eta), "winnow_nit": int(w.nit),
-            "winnow_outcome": w.outcome, "np_nit": int(p.nit), "np_outcome": p.outcome,
-            "np_bound": 1.0 / rho2**2, "winnow_scale": math.log(2 * d) / rinf**2}
 
 
 def affine_margin_demo(name: str = "infeasible_2d", extra_dims: int = 1) -> dict[str, Any]:
