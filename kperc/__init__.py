@@ -33,9 +33,14 @@ from .von_neumann import nvn, von_neumann_linear
 __version__ = "0.1.0"
 
 
+_LAZY = ("data", "book", "sweeps", "experiments", "ledger", "bench", "report", "reproduce")
+
+
 def __getattr__(name):
-    # ``kperc.data`` is imported lazily so that ``python -m kperc.data`` runs cleanly.
-    if name == "data":
+    # Submodules that are not needed by the algorithms are imported lazily, so that
+    # ``python -m kperc.data`` runs cleanly and ``kperc.book.Chapter`` works after
+    # a plain ``import kperc``.
+    if name in _LAZY:
         import importlib
 
         return importlib.import_module(".data", __name__)
