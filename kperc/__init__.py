@@ -43,8 +43,9 @@ def __getattr__(name):
     if name in _LAZY:
         import importlib
 
-        return importlib.import_module(".data", __name__)
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'kperc' has no attribute {name!r}")
+
 
 __all__ = [
     "KpercResult",
