@@ -300,8 +300,22 @@ class _OperatorGram:
         return float(np.sqrt(max(float(p @ self.matvec(p)), 0.0)))
 
 
-def as_gram(G, *, check_psd: bool | None = None):
-    """Validate ``G`` and wrap it for the algorithms (dense array or LinearOperator)."""
+def as_gram(G, *, check_psd: bool | None = None, validate: bool = True):
+    """Validate ``G`` and wrap it for the algorithms (dense array or LinearOperator).
+
+    With ``validate=False`` (the algorithms' ``check_input=False``) only the shape is
+    checked: the ``O(n^2)`` symmetry, diagonal and finiteness scans are skipped, which
+    matters when a cheap algorithm is called many times on the same matrix.
+    """
+    if not validate:
+        if isinstance(G, LinearOperator):
+            if len(G.shape) != 2 or G.shape[0] != G.shape[1]:
+                raise ValueError(f"G must be square; the operator has shape {G.shape}.")
+            return _OperatorGram(G)
+        arr = np.ascontiguousarray(G, dtype=np.float64)
+        if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
+            raise ValueError(f"G must be a non-empty square (n, n) matrix; got {arr.shape}.")
+        return _DenseGram(arr)
     G = check_gram(G, check_psd=check_psd)
     if isinstance(G, LinearOperator):
         return _OperatorGram(G)

@@ -182,7 +182,7 @@ def nkp(G, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = False,
     KpercResult
         Also ``first_separator_nit`` (``None`` if no iterate separated).
     """
-    gram = as_gram(G) if check_input else as_gram(G, check_psd=False)
+    gram = as_gram(G) if check_input else as_gram(G, validate=False)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     n = gram.n
     diag = gram.diagonal()
@@ -269,7 +269,7 @@ def snkp(G, *, max_iter: int = DEFAULT_MAX_ITER_DENSE, mu0: float = 2.0,
     KpercResult
         ``alpha`` and ``p`` lie in the simplex; also ``first_separator_nit``.
     """
-    gram = as_gram(G) if check_input else as_gram(G, check_psd=False)
+    gram = as_gram(G) if check_input else as_gram(G, validate=False)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     mu = check_positive(mu0, "mu0")
     n = gram.n

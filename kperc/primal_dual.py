@@ -163,7 +163,7 @@ def snkpvn(G, q=None, delta: float = 1e-3, *, max_iter: int = DEFAULT_MAX_ITER,
     -------
     KpercResult
     """
-    gram = as_gram(G) if check_input else as_gram(G, check_psd=False)
+    gram = as_gram(G) if check_input else as_gram(G, validate=False)
     n = gram.n
     q = np.full(n, 1.0 / n) if q is None else check_simplex(q, n)
     delta = check_positive(delta, "delta")
@@ -211,7 +211,7 @@ def isnkpvn(G, *, gamma: float = 2.0, eps: float = 1e-3, max_iter: int = DEFAULT
         ``nit`` is the total number of inner iterations; ``nouter`` the number of
         SNKPVN calls.
     """
-    gram = as_gram(G) if check_input else as_gram(G, check_psd=False)
+    gram = as_gram(G) if check_input else as_gram(G, validate=False)
     gamma = check_positive(gamma, "gamma")
     if gamma <= 1.0:
         raise ValueError(f"gamma must be > 1 (the factor by which ||q||_G falls); got {gamma}.")

@@ -72,7 +72,7 @@ def nvn(G, *, eps: float = 1e-3, primal_exit: bool = True,
         A certificate ``p`` (outcome ``"certificate"``) with ``||p||_G <= eps``,
         re-verified with a fresh product, or a separator ``alpha = p``.
     """
-    gram = as_gram(G) if check_input else as_gram(G, check_psd=False)
+    gram = as_gram(G) if check_input else as_gram(G, validate=False)
     eps = check_positive(eps, "eps")
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     n = gram.n
