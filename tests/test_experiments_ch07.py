@@ -164,6 +164,7 @@ def test_sweep_counts_respect_their_bounds():
     assert set(res) == {"margin", "theorem-1", "snkpvn-bound", "isnkpvn", "snkpvn-lower"}
     assert all(v["ok"] for v in res.values()), res
     assert all(0 <= v["worst"] < 1 for k, v in res.items() if k != "margin")
+    assert all("n = 30..120" in v["detail"] for k, v in res.items() if k != "snkpvn-lower")
     m = ch07.medians(rows, "imbalanced")
     assert m["n"].tolist() == [30, 120]
     assert np.all(m["snkpvn_min"] <= m["snkpvn"]) and np.all(m["snkpvn"] <= m["snkpvn_max"])
@@ -226,6 +227,11 @@ def test_svm_comparison_and_margin_paths_on_a_small_problem():
         assert 0 < r[key] <= r["rho"] * (1 + 1e-6)
     assert r["svm"] == pytest.approx(r["rho"], rel=1e-4)
     assert r["nkp_nit"] <= 1 / r["rho"] ** 2
+    checks = ch07.svm_checks(rows)
+    assert set(checks) == {"minimax-margin", "nkp-bound", "theorem-1"}
+    assert all(c["ok"] and c["instances"] == 1 and c["detail"] for c in checks.values())
+    bad = dict(r, svm=r["rho"] * 1.01)
+    assert not ch07.svm_checks([bad])["minimax-margin"]["ok"]
     paths = ch07.margin_paths(probs, max_iter=100)
     p = paths["xor-poly"]
     assert p["nkp"].shape == (101,) and p["snkp"].shape == (101,)
