@@ -117,6 +117,22 @@ def gram_matrix(X, y, kernel: str | Callable = "linear", **kernel_params) -> np.
     [[1.0, -0.0], [-0.0, 1.0]]
     """
     X, y = check_Xy(X, y)
+    # Repeated points must give identical rows of G with an exact -1 between two copies
+    # with opposite labels, so that such a pair is an exact witness (G p = 0, PAPER.md
+    # Section 10). Kernel round-off does not ensure it (sklearn's RBF gives
+    # K(x, x') = 1 - 1.1e-16 for a copy x' of x, enough for SNKP to return a spurious
+    # "separator" with margin 5e-17), so repeated points are evaluated once and expanded.
+    U, inv = np.unique(X, axis=0, return_inverse=True)
+    if U.shape[0] < X.shape[0]:
+        inv = inv.reshape(-1)
+        # report a bad point by its index in X, not in U
+        _check_diag(kernel_diagonal(U, kernel, **kernel_params)[inv])
+        N = gram_matrix(U, np.ones(U.shape[0]), kernel, **kernel_params) if U.shape[0] > 1 \
+            else np.ones((1, 1))
+        G = N[np.ix_(inv, inv)]
+        G *= y[:, None]
+        G *= y[None, :]
+        return np.ascontiguousarray(G)
     K = kernel_matrix(X, kernel=kernel, **kernel_params)
     if callable(kernel) or not (K.flags.writeable and K.flags.owndata):
         K = np.array(K, dtype=np.float64, order="C")  # never write to the caller's array

@@ -30,7 +30,7 @@ from kperc import data
 settings.register_profile(
     "kperc",
     derandomize=True,
-    max_examples=12,
+    max_examples=25,
     deadline=None,
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,

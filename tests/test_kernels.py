@@ -111,3 +111,20 @@ def test_zero_diagonal_is_refused(kernel):
     params = {"degree": 2, "gamma": 1.0, "coef0": 0.0} if kernel == "poly" else {}
     with pytest.raises(ValueError, match=r"K\(x_i, x_i\) <= 0.*index 1"):
         kperc.gram_matrix(X, [1, -1, 1], kernel, **params)
+
+
+@pytest.mark.ledger("theorem-2")
+@pytest.mark.parametrize("kernel", ["linear", "rbf", "poly"])
+def test_repeated_point_with_both_labels_is_an_exact_witness(kernel):
+    """Regression: sklearn's RBF gave K(x, x') = 1 - 1.1e-16 for a copy x' of x, and SNKP
+    then returned a spurious separator (min G alpha = 5.5e-17) on inseparable data."""
+    from conftest import duplicate_opposite
+
+    X, y = duplicate_opposite(0)
+    params = {} if kernel == "linear" else {"gamma": 0.5}
+    G = kperc.gram_matrix(X, y, kernel, **params)
+    p = np.zeros(G.shape[0])
+    p[0] = p[-1] = 0.5
+    assert np.all(G @ p == 0.0)
+    assert np.all(G[0] == -G[-1])
+    assert kperc.snkp(G, max_iter=2000).outcome == "max_iter"

@@ -306,3 +306,20 @@ def test_winnow_separates(seed):
     # the LP solution itself separates with margin rho_inf in the l_inf normalisation
     ninf = np.max(np.abs(prob.X), axis=1)
     assert np.min(prob.y * (prob.X @ lm.w) / ninf) >= lm.rho - 1e-9
+
+
+@given(seed=st.integers(0, 2**31 - 1))
+def test_no_overflow_or_nan_on_duplicate_opposite_points(seed):
+    """A point repeated with the other label: the runs stay finite as mu_k -> 0."""
+    from conftest import duplicate_opposite
+
+    X, y = duplicate_opposite(seed)
+    G = kperc.gram_matrix(X, y, "rbf", gamma=0.5)
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        res = kperc.snkp(G, max_iter=2000, trace=True)
+        nk = kperc.nkp(G, max_iter=2000)
+    assert res.outcome == "max_iter" and nk.outcome == "max_iter"
+    for key in ("L", "L_mu", "norm_p_G", "mu"):
+        assert np.all(np.isfinite(res.trace[key]))
+    assert np.all(np.isfinite(res.alpha)) and np.all(np.isfinite(res.p))
+    _check_sandwich(res.trace, G.shape[0])
