@@ -95,48 +95,53 @@ REGISTRY: dict[str, Result] = {
         "Block-Novikoff bound",
         r"If a unit $w^\star$ has $y_i x_i^\top w^\star\ge\rho>0$ for all $i$, the "
         r"Perceptron (Alg. 1) makes at most $R^2/\rho^2$ updates, $R=\max_i\|x_i\|_2$.",
-        r"$K\le R^2/\rho^2$", "ch02", "2.1"),
+        r"$K\le R^2/\rho^2$", "ch02", "2.1", label="ch02-thm-block-novikoff"),
     "np-bound": Result(
         "Normalised Perceptron bound",
         r"On the normalised data $A=X_2Y$, Alg. 2 halts once $\rho_2>0$.",
-        r"$K\le 1/\rho_2^2$", "ch02", "2.2", status="C/D"),
+        r"$K\le 1/\rho_2^2$", "ch02", "2.2", status="C/D", label="ch02-thm-np"),
     "normalizing-never-hurts": Result(
         "Normalising never hurts",
         r"The normalised margin dominates the scaled raw margin, so the normalised "
         r"bound is never worse.",
-        r"$\rho/\max_i\|x_i\|_2\le\rho_2$, hence $1/\rho_2^2\le R^2/\rho^2$", "ch02", "2.2"),
+        r"$\rho/\max_i\|x_i\|_2\le\rho_2$, hence $1/\rho_2^2\le R^2/\rho^2$", "ch02", "2.2",
+        label="ch02-prop-normalizing"),
     "np-equals-perceptron": Result(
         "Normalised Perceptron = Perceptron",
         r"$k\,w_k$ of Alg. 2 is the Perceptron iterate with the most-violated-point rule "
         r"on normalised data; the sign patterns coincide.",
-        r"exact identity $k\,w_k=\sum_{j<k}a_{i_j}$", "ch02", "2.1"),
+        r"exact identity $k\,w_k=\sum_{j<k}a_{i_j}$", "ch02", "2.1",
+        label="ch02-prop-np-perceptron"),
     "lemma-1": Result(
         "Lemma 1",
         r"$L(\alpha)<0\Rightarrow G\alpha>0$; a perfect classifier exists iff "
         r"$G\alpha>0$ for some $\alpha$.",
-        r"$\min_i(G\alpha)_i>\tfrac12\|\alpha\|_G^2\ge0$ when $L(\alpha)<0$", "ch03", "3"),
+        r"$\min_i(G\alpha)_i>\tfrac12\|\alpha\|_G^2\ge0$ when $L(\alpha)<0$", "ch03", "3",
+        label="ch03-lemma-1"),
     "lemma-2": Result(
         "Lemma 2",
         r"The $G$-seminorm is dominated by the $\ell_1$ and $\ell_2$ norms.",
-        r"$\|\alpha\|_G\le\|\alpha\|_1\le\sqrt n\,\|\alpha\|_2$", "ch03", "3"),
+        r"$\|\alpha\|_G\le\|\alpha\|_1\le\sqrt n\,\|\alpha\|_2$", "ch03", "3",
+        label="ch03-lemma-2"),
     "lemma-3": Result(
         "Lemma 3",
         r"For $\rho_K>0$, $f$ is a unit max-margin function iff $\rho_K f$ minimises $L$; "
         r"$\min L=-\rho_K^2/2$; and $\rho_K\le\|p\|_G$ for every $p\in\Delta_n$.",
-        r"$\rho_K\le\|p\|_G$; $\min_f L(f)=-\tfrac12\rho_K^2$", "ch03", "3"),
+        r"$\rho_K\le\|p\|_G$; $\min_f L(f)=-\tfrac12\rho_K^2$", "ch03", "3", label="ch03-lemma-3"),
     "minimax-margin": Result(
         "Minimax form of the margin",
         r"When positive, the normalised kernel margin is the distance from the origin to "
         r"the hull of the signed points (the bias-free hard-margin SVM).",
-        r"$\rho_K=\min_{p\in\Delta_n}\|p\|_G$", "ch03", "3", status="C/D"),
+        r"$\rho_K=\min_{p\in\Delta_n}\|p\|_G$", "ch03", "3", status="C/D",
+        label="ch03-prop-minimax"),
     "nkp-bound": Result(
         "NKP bound",
         r"The Normalised Kernel Perceptron (Alg. 3) halts once $\rho_K>0$.",
-        r"$K\le 1/\rho_K^2$", "ch04", "4", status="C/D"),
+        r"$K\le 1/\rho_K^2$", "ch03", "4", status="C/D", label="ch03-prop-nkp-bound"),
     "nkp-equals-np": Result(
         "NKP = Normalised Perceptron (linear kernel)",
         r"With the linear kernel, NKP and Alg. 2 have identical iterates.",
-        r"exact identity $w_k=A\alpha_k$", "ch04", "4"),
+        r"exact identity $w_k=A\alpha_k$", "ch03", "4", label="ch03-prop-nkp-bound"),
     "lemma-4": Result(
         "Lemma 4",
         r"Smoothing with the entropy lowers the loss by at most $\mu\log n$.",
