@@ -1,0 +1,652 @@
+"""Chapter 3 (paper Section 3 and Algorithm 3): kernels, the G-geometry and NKP.
+
+The notebook ``book/ch03_kernels.ipynb`` calls these functions; each returns plain
+numbers or arrays so that the notebook only prints and plots.
+
+* :func:`random_instance`: seeded separable problems for the linear, polynomial and RBF
+  kernels (and :func:`inseparable_instance` for the other side of Lemma 1).
+* :func:`check_lemma1`, :func:`check_lemma2`, :func:`check_lemma3`,
+  :func:`check_minimax`: the numerical checks of Lemmas 1-3 and of the minimax formula
+  ``rho_K = min_{p in simplex} ||p||_G``.
+* :func:`svc_comparison`: the margin of scikit-learn's hard-margin SVC (which has an
+  intercept) next to ``rho_K``, and :func:`intercept_margins`, which recovers the SVC's
+  margin as a limit of homogeneous margins with a constant feature of growing size.
+* :func:`nkp_margin_trace`: the normalised margin of the NKP iterates along a long run.
+* :func:`nkp_bound_sweep` and :func:`nkp_vs_np`: the ``1/rho_K^2`` bound of NKP and its
+  identity with the Normalised Perceptron for the linear kernel.
+* :func:`real_problem_summary` and :func:`decision_grid`: the kernel problems built from
+  data that ship with scikit-learn, and decision functions on a grid for plotting.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import kperc
+from kperc import data as kdata
+from kperc.kernels import kernel_diagonal, kernel_matrix
+from kperc.sweeps import sweep
+
+__all__ = [
+    "KERNELS",
+    "random_instance",
+    "inseparable_instance",
+    "random_alphas",
+    "random_simplex_points",
+    "check_lemma1",
+    "check_lemma2",
+    "check_lemma3",
+    "minimax_case",
+    "check_minimax",
+    "svc_comparison",
+    "linear_svc_margin",
+    "intercept_margins",
+    "nkp_margin_trace",
+    "nkp_bound_point",
+    "nkp_bound_sweep",
+    "nkp_vs_np",
+    "real_problem_summary",
+    "decision_function",
+    "decision_grid",
+]
+
+#: The three kernels of the chapter's checks.
+KERNELS = ("linear", "poly", "rbf")
+
+
+# ---------------------------------------------------------------------------------------
+# Instances
+# ---------------------------------------------------------------------------------------
+def random_instance(kernel: str, seed: int, *, n: int | None = None,
+                    min_rho: float = 0.02) -> dict[str, Any]:
+    """A seeded separable problem for one kernel.
+
+    * ``"linear"``: :func:`kperc.data.planted` in ``R^5`` with a log-uniform planted
+      margin in ``[0.05, 0.5]`` and raw norms in ``[0.5, 2]``.
+    * ``"poly"`` and ``"rbf"``: points uniform in ``[-1, 1]^2`` labelled by a circle of
+      random radius, with a gap around the circle (a degree-2 polynomial kernel separates
+      them; the RBF kernel separates any distinct points). The seed is advanced until
+      ``rho_K >= min_rho``, so that NKP's ``1/rho_K^2`` stays small.
+
+    Parameters
+    ----------
+    kernel : {"linear", "poly", "rbf"}
+    seed : int
+    n : int, optional
+        Number of points; random in ``[20, 60]`` by default.
+    min_rho : float
+        Smallest accepted margin for the polynomial and RBF instances.
+
+    Returns
+    -------
+    dict
+        ``G``, ``rho`` (``kperc.margin(G)``; the planted value for the linear kernel is
+        in ``rho_planted``), ``X``, ``y``, ``kernel``, ``params``, ``seed``.
+    """
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS}; got {kernel!r}")
+    rng = np.random.default_rng([3, seed, KERNELS.index(kernel)])
+    n = int(rng.integers(20, 61)) if n is None else int(n)
+    if kernel == "linear":
+        rho = float(np.exp(rng.uniform(np.log(0.05), np.log(0.5))))
+        ds = kdata.planted(n, 5, rho, near=float(rng.uniform(0.2, 0.9)),
+                           norm_range=(0.5, 2.0), seed=int(rng.integers(2**31)))
+        G = kperc.gram_matrix(ds.X, ds.y)
+        return {"G": G, "rho": kperc.margin(G), "rho_planted": rho, "X": ds.X, "y": ds.y,
+                "kernel": kernel, "params": {}, "seed": seed}
+    for _ in range(100):
+        X = rng.uniform(-1.0, 1.0, (6 * n, 2))
+        radius2 = float(rng.uniform(0.3, 0.7))
+        r2 = np.sum(X**2, axis=1)
+        X = X[np.abs(r2 - radius2) > 0.1][:n]
+        if X.shape[0] < n:
+            continue
+        y = np.where(np.sum(X**2, axis=1) < radius2, 1.0, -1.0)
+        if abs(y.sum()) == n:
+            continue
+        if kernel == "rbf":
+            params = {"gamma": float(rng.uniform(0.5, 5.0))}
+        else:
+            params = {"degree": 2, "gamma": 1.0, "coef0": float(rng.uniform(0.2, 1.0))}
+        G = kperc.gram_matrix(X, y, kernel, **params)
+        rho = kperc.margin(G)
+        if rho >= min_rho:
+            return {"G": G, "rho": rho, "X": X, "y": y, "kernel": kernel, "params": params,
+                    "seed": seed}
+    raise RuntimeError("no instance with a large enough margin")  # pragma: no cover
+
+
+def inseparable_instance(seed: int) -> dict[str, Any]:
+    """Inseparable linear data (:func:`kperc.data.infeasible`) in ``R^2`` or ``R^3``."""
+    rng = np.random.default_rng([31, seed])
+    d = int(rng.integers(2, 4))
+    n = int(rng.integers(d + 8, 30))
+    rho = -float(rng.uniform(0.05, 0.5))
+    ds = kdata.infeasible(n, d, rho, seed=int(rng.integers(2**31)))
+    G = kperc.gram_matrix(ds.X, ds.y)
+    return {"G": G, "rho": ds.info["rho"], "X": ds.X, "y": ds.y, "kernel": "linear",
+            "seed": seed}
+
+
+def random_alphas(rng: np.random.Generator, n: int, m: int) -> np.ndarray:
+    """``m`` random coefficient vectors (rows): Gaussian, sparse, simplex and signed-sparse."""
+    out = np.empty((m, n))
+    for i in range(m):
+        kind = i % 4
+        if kind == 0:
+            a = rng.standard_normal(n)
+        elif kind == 1:
+            a = rng.standard_normal(n) * (rng.random(n) < 0.2)
+        elif kind == 2:
+            a = rng.exponential(size=n)
+            a /= a.sum()
+        else:
+            a = rng.exponential(size=n) * (rng.random(n) < 0.3) * rng.choice([-1, 1], n)
+        if not np.any(a):
+            a[int(rng.integers(n))] = 1.0
+        out[i] = a * np.exp(rng.uniform(-3, 2))
+    return out
+
+
+def random_simplex_points(rng: np.random.Generator, n: int, m: int) -> np.ndarray:
+    """``m`` random points of the simplex (rows): vertices, sparse and dense ones."""
+    out = np.zeros((m, n))
+    for i in range(m):
+        kind = i % 3
+        if kind == 0:
+            out[i, int(rng.integers(n))] = 1.0
+            continue
+        p = rng.exponential(size=n) ** (3.0 if kind == 1 else 1.0)
+        if kind == 1:
+            p *= rng.random(n) < 0.3
+            if not np.any(p):
+                p[int(rng.integers(n))] = 1.0
+        out[i] = p / p.sum()
+    return out
+
+
+def _instances(seeds: range | list[int]) -> list[dict[str, Any]]:
+    return [random_instance(k, s) for s in seeds for k in KERNELS]
+
+
+# ---------------------------------------------------------------------------------------
+# Lemmas 1-3 and the minimax formula
+# ---------------------------------------------------------------------------------------
+def check_lemma1(seeds: range | list[int], *, n_alpha: int = 200) -> dict[str, Any]:
+    """Lemma 1: ``L(alpha) < 0`` implies ``G alpha > 0``; separable iff some ``G alpha > 0``.
+
+    For each separable instance (three kernels per seed), random coefficient vectors and
+    scaled max-margin vectors ``t rho_K alpha*`` (``t`` in ``(0, 2)``, where ``L < 0``)
+    are tested for (a). For (b), separable instances exhibit ``alpha*`` with
+    ``G alpha* > 0``; inseparable instances exhibit ``p`` in the simplex with
+    ``||p||_G ~ 0``, which forces ``min_i (G alpha)_i <= p^T G alpha ~ 0`` for every
+    ``alpha``.
+
+    Returns
+    -------
+    dict
+        ``instances``, ``n_alpha_tested``, ``n_negative_L`` (how many had ``L < 0``),
+        ``violations_a``, ``min_Galpha_star`` (smallest ``min_i (G alpha*)_i / rho_K^2``
+        over separable instances, 1 at an exact optimum), ``max_cert_norm`` (largest
+        ``||p||_G`` of an inseparable certificate), ``max_ratio_inseparable`` (largest
+        ``min_i (G alpha)_i / ||alpha||_G`` over random ``alpha`` on inseparable
+        instances), ``n_separable``, ``n_inseparable``, ``ok``.
+    """
+    tested = neg = viol = 0
+    min_star = np.inf
+    insts = _instances(seeds)
+    for inst in insts:
+        G = inst["G"]
+        n = G.shape[0]
+        rng = np.random.default_rng([11, inst["seed"], n])
+        md = kperc.margin_details(G)
+        alphas = random_alphas(rng, n, n_alpha)
+        ts = rng.uniform(0.01, 1.99, n_alpha)
+        alphas = np.vstack([alphas, ts[:, None] * md.rho * md.alpha[None, :]])
+        GA = alphas @ G
+        L = -GA.min(axis=1) + 0.5 * np.einsum("ij,ij->i", alphas, GA)
+        tested += alphas.shape[0]
+        neg += int(np.sum(L < 0))
+        viol += int(np.sum((L < 0) & (GA.min(axis=1) <= 0)))
+        min_star = min(min_star, float((G @ md.alpha).min() / md.rho))
+    n_sep = len(insts)
+    max_cert = 0.0
+    max_ratio = -np.inf
+    insep = [inseparable_instance(s) for s in seeds]
+    for inst in insep:
+        G = inst["G"]
+        md = kperc.margin_details(G)
+        max_cert = max(max_cert, kperc.g_seminorm(G, md.p))
+        rng = np.random.default_rng([12, inst["seed"]])
+        alphas = random_alphas(rng, G.shape[0], n_alpha)
+        GA = alphas @ G
+        nrm = np.sqrt(np.maximum(np.einsum("ij,ij->i", alphas, GA), 0.0))
+        ok = nrm > 1e-12
+        max_ratio = max(max_ratio, float(np.max(GA.min(axis=1)[ok] / nrm[ok])))
+    ok = (viol == 0 and min_star > 1 - 1e-6 and max_cert < 1e-7 and max_ratio < 1e-7
+          and neg > 0)
+    return {"instances": n_sep + len(insep), "n_separable": n_sep,
+            "n_inseparable": len(insep), "n_alpha_tested": tested, "n_negative_L": neg,
+            "violations_a": viol, "min_Galpha_star": min_star, "max_cert_norm": max_cert,
+            "max_ratio_inseparable": max_ratio, "ok": bool(ok)}
+
+
+def check_lemma2(seeds: range | list[int], *, n_alpha: int = 200) -> dict[str, Any]:
+    """Lemma 2: ``||alpha||_G <= ||alpha||_1 <= sqrt(n) ||alpha||_2`` on random vectors.
+
+    Returns
+    -------
+    dict
+        ``instances``, ``vectors``, ``max_ratio_G_1`` (largest ``||alpha||_G /
+        ||alpha||_1``), ``max_ratio_1_2`` (largest ``||alpha||_1 / (sqrt(n)
+        ||alpha||_2)``), ``max_ratio_G_lam`` (largest ``||alpha||_G /
+        (sqrt(lambda_max(G)) ||alpha||_2)``, the sharper form), ``ok``.
+    """
+    insts = _instances(seeds)
+    r1 = r2 = r3 = 0.0
+    count = 0
+    for inst in insts:
+        G = inst["G"]
+        n = G.shape[0]
+        rng = np.random.default_rng([21, inst["seed"], n])
+        alphas = random_alphas(rng, n, n_alpha)
+        ng = np.sqrt(np.maximum(np.einsum("ij,ij->i", alphas, alphas @ G), 0.0))
+        n1 = np.abs(alphas).sum(axis=1)
+        n2 = np.linalg.norm(alphas, axis=1)
+        lam = float(np.linalg.eigvalsh(G)[-1])
+        r1 = max(r1, float(np.max(ng / n1)))
+        r2 = max(r2, float(np.max(n1 / (np.sqrt(n) * n2))))
+        r3 = max(r3, float(np.max(ng / (np.sqrt(lam) * n2))))
+        count += alphas.shape[0]
+    tol = 1 + 1e-12
+    return {"instances": len(insts), "vectors": count, "max_ratio_G_1": r1,
+            "max_ratio_1_2": r2, "max_ratio_G_lam": r3,
+            "ok": bool(r1 <= tol and r2 <= tol and r3 <= tol)}
+
+
+def check_lemma3(seeds: range | list[int], *, n_p: int = 200) -> dict[str, Any]:
+    """Lemma 3: ``rho_K alpha*`` minimises ``L`` with value ``-rho_K^2/2``; ``rho_K <= ||p||_G``.
+
+    Here ``alpha* = p*/||p*||_G`` is the unit-norm max-margin vector returned by
+    :func:`kperc.margin_details`. Weak duality ``L(alpha) >= -||p||_G^2/2`` (any
+    ``alpha``, any ``p`` in the simplex) is tested on random pairs, and the lower bound
+    ``rho_K <= ||p||_G`` on random points of the simplex.
+
+    Returns
+    -------
+    dict
+        ``instances``, ``points``, ``max_value_error`` (``|L(rho_K alpha*) +
+        rho_K^2/2| / rho_K^2``), ``min_ratio`` (smallest ``||p||_G / rho_K``, at least
+        1), ``max_weak_duality_violation`` (largest ``-||p||_G^2/2 - L(alpha)``, at most
+        0), ``min_L_excess`` (smallest ``(L(alpha) + rho_K^2/2) / rho_K^2`` over random
+        ``alpha``, at least 0), ``ok``.
+    """
+    insts = _instances(seeds)
+    err = 0.0
+    min_ratio = np.inf
+    wd = -np.inf
+    excess = np.inf
+    count = 0
+    for inst in insts:
+        G = inst["G"]
+        n = G.shape[0]
+        rng = np.random.default_rng([31, inst["seed"], n])
+        md = kperc.margin_details(G)
+        rho = md.rho
+        err = max(err, abs(kperc.loss(G, rho * md.alpha) + 0.5 * rho**2) / rho**2)
+        P = random_simplex_points(rng, n, n_p)
+        normsP = np.sqrt(np.maximum(np.einsum("ij,ij->i", P, P @ G), 0.0))
+        min_ratio = min(min_ratio, float(np.min(normsP) / rho))
+        alphas = random_alphas(rng, n, n_p)
+        GA = alphas @ G
+        L = -GA.min(axis=1) + 0.5 * np.einsum("ij,ij->i", alphas, GA)
+        wd = max(wd, float(np.max(-0.5 * normsP**2 - L)))
+        excess = min(excess, float(np.min((L + 0.5 * rho**2) / rho**2)))
+        count += 2 * n_p
+    ok = err < 1e-6 and min_ratio >= 1 - 1e-9 and wd <= 1e-12 and excess >= -1e-9
+    return {"instances": len(insts), "points": count, "max_value_error": err,
+            "min_ratio": min_ratio, "max_weak_duality_violation": wd,
+            "min_L_excess": excess, "ok": bool(ok)}
+
+
+def _slsqp_min_norm(G: np.ndarray) -> float:
+    """``min_{p in simplex} ||p||_G`` by a generic solver (SLSQP), as an independent check."""
+    from scipy.optimize import minimize
+
+    n = G.shape[0]
+    res = minimize(lambda p: p @ G @ p, np.full(n, 1.0 / n), jac=lambda p: 2 * G @ p,
+                   bounds=[(0.0, 1.0)] * n, method="SLSQP",
+                   constraints=[{"type": "eq", "fun": lambda p: p.sum() - 1.0,
+                                 "jac": lambda p: np.ones((1, n))}],
+                   options={"ftol": 1e-12, "maxiter": 1000})
+    p = np.clip(res.x, 0.0, None)
+    p /= p.sum()
+    return float(np.sqrt(max(p @ G @ p, 0.0)))
+
+
+def minimax_case(kernel: str, seed: int) -> dict[str, Any]:
+    """The minimax check of :func:`check_minimax` on one instance of :func:`random_instance`.
+
+    Returns
+    -------
+    dict
+        ``rel_gap`` (primal-dual gap of the computed minimiser relative to ``rho_K``;
+        ``inf`` if ``rho_K`` falls outside the bracket), ``rel_below_slsqp``
+        (``(rho_K - rho_SLSQP)/rho_K``), ``rel_slsqp`` (``|rho_SLSQP - rho_K|/rho_K``) and
+        ``planted_error`` (``|rho_K - rho_planted|``, 0 for non-linear kernels).
+    """
+    inst = random_instance(kernel, seed)
+    G = inst["G"]
+    md = kperc.margin_details(G)
+    p = md.p
+    dual = float(np.sqrt(max(p @ G @ p, 0.0)))
+    primal = float((G @ p).min()) / dual
+    gap = (dual - primal) / md.rho
+    if not primal - 1e-12 <= md.rho <= dual + 1e-12:
+        gap = np.inf
+    s = _slsqp_min_norm(G)
+    planted = abs(md.rho - inst["rho_planted"]) if "rho_planted" in inst else 0.0
+    return {"rel_gap": gap, "rel_below_slsqp": (md.rho - s) / md.rho,
+            "rel_slsqp": abs(s - md.rho) / md.rho, "planted_error": planted}
+
+
+def check_minimax(seeds: range | list[int], *, n_jobs: int = 1) -> dict[str, Any]:
+    """``rho_K = max_{||alpha||_G=1} min_i (G alpha)_i = min_{p in simplex} ||p||_G``.
+
+    For each instance (three kernels per seed), the minimiser ``p*`` of
+    :func:`kperc.margin_details` gives a dual value ``||p*||_G`` and, through ``alpha =
+    p*/||p*||_G``, a primal value ``min_i (G alpha)_i``; weak duality puts ``rho_K``
+    between them, so their gap certifies the value. A generic QP solver (SLSQP) gives an
+    independent value, and the linear instances have a planted margin.
+
+    Returns
+    -------
+    dict
+        ``instances``, ``max_rel_gap``, ``max_rel_slsqp`` (largest ``(rho_K -
+        rho_SLSQP)/rho_K``: SLSQP can only find a larger ``||p||_G``),
+        ``max_rel_slsqp_abs`` (largest ``|rho_SLSQP - rho_K|/rho_K``), ``planted_error``
+        (largest ``|rho_K - rho_planted|``), ``ok``.
+    """
+    pts = [{"kernel": k, "seed": int(s)} for s in seeds for k in KERNELS]
+    rows = sweep(minimax_case, pts, n_jobs=n_jobs)
+    gap = max(r["rel_gap"] for r in rows)
+    below = max(r["rel_below_slsqp"] for r in rows)
+    absd = max(r["rel_slsqp"] for r in rows)
+    planted = max(r["planted_error"] for r in rows)
+    ok = gap < 1e-6 and below < 1e-6 and planted < 1e-9
+    return {"instances": len(rows), "max_rel_gap": gap, "max_rel_slsqp": below,
+            "max_rel_slsqp_abs": absd, "planted_error": planted, "ok": bool(ok)}
+
+
+# ---------------------------------------------------------------------------------------
+# SVC comparison
+# ---------------------------------------------------------------------------------------
+def svc_comparison(G: np.ndarray, y: np.ndarray, *, C: float = 1e8,
+                   tol: float = 1e-10) -> dict[str, Any]:
+    """Margins of scikit-learn's hard-margin SVC on the normalised kernel, next to ``rho_K``.
+
+    The SVC is fit with ``kernel="precomputed"`` on ``K_ij / sqrt(K_ii K_jj) = y_i y_j
+    G_ij`` and a large ``C``. It maximises the margin of ``f + b`` (an intercept ``b``
+    that is not penalised), so its geometric margin ``gamma_svc = min_i y_i (f(x_i) +
+    b) / ||f||`` is at least ``rho_K`` (``b = 0`` is allowed). Dropping ``b`` from the
+    SVC's function gives a homogeneous classifier whose margin is at most ``rho_K``.
+
+    Returns
+    -------
+    dict
+        ``rho_K``, ``gamma_svc``, ``homogeneous`` (margin of the SVC's ``f`` without
+        ``b``), ``intercept``, ``functional_min`` (``min_i y_i (f(x_i) + b)``, 1 for an
+        exact hard margin), ``max_dual`` (largest ``|alpha_i y_i|``, below ``C`` when the
+        solution is hard-margin), ``n_support``.
+    """
+    from sklearn.svm import SVC
+
+    y = np.asarray(y, dtype=float)
+    Kn = G * np.outer(y, y)
+    svc = SVC(kernel="precomputed", C=C, tol=tol).fit(Kn, y)
+    c = np.zeros(len(y))
+    c[svc.support_] = svc.dual_coef_[0]
+    fx = Kn @ c
+    wn = float(np.sqrt(max(c @ fx, 0.0)))
+    b = float(svc.intercept_[0])
+    return {"rho_K": kperc.margin(G), "gamma_svc": float(np.min(y * (fx + b))) / wn,
+            "homogeneous": float(np.min(y * fx)) / wn, "intercept": b,
+            "functional_min": float(np.min(y * (fx + b))),
+            "max_dual": float(np.abs(svc.dual_coef_).max()),
+            "n_support": int(svc.support_.size)}
+
+
+def intercept_margins(G: np.ndarray, y: np.ndarray, cs) -> np.ndarray:
+    """Homogeneous margins with a constant feature ``c`` added, rescaled by ``sqrt(1+c^2)``.
+
+    Appending a constant ``c`` to every normalised feature vector turns ``f + b`` into a
+    homogeneous function with norm ``sqrt(||f||^2 + b^2/c^2)``; after normalisation the
+    signed Gram matrix is ``(G + c^2 y y^T) / (1 + c^2)``. Its margin times
+    ``sqrt(1 + c^2)`` equals ``rho_K`` at ``c = 0`` and increases to the intercept
+    (SVC) margin as ``c`` grows, because the penalty ``b^2/c^2`` on the intercept
+    vanishes.
+
+    The minimum-norm point is computed with a full eigen-factor of ``G`` plus the row
+    ``c y`` (no rank truncation, which would lose the small eigenvalues once ``G`` is
+    divided by ``1 + c^2``).
+
+    Returns
+    -------
+    ndarray
+        One rescaled margin per value of ``cs``.
+    """
+    y = np.asarray(y, dtype=float)
+    lam, V = np.linalg.eigh(G)
+    B = (V * np.sqrt(np.clip(lam, 0.0, None))).T
+    out = []
+    for c in cs:
+        Ba = np.vstack([B, c * y[None, :]])
+        value, _ = kperc.min_norm_point(Ba)
+        out.append(value)
+    return np.asarray(out, dtype=float)
+
+
+# ---------------------------------------------------------------------------------------
+# NKP
+# ---------------------------------------------------------------------------------------
+def nkp_margin_trace(G: np.ndarray, *, max_iter: int = 20000) -> dict[str, Any]:
+    """Normalised margin ``min_i (G alpha_k)_i / ||alpha_k||_G`` along an NKP run.
+
+    NKP runs past its first separating iterate (``halt=False``) for ``max_iter``
+    updates.
+
+    Returns
+    -------
+    dict
+        ``k`` and ``margin`` (arrays, from ``k = 1``), ``first`` (index of the first
+        separating iterate), ``rho`` (``rho_K``), ``margin_at_first``, ``margin_final``,
+        ``best`` (largest margin seen), ``L`` (loss along the run) and ``L_star``
+        (``-rho_K^2/2``).
+    """
+    r = kperc.nkp(G, halt=False, max_iter=max_iter, trace=True)
+    k = r.trace["k"][1:]
+    m = r.trace["margin"][1:]
+    first = r.first_separator_nit
+    rho = kperc.margin(G)
+    return {"k": k, "margin": m, "first": first, "rho": rho,
+            "margin_at_first": float(r.trace["margin"][first]) if first is not None else None,
+            "margin_final": float(m[-1]), "best": float(m.max()), "L": r.trace["L"][1:],
+            "L_star": -0.5 * rho**2}
+
+
+def nkp_bound_point(kind: str, seed: int, rho: float | None = None, n: int = 100,
+                    d: int = 10) -> dict[str, Any]:
+    """One NKP run with its bound ``1/rho_K^2``.
+
+    ``kind="planted"`` uses :func:`kperc.data.planted` (linear kernel, margin ``rho``,
+    every other point near the margin); ``"poly"`` and ``"rbf"`` use
+    :func:`random_instance`.
+
+    Returns
+    -------
+    dict
+        ``n``, ``rho_K``, ``nit``, ``bound`` (``1/rho_K^2``), ``ratio``, ``separator``.
+    """
+    if kind == "planted":
+        ds = kdata.planted(n, d, rho, near=1.0, near_width=0.5, seed=seed)
+        G = kperc.gram_matrix(ds.X, ds.y)
+        rho_k = float(ds.info["rho"])
+    else:
+        inst = random_instance(kind, seed)
+        G, rho_k = inst["G"], inst["rho"]
+    r = kperc.nkp(G, check_input=False)
+    bound = 1.0 / rho_k**2
+    return {"n": int(G.shape[0]), "rho_K": rho_k, "nit": int(r.nit), "bound": bound,
+            "ratio": r.nit / bound, "separator": bool(r.outcome == "separator")}
+
+
+def nkp_bound_sweep(rhos, seeds, kernel_seeds, *, n: int = 100, d: int = 10,
+                    n_jobs: int = 1) -> list[dict[str, Any]]:
+    """NKP's halting index against ``1/rho_K^2`` on planted and kernel instances.
+
+    Parameters
+    ----------
+    rhos : sequence of float
+        Planted margins (linear kernel).
+    seeds : sequence of int
+        Seeds per planted margin.
+    kernel_seeds : sequence of int
+        Seeds of the polynomial and RBF instances of :func:`random_instance`.
+    n, d : int
+        Size of the planted instances.
+    n_jobs : int
+        Parallel workers (:func:`kperc.sweeps.sweep`).
+
+    Returns
+    -------
+    list of dict
+        One row per run (see :func:`nkp_bound_point`), with ``kind`` and ``seed``.
+    """
+    pts = [{"kind": "planted", "rho": float(r), "seed": int(s), "n": n, "d": d}
+           for r in rhos for s in seeds]
+    pts += [{"kind": k, "seed": int(s)} for k in ("poly", "rbf") for s in kernel_seeds]
+    return sweep(nkp_bound_point, pts, n_jobs=n_jobs)
+
+
+def nkp_vs_np(seed: int, *, n: int = 60, d: int = 5, rho: float = 0.05) -> dict[str, Any]:
+    """Algorithm 2 on data and Algorithm 3 on the linear-kernel ``G``: same iterates?
+
+    Returns
+    -------
+    dict
+        ``nit_np``, ``nit_nkp``, ``max_alpha_diff`` (final coefficients),
+        ``max_margin_diff`` (normalised margins of the iterates along the run),
+        ``max_w_diff`` (``||w_k - A alpha_k||`` at the end), ``same``.
+    """
+    ds = kdata.planted(n, d, rho, near=0.7, norm_range=(0.3, 3.0), seed=seed)
+    r_np = kperc.normalized_perceptron(ds.X, ds.y, trace=True)
+    G = kperc.gram_matrix(ds.X, ds.y)
+    r_k = kperc.nkp(G, trace=True)
+    A = kperc.signed_normalized_points(ds.X, ds.y)
+    m_np = np.asarray(r_np.trace["min_margin"], dtype=float)
+    m_k = np.asarray(r_k.trace["margin"], dtype=float)
+    same_len = m_np.shape == m_k.shape
+    mdiff = float(np.max(np.abs(m_np - m_k))) if same_len else np.inf
+    adiff = float(np.max(np.abs(r_np.alpha - r_k.alpha)))
+    wdiff = float(np.linalg.norm(r_np.w - A.T @ r_k.alpha))
+    return {"nit_np": int(r_np.nit), "nit_nkp": int(r_k.nit), "max_alpha_diff": adiff,
+            "max_margin_diff": mdiff, "max_w_diff": wdiff,
+            "same": bool(r_np.nit == r_k.nit and adiff < 1e-12 and mdiff < 1e-9
+                         and wdiff < 1e-9)}
+
+
+# ---------------------------------------------------------------------------------------
+# Real data
+# ---------------------------------------------------------------------------------------
+def real_problem_summary(name: str) -> dict[str, Any]:
+    """Margin, NKP halting index and bound for one problem of :data:`kperc.data.PROBLEMS`.
+
+    Returns
+    -------
+    dict
+        ``problem``, ``dataset``, ``n``, ``d``, ``kernel``, ``rho_K``, ``nkp_nit``,
+        ``nkp_bound`` (``1/rho_K^2``), ``train_accuracy`` of the NKP classifier
+        (1 when it separates), ``n_support`` (points with ``alpha_i > 0``).
+    """
+    G, ds, kernel, params = kdata.problem(name)
+    rho = kperc.margin(G)
+    r = kperc.nkp(G)
+    acc = float(np.mean(G @ r.alpha > 0))
+    return {"problem": name, "dataset": kdata.PROBLEMS[name][0], "n": int(G.shape[0]),
+            "d": int(ds.X.shape[1]), "kernel": kernel, "rho_K": rho, "nkp_nit": int(r.nit),
+            "nkp_bound": 1.0 / rho**2, "train_accuracy": acc,
+            "n_support": int(np.sum(r.alpha > 0))}
+
+
+def decision_function(X_train: np.ndarray, y_train: np.ndarray, alpha: np.ndarray,
+                      X_eval: np.ndarray, kernel: str, params: dict[str, Any]) -> np.ndarray:
+    """``f(x) = sum_i alpha_i y_i K(x_i, x) / sqrt(K(x_i, x_i))`` at the rows of ``X_eval``."""
+    coef = alpha * y_train / np.sqrt(kernel_diagonal(X_train, kernel, **params))
+    keep = np.flatnonzero(coef)
+    K = kernel_matrix(X_eval, X_train[keep], kernel, **params)
+    return K @ coef[keep]
+
+
+def decision_grid(name: str, *, resolution: int = 150, pad: float = 0.3
+                  ) -> dict[str, Any]:
+    """Decision functions of NKP's first separator and of the max-margin function on a grid.
+
+    Only for 2-D problems of :data:`kperc.data.PROBLEMS`.
+
+    Returns
+    -------
+    dict
+        ``X``, ``y``, ``xx``, ``yy`` (grid), ``f_nkp`` and ``f_max`` (decision values
+        on the grid, each divided by its largest absolute value), ``nkp_nit``,
+        ``rho_K``, ``margin_nkp`` (normalised margin of NKP's separator).
+    """
+    G, ds, kernel, params = kdata.problem(name)
+    if ds.X.shape[1] != 2:
+        raise ValueError(f"{name} is not a 2-D problem")
+    r = kperc.nkp(G)
+    md = kperc.margin_details(G)
+    lo = ds.X.min(axis=0) - pad
+    hi = ds.X.max(axis=0) + pad
+    xs = np.linspace(lo[0], hi[0], resolution)
+    ys = np.linspace(lo[1], hi[1], resolution)
+    xx, yy = np.meshgrid(xs, ys)
+    P = np.column_stack([xx.ravel(), yy.ravel()])
+    f1 = decision_function(ds.X, ds.y, r.alpha, P, kernel, params).reshape(xx.shape)
+    f2 = decision_function(ds.X, ds.y, md.alpha, P, kernel, params).reshape(xx.shape)
+    ga = G @ r.alpha
+    return {"X": ds.X, "y": ds.y, "xx": xx, "yy": yy, "f_nkp": f1 / np.abs(f1).max(),
+            "f_max": f2 / np.abs(f2).max(), "nkp_nit": int(r.nit), "rho_K": md.rho,
+            "margin_nkp": float(ga.min() / np.sqrt(r.alpha @ ga)), "kernel": kernel,
+            "params": params}
+
+
+
+def linear_svc_margin(G: np.ndarray, y: np.ndarray, *, C: float = 1e4, tol: float = 1e-8,
+                      max_iter: int = 200_000) -> dict[str, Any]:
+    """Hard-margin SVM without intercept, via liblinear on explicit normalised features.
+
+    :class:`sklearn.svm.SVC` always fits an intercept. Without one, scikit-learn's
+    :class:`~sklearn.svm.LinearSVC` (``fit_intercept=False``, hinge loss) can still be
+    used once the normalised features are written out: with ``G = B^T B`` (full eigen
+    factor), the vector ``y_i b_i`` holds the coordinates of ``phi~(x_i)``. For a large
+    ``C`` its margin approaches ``rho_K``.
+
+    Returns
+    -------
+    dict
+        ``margin`` (``min_i y_i <w, phi~_i> / ||w||``) and ``functional_min``
+        (``min_i y_i <w, phi~_i>``, 1 for an exact hard margin).
+    """
+    from sklearn.svm import LinearSVC
+
+    y = np.asarray(y, dtype=float)
+    lam, V = np.linalg.eigh(G)
+    B = (V * np.sqrt(np.clip(lam, 0.0, None))).T
+    F = (B * y[None, :]).T
+    clf = LinearSVC(fit_intercept=False, loss="hinge", C=C, tol=tol, max_iter=max_iter,
+                    dual=True, random_state=0).fit(F, y)
+    w = clf.coef_[0]
+    fm = float(np.min(y * (F @ w)))
+    return {"margin": fm / float(np.linalg.norm(w)), "functional_min": fm}
