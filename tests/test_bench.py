@@ -1,0 +1,314 @@
+"""The benchmark harness ``python -m kperc.bench``: a quick smoke run and its logic.
+
+No timing assertions: speed is measured by the harness, not tested. These tests check
+that a ``--quick`` run writes a well-formed JSON record with sane values, that the
+helpers compute what they claim (margins, caps, crossovers, targets), and that the
+allocation-free loops of the algorithms reproduce the textbook iterations bit for bit.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+import kperc
+from kperc import bench
+from kperc.smoothing import entropy_prox, euclidean_prox
+
+
+@pytest.fixture(scope="module")
+def quick_record(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench") / "bench.json"
+    assert bench.main(["--quick", "--quiet", "--out", str(out)]) == 0
+    text = out.read_text()
+    return text, json.loads(text)
+
+
+def test_quick_run_writes_every_suite(quick_record):
+    _, rec = quick_record
+    assert rec["schema"] == bench.SCHEMA_VERSION
+    assert set(rec["suites"]) == set(bench.SUITES)
+    assert rec["settings"]["quick"] is True
+    assert rec["command"].startswith("python -m kperc.bench --quick")
+    for key in ("cpu", "cores", "python", "numpy", "scipy", "scikit-learn"):
+        assert key in rec["machine"]
+    assert rec["elapsed_s"] > 0
+    assert set(rec["suite_elapsed_s"]) == set(bench.SUITES)
+
+
+def test_record_has_no_machine_paths(quick_record):
+    text, _ = quick_record
+    for root in ("/" + "work", "/" + "root", "/" + "tmp", "/" + "home"):
+        assert root + "/" not in text, root
+
+
+def test_periter_rows_are_sane(quick_record):
+    _, rec = quick_record
+    rows = rec["suites"]["periter"]["rows"]
+    cfg = bench.quick_config()
+    assert len(rows) == len(cfg.sizes) * 2 * len(bench.PERITER_ALGOS)
+    for r in rows:
+        assert r["algorithm"] in bench.PERITER_TARGETS
+        assert r["operator"] in ("dense", "factored")
+        assert r["full_length"] is True  # the instance did not let any run halt
+        assert r["matvec_s"] > 0 and r["per_iter_s"] >= 0 and r["ratio"] >= 0
+        assert r["iters"] >= 16
+        assert r["target"] == bench.PERITER_TARGETS[r["algorithm"]]
+
+
+def test_separator_rows_are_sane(quick_record):
+    _, rec = quick_record
+    sep = rec["suites"]["separator"]
+    solvers = {r["solver"] for r in sep["rows"]}
+    assert solvers == {"snkp", "nkp", "perceptron", "sklearn-perceptron"}
+    for r in sep["rows"]:
+        assert r["time_s"] >= 0 and r["nit"] >= 0
+        if r["separated"]:
+            # a separator's normalised margin is positive and at most the exact margin
+            assert 0 < r["margin"] <= r["reference_margin"] * (1 + 1e-6)
+        else:
+            assert r["capped"]
+    snkp_rows = [r for r in sep["rows"] if r["solver"] == "snkp"]
+    assert all(r["separated"] for r in snkp_rows)  # tiny instances: never capped
+    kinds = {(c["operator"], c["n"]) for c in sep["crossover"]}
+    assert kinds == {(k, n) for k in ("dense", "factored") for n in bench.quick_config().sizes}
+
+
+def test_other_suites_are_sane(quick_record):
+    _, rec = quick_record
+    s = rec["suites"]
+    for r in s["kernels"]["rows"]:
+        assert r["reference_margin"] > 0
+        if r["solver"] in ("snkp", "nkp") and r["separated"]:
+            assert 0 < r["margin"] <= r["reference_margin"] * (1 + 1e-6)
+    assert {r["solver"] for r in s["kernels"]["rows"]} == {"snkp", "nkp", "sklearn-svc"}
+    large = s["large"]["rows"]
+    assert any(r["solver"] == "snkp" and r["separated"] for r in large)
+    for r in s["certificates"]["rows"]:
+        if r["solver"] in ("nvn", "isnkpvn"):
+            assert r["certificate"] and r["norm_p_G"] <= r["eps"] * (1 + 1e-9)
+        assert r["reference_margin"] < 0
+    mem = s["memory"]["rows"]
+    assert {r["algorithm"] for r in mem} == set(bench.MEMORY_ALGOS)
+    for r in mem:
+        assert r["gram_mb"] > 0 and r["build_peak_over_baseline_in_G"] > 0.5
+    assert s["regen"]["total_runtime_s"] >= 0
+
+
+def test_targets_are_listed_with_values(quick_record):
+    _, rec = quick_record
+    ids = {t["id"] for t in rec["targets"]}
+    for alg in bench.PERITER_ALGOS:
+        assert f"periter-dense-{alg}" in ids and f"periter-factored-{alg}" in ids
+    assert {"large-nkp-speedup", "large-sklearn-speedup", "large-snkp-time",
+            "memory-peak", "memory-iterations", "regen-total"} <= ids
+    for t in rec["targets"]:
+        assert t["met"] in (True, False, None)
+        assert isinstance(t["detail"], str) and t["detail"]
+
+
+def test_format_table_mentions_every_target(quick_record):
+    _, rec = quick_record
+    table = bench.format_table(rec)
+    for t in rec["targets"]:
+        assert t["description"] in table
+    assert re.search(r"elapsed \d+ s", table)
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def test_normalized_margin_dense_and_factored_agree():
+    ds = kperc.data.planted(80, 5, 0.1, seed=3)
+    G = kperc.gram_matrix(ds.X, ds.y)
+    op = kperc.gram_operator(ds.X, ds.y)
+    r = kperc.snkp(G)
+    m1 = bench.normalized_margin(G, r.alpha)
+    m2 = bench.normalized_margin(op, r.alpha)
+    assert m1 == pytest.approx(m2, rel=1e-9)
+    assert 0 < m1 <= 0.1 + 1e-12
+
+
+def test_run_capped_stops_and_reports_a_lower_bound():
+    ds = kperc.data.planted(200, 5, 1e-4, near=0.5, seed=0)
+    G = kperc.gram_matrix(ds.X, ds.y)
+    out = bench.run_capped(lambda k: kperc.nkp(G, max_iter=k, check_input=False), 0.05)
+    assert out["capped"] and out["result"].outcome == "max_iter"
+    easy = kperc.data.planted(200, 5, 0.2, seed=0)
+    G2 = kperc.gram_matrix(easy.X, easy.y)
+    out = bench.run_capped(lambda k: kperc.nkp(G2, max_iter=k, check_input=False), 5.0)
+    assert not out["capped"] and out["result"].outcome == "separator"
+
+
+def _rows(spec):
+    rows = []
+    for rho, ts, sc, tn, nc in spec:
+        rows.append({"rho": rho, "solver": "snkp", "time_s": ts, "capped": sc})
+        rows.append({"rho": rho, "solver": "nkp", "time_s": tn, "capped": nc})
+    return rows
+
+
+def test_crossover_interpolates_between_the_bracketing_margins():
+    c = bench.crossover(_rows([(1e-1, 1.0, False, 0.1, False),
+                               (1e-2, 1.0, False, 0.5, False),
+                               (1e-3, 1.0, False, 2.0, False)]))
+    assert c["kind"] == "interpolated"
+    assert c["bracket"] == [1e-3, 1e-2]
+    # log-linear interpolation of the speed-up 0.5 -> 2 puts 1 half-way in log rho
+    assert c["rho_star"] == pytest.approx(10 ** -2.5)
+
+
+def test_crossover_uses_capped_runs_as_bounds():
+    c = bench.crossover(_rows([(1e-1, 1.0, False, 0.1, False),
+                               (1e-2, 1.0, False, 3.0, True)]))  # NKP stopped: >= 3
+    assert c["kind"] == "interpolated" and c["points"][1]["relation"] == ">="
+    both = bench.crossover(_rows([(1e-2, 5.0, True, 5.0, True)]))
+    assert both["kind"] == "undecided" and both["rho_star"] is None
+    always = bench.crossover(_rows([(1e-1, 1.0, False, 2.0, False)]))
+    assert always["kind"] == "snkp-always"
+    never = bench.crossover(_rows([(1e-1, 1.0, False, 0.5, False)]))
+    assert never["kind"] == "nkp-always"
+
+
+def test_evaluate_targets_on_a_synthetic_record():
+    cfg = bench.quick_config()
+    per = {"rows": [{"n": 500, "operator": "dense", "algorithm": "snkp", "ratio": 1.5},
+                    {"n": 1000, "operator": "dense", "algorithm": "snkp", "ratio": 1.1}]}
+    large = {"rows": [
+        {"n": 100, "solver": "snkp", "time_s": 1.0, "nit": 10, "separated": True,
+         "capped": False, "generate_s": 0.1},
+        {"n": 100, "solver": "nkp", "time_s": 11.0, "nit": 99, "separated": False,
+         "capped": True},
+        {"n": 100, "solver": "sklearn-perceptron", "time_s": 3.0, "nit": 5,
+         "separated": True, "capped": False}]}
+    t = {x["id"]: x for x in bench.evaluate_targets({"periter": per, "large": large}, cfg)}
+    assert t["periter-dense-snkp"]["value"] == 1.5 and t["periter-dense-snkp"]["met"] is False
+    assert t["large-nkp-speedup"]["met"] is True  # a stopped NKP still proves >= 11
+    assert ">=" in t["large-nkp-speedup"]["detail"]
+    assert t["large-sklearn-speedup"]["value"] == pytest.approx(3.0)
+    assert t["large-snkp-time"]["met"] is True
+
+
+def test_memory_child_instance_helpers_do_not_halt():
+    X, y = bench.periter_instance(150, 6)
+    G = kperc.gram_matrix(X, y)
+    for alg in bench.PERITER_ALGOS:
+        assert bench._fixed_run(alg, G, 40).nit == 40, alg
+
+
+# --------------------------------------- fast loops equal the textbook iterations
+
+
+def _textbook_snkp(G, iters):
+    n = G.shape[0]
+    mu = 2.0
+    alpha = np.full(n, 1.0 / n)
+    ga = G @ alpha
+    phat = entropy_prox(ga, mu)
+    gphat = G @ phat
+    p, gp = phat.copy(), gphat.copy()
+    for k in range(iters):
+        theta = 2.0 / (k + 3)
+        one = 1.0 - theta
+        alpha = one * (alpha + theta * p) + theta * theta * phat
+        ga = one * (ga + theta * gp) + theta * theta * gphat
+        mu = one * mu
+        phat = entropy_prox(ga, mu)
+        gphat = G @ phat
+        p = one * p + theta * phat
+        gp = one * gp + theta * gphat
+    return alpha, p
+
+
+def _textbook_snkpvn(G, iters):
+    n = G.shape[0]
+    q = np.full(n, 1.0 / n)
+    mu = 2.0 * n
+    alpha = q.copy()
+    ga = G @ alpha
+    phat = euclidean_prox(ga, mu, q)
+    gphat = G @ phat
+    p, gp = phat.copy(), gphat.copy()
+    for k in range(iters):
+        theta = 2.0 / (k + 3)
+        one = 1.0 - theta
+        alpha = one * (alpha + theta * p) + theta * theta * phat
+        ga = one * (ga + theta * gp) + theta * theta * gphat
+        mu = one * mu
+        phat = euclidean_prox(ga, mu, q)
+        gphat = G @ phat
+        p = one * p + theta * phat
+        gp = one * gp + theta * gphat
+    return alpha, p
+
+
+def _textbook_nkp(G, iters):
+    g = np.zeros(G.shape[0])
+    counts = np.zeros(G.shape[0])
+    for _ in range(iters):
+        j = int(np.argmin(g))
+        g += G[:, j]
+        counts[j] += 1.0
+    return counts / iters
+
+
+def _textbook_nvn(G, iters):
+    n = G.shape[0]
+    p = np.full(n, 1.0 / n)
+    g = G @ p
+    for _ in range(iters):
+        s = max(float(p @ g), 0.0)
+        j = int(np.argmin(g))
+        theta = kperc.von_neumann.line_search_step(s, float(g[j]), float(G[j, j]))
+        p *= 1.0 - theta
+        p[j] += theta
+        g = (1.0 - theta) * g + theta * G[:, j]
+    return p
+
+
+@pytest.mark.parametrize("factored", [False, True])
+def test_fast_loops_are_bit_identical_to_the_textbook_form(factored):
+    X, y = bench.periter_instance(120, 6, seed=4)
+    G = kperc.gram_matrix(X, y)
+    GG = kperc.gram_operator(X, y) if factored else G
+    Gref = GG.toarray() if factored else G
+    mv = (lambda v: GG.Z @ (GG.Z.T @ v)) if factored else (lambda v: G @ v)
+
+    class _Ref:  # the textbook loops with the same products as the operator
+        shape = Gref.shape
+
+        def __matmul__(self, v):
+            return mv(v)
+
+        def __getitem__(self, idx):
+            return Gref[idx] if not factored else GG.column(idx[1])
+
+    iters = 300
+    a, p = _textbook_snkp(_Ref(), iters)
+    r = kperc.snkp(GG, max_iter=iters, check_input=False)
+    assert r.nit == iters and np.array_equal(r.alpha, a) and np.array_equal(r.p, p)
+    a, p = _textbook_snkpvn(_Ref(), iters)
+    r = kperc.snkpvn(GG, delta=1e-9, max_iter=iters, check_input=False)
+    assert r.nit == iters and np.array_equal(r.alpha, a) and np.array_equal(r.p, p)
+    if not factored:  # column reads of a dense G
+        r = kperc.nkp(G, max_iter=iters, check_input=False)
+        assert np.array_equal(r.alpha, _textbook_nkp(G, iters))
+        r = kperc.nvn(G, eps=1e-9, primal_exit=False, max_iter=iters, check_input=False)
+        assert np.array_equal(r.p, _textbook_nvn(G, iters))
+
+
+def test_gram_matrix_in_place_equals_the_allocating_form():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 4))
+    y = np.where(rng.random(300) < 0.5, 1.0, -1.0)
+    from sklearn.metrics.pairwise import pairwise_kernels
+
+    K = pairwise_kernels(X, metric="rbf", gamma=0.7)
+    s = y / np.sqrt(np.diag(K))
+    ref = K * s[:, None] * s[None, :]
+    ref = 0.5 * (ref + ref.T)
+    np.fill_diagonal(ref, 1.0)
+    assert np.array_equal(kperc.gram_matrix(X, y, "rbf", gamma=0.7), ref)
