@@ -94,6 +94,8 @@ __all__ = [
     "suite_regen",
     "evaluate_targets",
     "run",
+    "merge",
+    "load_record",
     "format_table",
     "main",
 ]
@@ -1065,8 +1067,13 @@ def run(cfg: BenchConfig, log: Callable[[str], None] = print, command: str | Non
             if name not in cfg.suites:
                 continue
             t0 = _now()
+            load0 = _loadavg()
             suites[name] = SUITE_FUNCS[name](cfg, log)
             timings[name] = _now() - t0
+            suites[name]["measured"] = {
+                "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "elapsed_s": timings[name], "loadavg_start": load0, "loadavg_end": _loadavg(),
+                "command": command or "python -m kperc.bench"}
     settings = asdict(cfg)
     record = {
         "schema": SCHEMA_VERSION,
@@ -1083,6 +1090,31 @@ def run(cfg: BenchConfig, log: Callable[[str], None] = print, command: str | Non
         "targets": evaluate_targets(suites, cfg),
     }
     return _clean(json.loads(json.dumps(record, default=_json_default)))
+
+
+def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """Replace the suites of ``old`` that ``new`` measured; recompute the targets.
+
+    Each suite keeps its own ``measured`` block (time, load, command), so a merged
+    record still says when and how every number was measured.
+    """
+    if old.get("schema") != new.get("schema"):
+        return new
+    suites = {**old.get("suites", {}), **new["suites"]}
+    cfg = BenchConfig(**{k: tuple(v) if isinstance(v, list) else v
+                         for k, v in new["settings"].items()})
+    merged = {**new, "suites": suites}
+    merged["suite_elapsed_s"] = {**old.get("suite_elapsed_s", {}), **new["suite_elapsed_s"]}
+    merged["settings_by_suite"] = {**old.get("settings_by_suite", {}),
+                                   **{k: new["settings"] for k in new["suites"]}}
+    merged["targets"] = _clean(json.loads(json.dumps(evaluate_targets(suites, cfg),
+                                                     default=_json_default)))
+    return merged
+
+
+def load_record(path: Path | str | None = None) -> dict[str, Any]:
+    """Read a benchmark record (default ``book/_generated/bench.json``)."""
+    return json.loads(Path(path or DEFAULT_OUT).read_text())
 
 
 def format_table(record: dict[str, Any]) -> str:
@@ -1157,6 +1189,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(DEFAULT_OUT),
                     help="output JSON (default: book/_generated/bench.json)")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the other suites of an existing output file")
     args = ap.parse_args(argv)
     over: dict[str, Any] = {}
     if args.suite != "all":
@@ -1198,6 +1232,9 @@ def main(argv: list[str] | None = None) -> int:
     command = " ".join(["python -m kperc.bench", *shown])
     log = (lambda s: None) if args.quiet else (lambda s: print(s, flush=True))
     record = run(cfg, log=log, command=command)
+    record["settings_by_suite"] = {k: record["settings"] for k in record["suites"]}
+    if args.merge and out.exists():
+        record = merge(load_record(out), record)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(out.suffix + ".tmp")
     tmp.write_text(json.dumps(record, indent=1, sort_keys=True, allow_nan=False) + "\n")
