@@ -161,7 +161,7 @@ REGISTRY: dict[str, Result] = {
         r"The recursion $\mu_{k+1}=(1-\theta_k)\mu_k$, $\theta_k=2/(k+3)$, has a closed "
         r"form.",
         r"$\mu_k=2\mu_0/((k+1)(k+2))$: $4/((k+1)(k+2))$ (SNKP), $4n/((k+1)(k+2))$ "
-        r"(SNKPVN)", "ch04", "4 and 6", status="D"),
+        r"(SNKPVN)", "ch04", "4 and 6", status="D", label="ch04-prop-mu"),
     "gordan": Result(
         "Lemma 6 (Gordan)",
         r"Exactly one holds: some $w$ has $A^\top w>0$, or some $p\in\Delta_n$ has "

@@ -317,13 +317,18 @@ ALGORITHMS: tuple[Algorithm, ...] = (
         "SNKP (Alg. 4)", "4",
         r"$K(K+1)\le 8\log n/\rho_K^2$, so $K<2\sqrt{2\log n}/\rho_K$",
         r"$O(n^2)$: one product with $G$ ($O(nd)$ factored), softmax $O(n)$",
-        (Measured("ch04", "slope_snkp", r"iterations $\propto\rho^{{-{value}}}$"),),
+        (Measured("ch04", "snkp_bound_ratio_max", "at most {value} of the bound", ".2g"),
+         Measured("ch04", "slope_snkp", r"iterations $\propto\rho^{{-{value}}}$")),
     ),
     Algorithm(
         "Normalised von Neumann (Alg. 5)", "5",
         r"$K\le\lceil 1/\varepsilon^2\rceil-1$ (Dantzig); $K\le 1/\rho^2$ if $\rho>0$; "
         r"$K\le\lceil 2\ln(1/\varepsilon)/\rho^2\rceil$ if $\rho<0$ (Epelman-Freund)",
         r"$O(n)$: one column of $G$",
+        (Measured("ch05", "ch05_efd_worst", "at most {value} of the Epelman-Freund budget",
+                  ".2g"),
+         Measured("ch05", "ch05_edge_slope",
+                  r"iterations $\propto\varepsilon^{{-{value}}}$ at margin $0$", ".1f")),
     ),
     Algorithm(
         "SNKPVN (Alg. 6)", "6",
