@@ -96,6 +96,7 @@ __all__ = [
     "run",
     "merge",
     "load_record",
+    "target_verdict",
     "format_table",
     "main",
 ]
@@ -140,6 +141,8 @@ class BenchConfig:
         NKP and the perceptrons are stopped after ``rel_cap`` times SNKP's time on
         the same instance (within ``[min_cap_s, cap_s]``): a stopped run then proves
         that SNKP is at least ``rel_cap`` times faster there.
+    peer_rel_cap : float
+        The same for kperc's and scikit-learn's Perceptron in the separator suite.
     min_cap_s : float
         Smallest cap for relative caps.
     large_ns : tuple of int
@@ -177,6 +180,7 @@ class BenchConfig:
     rhos: tuple[float, ...] = (1e-1, 3e-2, 1e-2, 3e-3, 1e-3, 3e-4, 1e-4)
     cap_s: float = 30.0
     rel_cap: float = 1.5
+    peer_rel_cap: float = 1.1
     min_cap_s: float = 1.0
     large_ns: tuple[int, ...] = (10_000, 100_000, 1_000_000)
     large_rho: float = 1e-3
@@ -440,7 +444,7 @@ def run_capped(make: Callable[[int], Any], cap_s: float, *, max_iter: int = 10**
         ``result`` (the :class:`~kperc.KpercResult`), ``time_s`` (wall time of that
         complete run), ``capped`` (stopped by the cap) and ``cap_s``.
     """
-    k = 16
+    k, prev = 16, None
     while True:
         k = min(k, max_iter)
         t0 = _now()
@@ -451,8 +455,13 @@ def run_capped(make: Callable[[int], Any], cap_s: float, *, max_iter: int = 10**
                     "cap_s": cap_s}
         if dt >= pilot_time or dt >= cap_s:
             break
+        prev = (k, dt)
         k *= 4
-    budget = int(min(max_iter, max(k + 1, k * cap_s / max(dt, 1e-9))))
+    # time per iteration from the last two pilots (their difference removes the setup)
+    slope = dt / k
+    if prev is not None and dt > prev[1]:
+        slope = (dt - prev[1]) / (k - prev[0])
+    budget = int(min(max_iter, max(k + 1, k + (cap_s - dt) / max(slope, 1e-12))))
     if dt >= cap_s:
         return {"result": res, "time_s": dt, "capped": True, "cap_s": cap_s}
     t0 = _now()
@@ -659,7 +668,8 @@ def _separator_instance(n: int, rho: float, cfg: BenchConfig, rows: list[dict[st
             f"({krow['nit']} it{', capped' if k['capped'] else ''})")
         if kind == "dense":
             t_snkp_dense = s["time_s"]
-    cap = cap_rel(t_snkp_dense)
+    # the perceptrons only need to be timed up to SNKP's time to be ranked against it
+    cap = float(min(cfg.cap_s, max(cfg.min_cap_s, cfg.peer_rel_cap * t_snkp_dense)))
     p = run_capped(lambda k: perceptron(X, y, max_iter=k), cap)
     rows.append({**base, "operator": "data", **_kperc_row("perceptron", p, op)})
     sk = run_sklearn_perceptron(X, y, cap, seed=cfg.seed)
@@ -1110,6 +1120,21 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     merged["targets"] = _clean(json.loads(json.dumps(evaluate_targets(suites, cfg),
                                                      default=_json_default)))
     return merged
+
+
+def target_verdict(t: dict[str, Any], digits: int = 3) -> str:
+    """A Markdown phrase for a target entry: met, missed (by how much) or undecided."""
+    val, goal = t["value"], t["target"]
+    if val is None or t["met"] is None:
+        return "**not decided** by this run"
+    v = f"{val:.{digits}g}"
+    lower_is_better = not t["id"].startswith(("large-nkp", "large-sklearn"))
+    if t["met"]:
+        rel = "<=" if lower_is_better else ">="
+        return f"**met** ({v} {rel} {goal:g})"
+    if lower_is_better:
+        return f"**missed** by {100 * (val / goal - 1):.0f}% ({v} against at most {goal:g})"
+    return f"**missed** ({v} against at least {goal:g})"
 
 
 def load_record(path: Path | str | None = None) -> dict[str, Any]:

@@ -295,6 +295,10 @@ def snkp(G, *, max_iter: int = DEFAULT_MAX_ITER_DENSE, mu0: float = 2.0,
     Y[:] = Z
     matvec_into = gram.matvec_into
     keep = np.empty(n, dtype=bool)
+    z = T[0]  # scratch row for the exponents
+    # local names: each saves a global and an attribute lookup per call
+    mul, add, div, sub = np.multiply, np.add, np.divide, np.subtract
+    greater, exp, vmin, vsum = np.greater, np.exp, np.minimum.reduce, np.add.reduce
     tr = Tracer(trace, ("k", "mu", "L", "L_mu", "norm_p_G", "norm_alpha_G",
                         "min_Galpha", "margin"))
     first = None
@@ -319,27 +323,27 @@ def snkp(G, *, max_iter: int = DEFAULT_MAX_ITER_DENSE, mu0: float = 2.0,
         theta = 2.0 / (k + 3)
         one = 1.0 - theta
         # (alpha, G alpha) <- one * ((alpha, G alpha) + theta * (p, G p)) + theta^2 * (phat, .)
-        np.multiply(Y, theta, out=T)
-        np.add(X, T, out=T)
-        np.multiply(T, one, out=T)
-        np.multiply(Z, theta * theta, out=X)
-        np.add(T, X, out=X)
+        mul(Y, theta, out=T)
+        add(X, T, out=T)
+        mul(T, one, out=T)
+        mul(Z, theta * theta, out=X)
+        add(T, X, out=X)
         mu = one * mu
-        gmin = float(ga.min())
+        gmin = float(vmin(ga))
         # phat = entropy_prox(G alpha, mu), written into its row: the shift
         # max(-G alpha / mu) is -gmin / mu exactly (division by -mu is monotone), so the
         # min found above is reused; exponents <= -EXP_FLOOR give 0 without calling exp.
-        np.divide(ga, -mu, out=T[0])
-        np.subtract(T[0], gmin / -mu, out=T[0])
-        np.greater(T[0], -EXP_FLOOR, out=keep)
+        div(ga, -mu, out=z)
+        sub(z, gmin / -mu, out=z)
+        greater(z, -EXP_FLOOR, out=keep)
         phat.fill(0.0)
-        np.exp(T[0], out=phat, where=keep)
-        np.divide(phat, phat.sum(), out=phat)
+        exp(z, out=phat, where=keep)
+        div(phat, vsum(phat), out=phat)
         matvec_into(phat, gphat)
         # (p, G p) <- one * (p, G p) + theta * (phat, G phat)
-        np.multiply(Y, one, out=Y)
-        np.multiply(Z, theta, out=T)
-        np.add(Y, T, out=Y)
+        mul(Y, one, out=Y)
+        mul(Z, theta, out=T)
+        add(Y, T, out=Y)
         k += 1
     extra = {"first_separator_nit": first, "mu": mu}
     alpha, p = alpha.copy(), p.copy()
