@@ -328,7 +328,9 @@ ALGORITHMS: tuple[Algorithm, ...] = (
         (Measured("ch05", "ch05_efd_worst", "at most {value} of the Epelman-Freund budget",
                   ".2g"),
          Measured("ch05", "ch05_edge_slope",
-                  r"iterations $\propto\varepsilon^{{-{value}}}$ at margin $0$", ".1f")),
+                  r"iterations $\propto\varepsilon^{{-{value}}}$ at margin $0$", ".1f"),
+         Measured("ch06", "ch06_slope_nvn_rho",
+                  r"iterations $\propto\rho_K^{{-{value}}}$ (separable)")),
     ),
     Algorithm(
         "SNKPVN (Alg. 6)", "6",
@@ -336,6 +338,10 @@ ALGORITHMS: tuple[Algorithm, ...] = (
         r"$K<2\sqrt{n}\,\mathrm{dist}(q,W)/\delta$ if infeasible; always "
         r"$K<2\sqrt{2n}/\delta$",
         r"$O(n^2)$: one product with $G$, projection onto $\Delta_n$ $O(n\log n)$",
+        (Measured("ch06", "ch06_sn_worst_f", "at most {value} of the separable bound",
+                  ".2g"),
+         Measured("ch06", "ch06_sn_worst_i", "at most {value} of the infeasible bound",
+                  ".2g")),
     ),
     Algorithm(
         "ISNKPVN (Alg. 7)", "6",
@@ -343,6 +349,11 @@ ALGORITHMS: tuple[Algorithm, ...] = (
         r"each $<2\sqrt{2n}/\rho_K$ (feasible); about $\log(1/\varepsilon)/\log\gamma$ "
         r"calls, each $<2\sqrt{2n}\,\gamma\min\{1/\|q_t\|_G,1/|\rho_K|\}$ (infeasible)",
         r"as SNKPVN, per inner iteration",
+        (Measured("ch06", "ch06_isn_total_worst", "at most {value} of the total bound",
+                  ".2g"),
+         Measured("ch06", "ch06_slope_isn_rho", r"iterations $\propto\rho_K^{{-{value}}}$"),
+         Measured("ch06", "ch06_slope_isn_eps",
+                  r"iterations $\propto\varepsilon^{{-{value}}}$ at margin $0$")),
     ),
     Algorithm(
         "Winnow (Sec. 2.2)", "2.2",
