@@ -1,0 +1,280 @@
+"""Experiments of Chapters 5 and 6 (kperc.experiments.ch05 / ch06): small, fast instances.
+
+Every experiment function is run on a few seeded instances and its output is checked
+against the stated result with the explicit constants of PAPER.md: certificates lie in
+the simplex with ``||p||_G <= eps``, separators have ``G alpha > 0``, and no iteration
+count exceeds its bound.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import kperc
+from kperc import data
+from kperc.experiments import ch05, ch06
+
+# --------------------------------------------------------------------------- chapter 5
+
+
+def test_lp_separation_sign():
+    A = np.array([[1.0, 0.2], [0.8, 0.6]])  # rows: both in the positive quadrant
+    value, u = ch05.lp_separation(A.T)
+    assert value > 0 and np.all(A @ u >= value - 1e-12)
+    B = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]])  # antipodal pair: infeasible
+    value, _ = ch05.lp_separation(B.T)
+    assert value == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("d", [2, 3, 5])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_edge_instance_margin_zero_and_witness(d, seed):
+    ds = ch05.edge_instance(12, d, seed=seed)
+    G = kperc.gram_matrix(ds.X, ds.y)
+    w = ds.info["witness"]
+    assert w.sum() == pytest.approx(1.0) and w.min() >= 0
+    assert np.allclose(G @ w, 0.0, atol=1e-12)
+    if d <= 6:
+        assert kperc.margin(G) == pytest.approx(0.0, abs=1e-9)
+    # the witness set is this single point: dist from any q is ||q - w||
+    q = np.full(12, 1 / 12)
+    assert kperc.dist_to_witness(G, q).dist == pytest.approx(np.linalg.norm(q - w), abs=1e-6)
+
+
+@pytest.mark.ledger("gordan")
+def test_gordan_exactly_one_alternative():
+    df = ch05.gordan_sweep(["planted", "cap", "edge", "gauss"], range(2), n=20, d=(2, 4),
+                           rho=0.1)
+    assert df["exactly_one"].all() and df["dual_gap_ok"].all()
+    assert df.loc[df["kind"] == "planted", "separator"].all()
+    assert df.loc[df["kind"].isin(["cap", "edge"]), "certificate"].all()
+
+
+@pytest.mark.ledger("theorem-2")
+def test_theorem2_kernel_problems():
+    ex = ch05.kernel_examples(seed=0).set_index("example")
+    assert ex["exactly_one"].all()
+    assert ex.loc["rbf-distinct", "lambda_min"] > 0 and ex.loc["rbf-distinct", "separator"]
+    assert ex.loc["rbf-duplicate", "certificate"]
+    assert ex.loc["rbf-duplicate", "rho_K"] == pytest.approx(0.0, abs=1e-9)
+    assert ex.loc["quadratic-random", "rank"] <= 3
+    assert ex.loc["quadratic-xor", "separator"]
+    kern = ch05.kernel_gordan_sweep(["rbf", "rbf-dup", "quadratic", "poly2"], [6, 10], [0])
+    assert kern["exactly_one"].all()
+    assert kern.loc[kern["kind"] == "rbf", "inverse_separator"].all()
+    assert kern.loc[kern["kind"] == "rbf-dup", "certificate"].all()
+
+
+def test_nvn_path_both_outcomes():
+    inf = data.load("infeasible_2d")
+    p = ch05.nvn_path(inf.X, inf.y, eps=1e-3)
+    assert p["outcome"] == "certificate" and p["certificate_ok"]
+    assert p["W"].shape == (p["nit"] + 1, 2)
+    assert np.allclose(p["hull"][0], p["hull"][-1])
+    feas = data.planted(20, 2, 0.1, near=0.5, seed=0)
+    p = ch05.nvn_path(feas.X, feas.y, eps=1e-3)
+    assert p["outcome"] == "separator" and p["separator_ok"]
+    assert p["nit"] <= 1 / 0.1**2
+
+
+def test_no_primal_exit_stalls_at_the_margin():
+    feas = data.planted(20, 2, 0.1, near=0.5, seed=0)
+    out = ch05.no_primal_exit(feas.X, feas.y, eps=1e-3, max_iter=500)
+    assert out["outcome"] == "max_iter"
+    assert out["final_norm"] >= out["rho"] - 1e-12
+    assert out["outcome_with_exit"] == "separator"
+    assert out["nit_with_exit"] == out["first_separating"]
+
+
+@pytest.mark.ledger("dantzig")
+@pytest.mark.ledger("epelman-freund-primal")
+@pytest.mark.ledger("epelman-freund-dual")
+def test_nvn_bounds_small_sweep():
+    pts = ch05.rate_points([-0.3, -0.05], [2, 3], [0], n=20, eps=1e-3, edge_eps=3e-2,
+                           planted_rhos=[0.2, 0.05], planted_seeds=[0, 1])
+    pts += ch05.eps_points([-0.2], [1e-1, 1e-3, 1e-5], n=20, edge_min_eps=3e-2)
+    df = ch05.nvn_sweep(pts)
+    c = ch05.nvn_checks(df)
+    assert c["dantzig_ok"] and c["ef_primal_ok"] and c["ef_dual_ok"] and c["outputs_ok"]
+    assert c["dantzig_worst"] <= 1.0
+    assert c["ef_dual_step_worst"] <= 1.0 + 1e-9
+    assert (df["nit"] <= df["bound"]).all()
+    assert df["linear_checked"].all() and df["linear_agrees"].all()
+    traced = df[df["keep_trace"].fillna(False).astype(bool)]
+    assert len(traced) == 2 and all(isinstance(sq, np.ndarray) for sq in traced["sq"])
+
+
+def test_nvn_checks_detects_a_violation():
+    df = ch05.nvn_sweep([{"kind": "cap", "n": 20, "d": 2, "rho": -0.2, "seed": 0}])
+    bad = df.copy()
+    bad["nit"] = bad["ef_dual_bound"] + 1
+    assert not ch05.nvn_checks(bad)["ef_dual_ok"]
+    bad = df.copy()
+    bad["dantzig_ratio"] = 1.5
+    assert not ch05.nvn_checks(bad)["dantzig_ok"]
+
+
+@pytest.mark.parametrize("eps,rho,w0,expected", [(0.1, -0.5, 1.0, 17), (1.0, -0.5, 0.5, 0)])
+def test_bound_helpers(eps, rho, w0, expected):
+    assert ch05.ef_dual_bound(rho, eps, w0) == expected
+    assert ch05.dantzig_bound(0.1) == 99
+
+
+@pytest.mark.ledger("theorem-3")
+@pytest.mark.parametrize("d", [2, 3, 4])
+def test_theorem3(d):
+    df = ch05.theorem3_sweep([d], [-0.4, -0.1], [0], n=16, n_dirs=500)
+    assert df["ok"].all()
+    assert (df["sampled_max"] <= df["rho"] + 1e-12).all()
+    if d == 2:
+        assert np.allclose(df["rho"], df["rho_target"], atol=1e-9)
+
+
+def test_hull_2d_and_profile():
+    inf = data.load("infeasible_2d")
+    h = ch05.hull_2d(inf.X, inf.y)
+    assert h["agree"] and h["radius"] == pytest.approx(0.3, abs=1e-9)
+    prof = ch05.direction_profile(h["A"], m=7200)
+    assert prof["min"].max() <= h["rho"] + 1e-12
+    assert prof["min"].max() == pytest.approx(h["rho"], abs=2e-3)  # grid step 8.7e-4 rad
+    assert prof["max"].min() >= -h["rho"] - 1e-12
+
+
+def test_caveat_lift():
+    inf = data.load("infeasible_2d")
+    cav = ch05.caveat_lift(inf.X, inf.y, [1.0, 0.1, 0.01], n_dirs=2000)
+    assert cav["rho_2d"] == pytest.approx(-0.3, abs=1e-9)
+    assert cav["rho_span_3d"] == pytest.approx(cav["rho_2d"], abs=1e-9)
+    assert cav["sampled_sup"] == 0.0 and cav["at_e3"] == 0.0
+    r = np.abs(cav["rho_lifted"])
+    assert np.all(np.diff(r) < 0) and r[-1] < 0.01
+
+
+def test_tidy_and_slope():
+    df = pd.DataFrame({"a": [1e-16, 0.5], "b": [1, 2]})
+    assert ch05.tidy(df)["a"].tolist() == [0.0, 0.5]
+    assert ch05.loglog_slope([1, 10, 100], [2, 200, 20000]) == pytest.approx(2.0)
+    assert ch05.loglog_slope([1, 10, 100], [0, 10, 100]) == pytest.approx(1.0)
+
+
+# --------------------------------------------------------------------------- chapter 6
+
+
+def test_instances():
+    inst = ch06.instance("planted", 20, 3, 0.1, 0)
+    assert inst.feasible and inst.rho == pytest.approx(0.1)
+    inst = ch06.instance("cap", 20, 2, -0.2, 0)
+    assert not inst.feasible and inst.rho == pytest.approx(-0.2, abs=1e-9)
+    with pytest.raises(ValueError):
+        ch06.instance("nope", 5, 2, 0.1, 0)
+
+
+def test_rbf_duplicate_witness():
+    moons = data.load("moons")
+    inst = ch06.rbf_duplicate(moons.X[:30], moons.y[:30], gamma=2.0)
+    assert inst.n == 31 and not inst.feasible
+    assert np.allclose(inst.G @ inst.witness, 0.0, atol=1e-12)
+    # the witness is the only one: the nearest witness to any q is this point
+    q = np.full(31, 1 / 31)
+    r = kperc.dist_to_witness(inst.G, q)
+    assert r.dist == pytest.approx(np.linalg.norm(q - inst.witness), abs=1e-5)
+
+
+@given(st.integers(0, 10_000), st.sampled_from(ch06.Q_KINDS))
+def test_sample_q_in_simplex(seed, kind):
+    w = np.zeros(8)
+    w[:2] = 0.5
+    q = ch06.sample_q(np.random.default_rng(seed), 8, kind, witness=w)
+    assert q.min() >= 0 and q.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.ledger("lemma-7")
+def test_lemma7():
+    pts = [dict(kind="cap", n=12, d=2, rho=-0.2, seed=0, n_q=6),
+           dict(kind="edge", n=12, d=3, rho=0.0, seed=0, n_q=6)]
+    df = ch06.lemma7_sweep(pts)
+    for dist, bound in zip(df["dist"], df["bound"], strict=True):
+        assert np.all(dist <= bound + 1e-9)
+    assert (df["max_residual"] <= 1e-8).all()
+    assert ch06.lemma7_bound(0.0, 0.0) == pytest.approx(math.sqrt(2))
+    assert ch06.lemma7_bound(0.1, -0.1) == pytest.approx(math.sqrt(2) / 2)
+
+
+@pytest.mark.ledger("lemma-8")
+@pytest.mark.ledger("lemma-9")
+def test_sandwiches():
+    pts = [dict(kind="planted", n=15, d=3, rho=0.1, seed=0, q_kind="dirichlet-1", delta=1e-3),
+           dict(kind="cap", n=15, d=2, rho=-0.1, seed=0, q_kind="barycentre", delta=1e-3),
+           dict(kind="edge", n=15, d=2, rho=0.0, seed=0, q_kind="vertex", delta=1e-2)]
+    df = ch06.sandwich_sweep(pts)
+    assert (df["lemma8_left"] <= 0).all() and (df["lemma8_right"] >= 0).all()
+    inf = df[df["kind"] != "planted"]
+    assert (inf["lemma9_right"] >= 0).all()
+    assert df["iterates"].sum() == (df["nit"] + 1).sum()
+    out = ch06.sandwich_run("cap", 15, 2, -0.1, 0, "barycentre", 1e-3, keep_trace=True)
+    assert set(out["trace"]) >= {"L", "L_mu_q", "norm_p_G", "mu"}
+
+
+@pytest.mark.ledger("snkpvn-bound")
+@pytest.mark.ledger("snkpvn-infeasible-bound")
+def test_snkpvn_bounds():
+    pts = [dict(kind="planted", n=15, d=3, rho=0.05, seed=0, q_kind=qk, delta_rel=dr)
+           for qk in ("barycentre", "vertex") for dr in (0.5, 5.0)]
+    pts += [dict(kind=k, n=15, d=2, rho=r, seed=0, q_kind="dirichlet-1", delta_rel=1e-2)
+            for k, r in (("cap", -0.1), ("edge", 0.0))]
+    df = ch06.snkpvn_sweep(pts)
+    assert df["ok"].all() and (df["ratio"] < 1).all()
+    fe = df[df["kind"] == "planted"]
+    assert (fe.loc[fe["delta_rel"] < 1, "outcome"] == "separator").all()
+    assert (df.loc[df["kind"] != "planted", "outcome"] == "certificate").all()
+
+
+def test_isnkpvn_bound_helpers():
+    calls, total = ch06.isnkpvn_total_bound(16, 2.0, 1e-3, -0.1, 1.0)
+    assert calls == math.floor(math.log(1e3) / math.log(2)) + 1
+    assert total == pytest.approx(calls * 2 * math.sqrt(32) * 2 / (1e-3 + 0.1))
+    calls, total = ch06.isnkpvn_total_bound(16, 2.0, 1e-3, 0.1, 0.5)
+    assert calls == 3 and total == pytest.approx(3 * 2 * math.sqrt(32) / 0.1)
+    assert ch06.isnkpvn_total_bound(16, 2.0, 1e-3, 0.0, 1e-4) == (0, 0.0)
+    with pytest.raises(ValueError):
+        ch06.isnkpvn_total_bound(16, 2.0, 0.5, 0.1, 1.0)
+    assert ch06.nvn_bound(0.1, 1e-3, 1.0) == pytest.approx(100)
+    assert ch06.nvn_bound(0.0, 1e-2, 1.0) == 9999
+
+
+@pytest.mark.ledger("isnkpvn")
+def test_isnkpvn_runs():
+    pts = [dict(kind="cap", n=20, d=2, rho=-0.05, seed=0, eps=1e-3),
+           dict(kind="edge", n=20, d=2, rho=0.0, seed=0, eps=1e-2),
+           dict(kind="planted", n=20, d=3, rho=0.02, seed=0, eps=1e-4),
+           dict(kind="planted", n=20, d=3, rho=0.05, seed=1, eps=1e-4, gamma=4.0)]
+    df = ch06.isnkpvn_sweep(pts)
+    assert df["ok"].all() and df["verified"].all() and df["decrease"].all()
+    assert (df["nit"] < df["total_bound"]).all() and (df["nouter"] <= df["calls_bound"]).all()
+    assert df["nvn_ok"].astype(bool).all()
+    assert (df.loc[df["kind"] == "planted", "outcome"] == "separator").all()
+    inf = df[df["kind"] != "planted"]
+    assert (inf["final_norm"].to_numpy() <= inf["eps"].to_numpy()).all()
+
+
+def test_isnkpvn_on_kernel_instances():
+    moons = data.load("moons")
+    sep = ch06.rbf_instance(moons.X[:40], moons.y[:40], gamma=2.0)
+    out = ch06.isnkpvn_on(sep, eps=min(1e-4, sep.rho / 2))
+    assert out["ok"] and out["outcome"] == "separator"
+    dup = ch06.rbf_duplicate(moons.X[:40], moons.y[:40], gamma=2.0)
+    out = ch06.isnkpvn_on(dup, eps=1e-2)
+    assert out["ok"] and out["outcome"] == "certificate" and out["final_norm"] <= 1e-2
+
+
+def test_slides_order_needs_the_guard():
+    demo = ch06.slides_order_demo(max_iter=200)
+    assert demo["norm_q0"] == 0.0
+    assert demo["slides_outcome"] == "max_iter" and demo["slides_nit"] == 200
+    assert demo["guard_outcome"] == "certificate" and demo["guard_nit"] == 0
