@@ -93,23 +93,33 @@ def _effective(nb, preset: str, overrides: dict[str, str], path: Path
     return {**defaults, **inject}, inject, cli
 
 
-def _snapshot(dirs: list[Path]) -> dict[Path, bytes | None]:
+def _owned(p: Path, key: str | None) -> bool:
+    """Whether ``p`` is one of chapter ``key``'s records (``key.json``, ``key-*.png``)."""
+    return p.is_file() and (key is None or p.name.startswith((f"{key}.", f"{key}-")))
+
+
+def _snapshot(dirs: list[Path], key: str | None = None) -> dict[Path, bytes | None]:
     snap: dict[Path, bytes | None] = {}
     for d in dirs:
         if d.is_dir():
             for p in d.iterdir():
-                if p.is_file():
+                if _owned(p, key):
                     snap[p] = p.read_bytes()
     return snap
 
 
-def _restore(snap: dict[Path, bytes | None], dirs: list[Path]) -> None:
-    """Undo what a failed chapter wrote in ``dirs`` (files added or changed)."""
+def _restore(snap: dict[Path, bytes | None], dirs: list[Path], key: str | None = None
+             ) -> None:
+    """Undo what a failed chapter wrote in ``dirs`` (its own files added or changed).
+
+    Only files named after the chapter key are touched, so that a failing chapter
+    never reverts records that another chapter is writing at the same time.
+    """
     for d in dirs:
         if not d.is_dir():
             continue
         for p in d.iterdir():
-            if p.is_file() and p not in snap:
+            if _owned(p, key) and p not in snap:
                 p.unlink()
     for p, blob in snap.items():
         if not p.exists() or p.read_bytes() != blob:
@@ -161,8 +171,8 @@ def run_notebook(path: Path | str, *, overrides: dict[str, str] | None = None,
     repo_dir : path
         Repository root, replaced by ``<repo>`` if it appears in outputs.
     restore_dirs : list of path, optional
-        Folders whose files are restored if the run fails (the chapter's generated
-        records and figures).
+        Folders whose files are restored if the run fails: the chapter's own generated
+        records and figures (files named ``<key>.*`` or ``<key>-*``).
 
     Raises
     ------
@@ -186,7 +196,8 @@ def run_notebook(path: Path | str, *, overrides: dict[str, str] | None = None,
     final_tmp = build_dir / f"{stem}.final.ipynb"
     nbformat.write(nb, src_tmp)
     restore_dirs = list(restore_dirs or [])
-    snap = _snapshot(restore_dirs)
+    key = nbu.chapter_key(path)
+    snap = _snapshot(restore_dirs, key)
     t0 = time.perf_counter()
     ok = False
     try:
@@ -219,7 +230,7 @@ def run_notebook(path: Path | str, *, overrides: dict[str, str] | None = None,
         for p in (src_tmp, out_tmp, final_tmp):
             p.unlink(missing_ok=True)
         if not ok:
-            _restore(snap, restore_dirs)
+            _restore(snap, restore_dirs, key)
     return RunResult(path, params, cli, preset, runtime)
 
 
