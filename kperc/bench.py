@@ -260,9 +260,10 @@ def machine_info() -> dict[str, Any]:
     try:
         from threadpoolctl import threadpool_info
 
-        blas = [p for p in threadpool_info() if p.get("user_api") == "blas"]
-        if blas:
-            info["blas"] = f"{blas[0].get('internal_api')} {blas[0].get('version')}"
+        blas = sorted({f"{p.get('internal_api')} {p.get('version')} ({p.get('prefix')})"
+                       for p in threadpool_info() if p.get("user_api") == "blas"})
+        if blas:  # every BLAS loaded (NumPy's and SciPy's may differ); no paths
+            info["blas"] = ", ".join(blas)
     except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
         pass
     return info
