@@ -237,6 +237,17 @@ def gram_operator(X, y) -> GramOperator:
     return GramOperator(signed_normalized_points(X, y))
 
 
+def certified_positive(gmin: float, n: int, alpha_l1: float) -> bool:
+    """Whether a computed ``min_i (G alpha)_i`` is positive beyond rounding error.
+
+    Each ``(G alpha)_i`` is a sum of ``n`` products with ``|G_ij| <= 1``, so its
+    floating-point error is at most about ``n u ||alpha||_1`` (``u = 2^-53``). A smaller
+    positive value does not prove separation: with a point repeated under the other
+    label the exact value is 0, and BLAS can return ``+5e-17`` for it.
+    """
+    return gmin > n * (np.finfo(np.float64).eps / 2) * alpha_l1
+
+
 class _DenseGram:
     """Uniform access to a dense G for the algorithms."""
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from ._result import KpercResult, Tracer, make_result
 from ._validation import check_positive, check_Xy
-from .kernels import _check_diag, as_gram
+from .kernels import _check_diag, as_gram, certified_positive
 from .smoothing import EXP_FLOOR, entropy_prox, log_mean_exp
 
 __all__ = ["perceptron", "normalized_perceptron", "nkp", "snkp", "winnow"]
@@ -314,7 +314,7 @@ def snkp(G, *, max_iter: int = DEFAULT_MAX_ITER_DENSE, mu0: float = 2.0,
         if gmin > 0 and first is None:
             ga[:] = gram.matvec(alpha)  # guard against drift of the linear updates
             gmin = float(ga.min())
-            if gmin > 0:
+            if certified_positive(gmin, n, float(alpha.sum())):
                 first = k
                 if halt:
                     break

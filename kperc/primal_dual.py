@@ -14,7 +14,7 @@ import numpy as np
 
 from ._result import KpercResult, Tracer, make_result
 from ._validation import check_positive, check_simplex
-from .kernels import as_gram
+from .kernels import as_gram, certified_positive
 from .smoothing import euclidean_prox
 
 __all__ = ["snkpvn", "isnkpvn"]
@@ -96,7 +96,7 @@ def _snkpvn_core(gram, q, delta, max_iter, mu0, trace):
                    norm_p_G=normp, norm_alpha_G=np.sqrt(sqa), min_Galpha=gmin)
         if gmin > 0:
             ga[:] = gram.matvec(alpha)  # guard against drift of the linear updates
-            if float(ga.min()) > 0:
+            if certified_positive(float(ga.min()), n, float(alpha.sum())):
                 return make_result("separator", k, f"separator found after {k} iterations",
                                    alpha=alpha.copy(), p=p.copy(), trace=tr.data, mu=mu)
         if normp < delta:  # reached only when G alpha_k > 0 fails (after a refresh)

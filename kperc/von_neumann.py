@@ -16,7 +16,7 @@ import numpy as np
 
 from ._result import KpercResult, Tracer, make_result
 from ._validation import check_positive, check_Xy
-from .kernels import as_gram, signed_normalized_points
+from .kernels import as_gram, certified_positive, signed_normalized_points
 
 __all__ = ["nvn", "von_neumann_linear", "line_search_step"]
 
@@ -107,7 +107,7 @@ def nvn(G, *, eps: float = 1e-3, primal_exit: bool = True,
             s = max(float(p @ g), 0.0)
             j = int(g.argmin())
             gmin = float(g[j])
-            separator = gmin > 0
+            separator = certified_positive(gmin, n, float(p.sum()))
         if tr.enabled:
             tr.add(k=k, norm_w=np.sqrt(s), min_Galpha=gmin, j=-1, theta=0.0)
         if certificate:
