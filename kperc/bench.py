@@ -1118,6 +1118,12 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
                          for k, v in new["settings"].items()})
     merged = {**new, "suites": suites}
     merged["suite_elapsed_s"] = {**old.get("suite_elapsed_s", {}), **new["suite_elapsed_s"]}
+    # the record as a whole spans every run that contributed a suite
+    merged["elapsed_s"] = float(sum(merged["suite_elapsed_s"].values()))
+    merged["started_utc"] = min(old.get("started_utc", new["started_utc"]),
+                                new["started_utc"])
+    if old.get("command") and old["command"] != new["command"]:
+        merged["command"] = f"{old['command']}, then {new['command']}"
     merged["settings_by_suite"] = {**old.get("settings_by_suite", {}),
                                    **{k: new["settings"] for k in new["suites"]}}
     merged["targets"] = _clean(json.loads(json.dumps(evaluate_targets(suites, cfg),
