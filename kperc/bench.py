@@ -64,6 +64,7 @@ from typing import Any
 import numpy as np
 
 from . import data as _data
+from .book import _json_default
 from .kernels import GramOperator, gram_matrix, gram_operator
 from .perceptrons import nkp, perceptron, snkp
 from .primal_dual import isnkpvn, snkpvn
@@ -1045,12 +1046,6 @@ def evaluate_targets(suites: dict[str, Any], cfg: BenchConfig) -> list[dict[str,
 # --------------------------------------------------------------------------- driver
 
 
-def _json_default(obj):
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    raise TypeError(f"not JSON serialisable: {type(obj)}")
 
 
 def _clean(obj):
