@@ -212,7 +212,9 @@ def normalise(nb, *, nb_dir: Path, repo_dir: Path = REPO_DIR):
     * empty ``tags`` lists;
     * random cell ids: the injected-parameters cell gets a fixed id, cells without an
       id get one derived from their position;
-    * absolute paths of this machine in outputs, replaced by neutral names.
+    * absolute paths of this machine in outputs, replaced by neutral names;
+    * consecutive ``stream`` outputs of the same stream merged into one (how the
+      kernel's output buffer happened to be flushed is timing, not content).
     """
     from nbformat import from_dict
 
@@ -231,8 +233,24 @@ def normalise(nb, *, nb_dir: Path, repo_dir: Path = REPO_DIR):
             cell["id"] = hashlib.sha256(f"kperc-cell-{i}".encode()).hexdigest()[:8]
         seen.add(cell["id"])
         if cell.get("cell_type") == "code":
-            cell["outputs"] = [from_dict(o) for o in _scrub(cell.get("outputs", []), pairs)]
+            outs = _merge_streams(_scrub(cell.get("outputs", []), pairs))
+            cell["outputs"] = [from_dict(o) for o in outs]
     return nb
+
+
+def _merge_streams(outputs: list) -> list:
+    """Join runs of ``stream`` outputs with the same name (stdout/stderr) into one."""
+    merged: list = []
+    for out in outputs:
+        prev = merged[-1] if merged else None
+        if (out.get("output_type") == "stream" and prev is not None
+                and prev.get("output_type") == "stream" and prev.get("name") == out.get("name")):
+            text = prev["text"] if isinstance(prev["text"], str) else "".join(prev["text"])
+            more = out["text"] if isinstance(out["text"], str) else "".join(out["text"])
+            merged[-1] = {**prev, "text": text + more}
+        else:
+            merged.append(dict(out))
+    return merged
 
 
 def dumps(nb) -> str:

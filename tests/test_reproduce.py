@@ -186,3 +186,16 @@ def test_float_parameter_accepts_an_integer_value():
     assert nbu.parse_value("2", 0.5) == 2.0 and isinstance(nbu.parse_value("2", 0.5), float)
     assert nbu.parse_value("rbf", "linear") == "rbf"
     assert nbu.parse_value("[1, 2]", None) == [1, 2]
+
+
+def test_normalise_merges_split_stream_outputs():
+    """How the kernel flushed stdout must not change the stored notebook."""
+    from kperc import _notebooks as nbu
+
+    outs = [{"output_type": "stream", "name": "stdout", "text": "a\n"},
+            {"output_type": "stream", "name": "stdout", "text": ["b\n", "c\n"]},
+            {"output_type": "stream", "name": "stderr", "text": "w\n"},
+            {"output_type": "stream", "name": "stdout", "text": "d\n"}]
+    merged = nbu._merge_streams(outs)
+    assert [(o["name"], o["text"]) for o in merged] == [
+        ("stdout", "a\nb\nc\n"), ("stderr", "w\n"), ("stdout", "d\n")]
