@@ -10,7 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .kernels import kernel_diagonal, kernel_matrix
+from .kernels import gram_matrix, kernel_diagonal, kernel_matrix
 from .perceptrons import nkp, snkp
 
 __all__ = ["SNKPClassifier", "expected_failed_checks"]
@@ -194,17 +194,16 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"gamma must be a positive number or 'scale'; got {self.gamma!r}")
         else:
             self._gamma = float(self.gamma)
-        K = kernel_matrix(Xa, kernel=self.kernel, **self._kernel_params())
-        diag = np.diag(K).copy()
+        params = self._kernel_params()
+        diag = kernel_diagonal(Xa, kernel=self.kernel, **params)
         if np.any(~(diag > 0)):
             raise ValueError(
                 "K(x_i, x_i) <= 0 for some training point (a zero vector with the linear "
                 "kernel); set fit_intercept=True or remove such points."
             )
         s = ypm / np.sqrt(diag)
-        G = K * s[:, None] * s[None, :]
-        G = 0.5 * (G + G.T)
-        np.fill_diagonal(G, 1.0)
+        # the package's own G: exact for points repeated with the other label
+        G = gram_matrix(Xa, ypm, self.kernel, **params)
         run = snkp if self.algorithm == "snkp" else nkp
         res = run(G, max_iter=int(self.max_iter), check_input=False)
         self.n_iter_ = res.nit

@@ -98,3 +98,24 @@ def test_bad_parameters():
     Xz = np.vstack([X, np.zeros((1, 2))])
     with pytest.raises(ValueError, match="K\\(x_i, x_i\\) <= 0"):
         SNKPClassifier(kernel="linear", fit_intercept=False).fit(Xz, np.append(y, 1))
+
+
+def test_repeated_point_with_other_label_is_never_separated():
+    """The classifier uses gram_matrix, whose G is exact for a repeated point: no spurious
+    round-off 'separator' (min G alpha = +5e-17) may be reported."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from kperc import SNKPClassifier
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((30, 3))
+    X = np.vstack([X, X[:1]])
+    y = np.where(rng.random(31) < 0.5, 1, -1)
+    y[-1] = -y[0]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf = SNKPClassifier(kernel="rbf", gamma=1.0, max_iter=300).fit(X, y)
+    assert not clf.converged_
+    assert any(issubclass(w.category, ConvergenceWarning) for w in caught)
