@@ -410,14 +410,15 @@ def ef_dual_bound(rho: float, eps: float, norm_w0: float) -> int:
 
 
 def nvn_run(kind: str, n: int, d: int, rho: float, seed: int, eps: float = 1e-3,
-            max_iter: int = 2_000_000, keep_trace: bool = False,
+            max_iter: int | None = None, keep_trace: bool = False,
             cross_check_max: int = 50_000) -> dict[str, Any]:
     """Algorithm 5 in kernel form on one instance, against every bound of Section 5.
 
     The run uses only ``G`` (:func:`kperc.nvn`, with the primal exit); when it stops
     within ``cross_check_max`` iterations, the linear form
     (:func:`kperc.von_neumann_linear`) is run as well and must stop at the same index
-    with the same ``p`` (``linear_checked`` says whether it ran).
+    with the same ``p`` (``linear_checked`` says whether it ran). The default
+    ``max_iter`` is Dantzig's ``ceil(1/eps^2)``, which no run may reach.
 
     Returns
     -------
@@ -435,6 +436,8 @@ def nvn_run(kind: str, n: int, d: int, rho: float, seed: int, eps: float = 1e-3,
     ds = make_instance(kind, n, d, rho, seed)
     G = kperc.gram_matrix(ds.X, ds.y)
     rho_exact = float(ds.info["rho"])
+    if max_iter is None:  # Dantzig: a certificate or separator by ceil(1/eps^2) - 1
+        max_iter = int(np.ceil(1.0 / eps**2))
     res = kperc.nvn(G, eps=eps, max_iter=max_iter, trace=True)
     sq = np.asarray(res.trace["norm_w"]) ** 2
     k = np.arange(sq.size)
