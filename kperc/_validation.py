@@ -108,6 +108,15 @@ def check_positive(value, name: str, *, integer: bool = False):
     return int(value) if integer else float(value)
 
 
+def check_nonnegative(value, name: str) -> float:
+    """Check that a scalar parameter is a finite number ``>= 0``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a non-negative number; got {value!r}.")
+    if not np.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be non-negative and finite; got {value!r}.")
+    return float(value)
+
+
 def check_gram(G, *, check_psd: bool | None = None):
     """Validate a normalised signed Gram matrix or a linear operator standing for one.
 

@@ -395,8 +395,10 @@ def per_iteration(alg: str, G, repeats: int = 5, target_time: float = 0.08
     Returns
     -------
     dict
-        ``per_iter_s``, ``matvec_s``, ``ratio``, ``iters`` and ``full_length`` (every
-        run used all its iterations, i.e. the instance did not let it halt).
+        ``per_iter_s``, ``matvec_s``, ``ratio``, ``iters``, ``full_length`` (every
+        run used all its iterations, i.e. the instance did not let it halt) and
+        ``columns_per_iter`` (NKP and NVN: columns of ``G`` computed per iteration in
+        the longer run, i.e. the miss rate of the column cache; ``None`` otherwise).
     """
     tmv = time_matvec(G, repeats=3)
     iters, full = 16, True
@@ -426,8 +428,10 @@ def per_iteration(alg: str, G, repeats: int = 5, target_time: float = 0.08
         per_iters.append(per)
         mvs.append(mv_t)
         ratios.append(per / mv_t)
+    cols = getattr(r2, "ncol", None)  # NKP and NVN: columns of G computed (cache misses)
     return {"per_iter_s": float(np.median(per_iters)), "matvec_s": float(np.median(mvs)),
             "matvec_first_s": tmv, "ratio": float(np.median(ratios)),
+            "columns_per_iter": (cols / r2.nit) if cols is not None and r2.nit else None,
             "ratio_iqr": [float(np.percentile(ratios, 25)), float(np.percentile(ratios, 75))],
             "iters": iters, "full_length": bool(full)}
 

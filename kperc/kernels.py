@@ -12,6 +12,7 @@ factored form so that a product costs ``O(n d)`` and a million points fit in mem
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 
 import numpy as np
@@ -21,6 +22,10 @@ from sklearn.metrics.pairwise import pairwise_kernels
 from ._validation import check_gram, check_X, check_Xy
 
 KERNELS = ("linear", "poly", "rbf")
+
+DEFAULT_CACHE_SIZE = 200.0
+"""Megabytes of the column cache of NKP and NVN on a LinearOperator (scikit-learn's
+``SVC(cache_size=200)`` default)."""
 
 
 def kernel_matrix(X, Z=None, kernel: str | Callable = "linear", **kernel_params) -> np.ndarray:
@@ -251,6 +256,8 @@ def certified_positive(gmin: float, n: int, alpha_l1: float) -> bool:
 class _DenseGram:
     """Uniform access to a dense G for the algorithms."""
 
+    column_evals = 0  # rows of a dense G are read, never computed
+
     def __init__(self, G: np.ndarray):
         self.G = G
         self.n = G.shape[0]
@@ -276,10 +283,50 @@ class _DenseGram:
         return float(np.sqrt(max(float(p @ (self.G @ p)), 0.0)))
 
 
+class _ColumnCache:
+    """Least-recently-used cache of columns of ``G``, as in LIBSVM's kernel cache.
+
+    NKP and NVN use one column ``G e_j`` per iteration, and the chosen ``j`` keep coming
+    back (the points near the margin), so an operator whose column costs ``O(n d)``
+    (:class:`GramOperator`) or a full product (any other LinearOperator) is asked for
+    each distinct column once while it stays in the cache. Columns live in one
+    preallocated ``(m, n)`` slab with ``m = min(n, cache_size MB / (8 n bytes))``; the
+    returned rows are views into it and must not be written to.
+    """
+
+    def __init__(self, compute_into: Callable[[int, np.ndarray], np.ndarray], n: int,
+                 cache_size: float):
+        self._compute_into = compute_into
+        self.capacity = int(min(n, (cache_size * 2**20) // (8 * n)))
+        self._slab = np.empty((self.capacity, n)) if self.capacity else None
+        self._slots: OrderedDict[int, int] = OrderedDict()  # j -> row, oldest first
+        self.misses = 0
+
+    def get(self, j: int, out: np.ndarray) -> np.ndarray:
+        """Column ``j``: from the cache, else computed (into the cache, or ``out``)."""
+        slots = self._slots
+        row = slots.get(j)
+        if row is not None:
+            slots.move_to_end(j)
+            return self._slab[row]
+        self.misses += 1
+        if not self.capacity:
+            return self._compute_into(j, out)
+        if len(slots) < self.capacity:
+            row = len(slots)
+        else:
+            row = slots.popitem(last=False)[1]  # evict the least recently used
+        col = self._compute_into(j, self._slab[row])
+        if col is not self._slab[row]:
+            self._slab[row] = col
+        slots[j] = row
+        return self._slab[row]
+
+
 class _OperatorGram:
     """Uniform access to a LinearOperator G for the algorithms."""
 
-    def __init__(self, G: LinearOperator):
+    def __init__(self, G: LinearOperator, cache_size: float = 0.0):
         self.G = G
         self.n = G.shape[0]
         self._has_column = hasattr(G, "column")
@@ -288,6 +335,13 @@ class _OperatorGram:
         # as the product itself for small n.
         self._Z = G.Z if isinstance(G, GramOperator) else None
         self._w = None if self._Z is None else np.empty(self._Z.shape[1])
+        self._cache = _ColumnCache(self._compute_column_into, self.n, cache_size)
+        self.column_into = self._cache.get
+
+    @property
+    def column_evals(self) -> int:
+        """Columns of ``G`` computed so far by :meth:`column_into` (cache misses)."""
+        return self._cache.misses
 
     def matvec(self, v):
         if self._Z is not None:
@@ -304,13 +358,13 @@ class _OperatorGram:
 
     def column(self, j):
         if self._has_column:
-            return self.G.column(j)
+            return np.asarray(self.G.column(j), dtype=np.float64).reshape(-1)
         e = np.zeros(self.n)
         e[j] = 1.0
         return self.matvec(e)
 
-    def column_into(self, j, out):
-        """Column ``j`` of ``G`` written into ``out`` when that saves an allocation."""
+    def _compute_column_into(self, j, out):
+        """Column ``j`` of ``G``, written into ``out`` when that saves an allocation."""
         if self._Z is not None:
             np.matmul(self._Z, self._Z[j], out=out)
             return out
@@ -327,23 +381,26 @@ class _OperatorGram:
         return float(np.sqrt(max(float(p @ self.matvec(p)), 0.0)))
 
 
-def as_gram(G, *, check_psd: bool | None = None, validate: bool = True):
+def as_gram(G, *, check_psd: bool | None = None, validate: bool = True,
+            cache_size: float = 0.0):
     """Validate ``G`` and wrap it for the algorithms (dense array or LinearOperator).
 
     With ``validate=False`` (the algorithms' ``check_input=False``) only the shape is
     checked: the ``O(n^2)`` symmetry, diagonal and finiteness scans are skipped, which
     matters when a cheap algorithm is called many times on the same matrix.
+    ``cache_size`` (megabytes) sizes the column cache of a LinearOperator
+    (:class:`_ColumnCache`); a dense ``G`` needs none, its rows are views.
     """
     if not validate:
         if isinstance(G, LinearOperator):
             if len(G.shape) != 2 or G.shape[0] != G.shape[1]:
                 raise ValueError(f"G must be square; the operator has shape {G.shape}.")
-            return _OperatorGram(G)
+            return _OperatorGram(G, cache_size)
         arr = np.ascontiguousarray(G, dtype=np.float64)
         if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
             raise ValueError(f"G must be a non-empty square (n, n) matrix; got {arr.shape}.")
         return _DenseGram(arr)
     G = check_gram(G, check_psd=check_psd)
     if isinstance(G, LinearOperator):
-        return _OperatorGram(G)
+        return _OperatorGram(G, cache_size)
     return _DenseGram(G)

@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._result import KpercResult, Tracer, make_result
-from ._validation import check_positive, check_Xy
-from .kernels import _check_diag, as_gram, certified_positive
+from ._validation import check_nonnegative, check_positive, check_Xy
+from .kernels import DEFAULT_CACHE_SIZE, _check_diag, as_gram, certified_positive
 from .smoothing import EXP_FLOOR, entropy_prox, log_mean_exp
 
 __all__ = ["perceptron", "normalized_perceptron", "nkp", "snkp", "winnow"]
@@ -151,7 +151,8 @@ def normalized_perceptron(X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP,
 
 
 def nkp(G, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = False,
-        halt: bool = True, check_input: bool = True) -> KpercResult:
+        halt: bool = True, check_input: bool = True,
+        cache_size: float = DEFAULT_CACHE_SIZE) -> KpercResult:
     """Algorithm 3: the Normalised Kernel Perceptron (NKP).
 
     ``alpha_0 = 0`` and ``alpha_{k+1} = (1 - theta_k) alpha_k + theta_k e_j`` with
@@ -159,7 +160,9 @@ def nkp(G, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = False,
     ``G alpha_k > 0`` (PAPER.md Section 4). It is a subgradient method for ``L`` in the
     ``G``-geometry; if ``rho_K > 0`` it halts within ``1 / rho_K^2`` updates.
 
-    Each iteration costs ``O(n)``: ``G alpha`` is updated with one column of ``G``.
+    Each iteration costs ``O(n)``: ``G alpha`` is updated with one column of ``G``. For
+    a LinearOperator the columns go through a least-recently-used cache (as in LIBSVM),
+    so each distinct column is computed once while it stays cached.
 
     Parameters
     ----------
@@ -176,14 +179,20 @@ def nkp(G, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = False,
         records the halting index.
     check_input : bool
         Validate ``G`` (skip for repeated calls on the same matrix).
+    cache_size : float
+        Megabytes of the column cache when ``G`` is a LinearOperator (scikit-learn's
+        ``SVC`` default, 200); ``0`` computes every column afresh. Unused for a dense
+        ``G``.
 
     Returns
     -------
     KpercResult
-        Also ``first_separator_nit`` (``None`` if no iterate separated).
+        Also ``first_separator_nit`` (``None`` if no iterate separated) and ``ncol``,
+        the number of columns of ``G`` computed (``0`` for a dense ``G``).
     """
-    gram = as_gram(G) if check_input else as_gram(G, validate=False)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
+    cache_size = check_nonnegative(cache_size, "cache_size")
+    gram = as_gram(G, validate=check_input, cache_size=cache_size)
     n = gram.n
     diag = gram.diagonal()
     counts = np.zeros(n)
@@ -217,7 +226,7 @@ def nkp(G, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = False,
         counts[j] += 1.0
         k += 1
     alpha = counts / k if k else counts
-    extra = {"first_separator_nit": first}
+    extra = {"first_separator_nit": first, "ncol": gram.column_evals}
     if halt and first is not None:
         return make_result("separator", k, f"separator found after {k} updates",
                            alpha=alpha, trace=tr.data, **extra)

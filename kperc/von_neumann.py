@@ -15,12 +15,13 @@ from __future__ import annotations
 import numpy as np
 
 from ._result import KpercResult, Tracer, make_result
-from ._validation import check_positive, check_Xy
-from .kernels import as_gram, certified_positive, signed_normalized_points
+from ._validation import check_nonnegative, check_positive, check_Xy
+from .kernels import DEFAULT_CACHE_SIZE, as_gram, certified_positive, signed_normalized_points
 
 __all__ = ["nvn", "von_neumann_linear", "line_search_step"]
 
 DEFAULT_MAX_ITER = 1_000_000
+_MIN_SCALE = 1e-150  # fold the scale of NVN's iterate back below this
 
 
 def line_search_step(s: float, gj: float, gjj: float) -> float:
@@ -36,22 +37,27 @@ def line_search_step(s: float, gj: float, gjj: float) -> float:
 
 
 def nvn(G, *, eps: float = 1e-3, primal_exit: bool = True,
-        max_iter: int = DEFAULT_MAX_ITER, trace: bool = False, check_input: bool = True
-        ) -> KpercResult:
+        max_iter: int = DEFAULT_MAX_ITER, trace: bool = False, check_input: bool = True,
+        cache_size: float = DEFAULT_CACHE_SIZE) -> KpercResult:
     """Algorithm 5 in kernel form: normalised Von Neumann using only ``G``.
 
-    Keeps ``p`` and ``g = G p`` (so ``A^T w = g`` and ``||w||^2 = p^T g``)::
+    Keeps ``p``, ``g = G p`` and ``s = p^T g`` (so ``A^T w = g`` and ``||w||^2 = s``)::
 
         p = 1/n, g = G p
-        loop: s = p^T g; if s <= eps^2: certificate p
+        loop: if s <= eps^2: certificate p
               if primal_exit and min g > 0: separator alpha = p
               j = argmin g; theta = clip((s - g_j) / (s - 2 g_j + G_jj), 0, 1)
               p = (1 - theta) p + theta e_j; g = (1 - theta) g + theta G[:, j]
+              s = (1 - theta)^2 s + 2 theta (1 - theta) g_j + theta^2 G_jj
 
     Guarantees (PAPER.md Section 5): ``||w_k||^2 <= 1/(k+1)`` at every non-halting step
     (Dantzig), so without a primal exit it halts within ``ceil(1/eps^2) - 1``
     iterations; if ``rho_K > 0`` the primal exit fires within ``1/rho_K^2``
     (Epelman-Freund); if ``rho_K < 0`` then ``||w_{k+1}||^2 <= (1 - rho_K^2) ||w_k||^2``.
+
+    Each iteration costs ``O(n)``: one column of ``G`` (through a least-recently-used
+    cache when ``G`` is a LinearOperator) and one pass over ``g``. Both halting tests
+    are confirmed with a fresh product before the run stops.
 
     Parameters
     ----------
@@ -65,72 +71,98 @@ def nvn(G, *, eps: float = 1e-3, primal_exit: bool = True,
     trace : bool
         Record ``norm_w`` (``||p_k||_G``), ``min_Galpha``, ``j`` and ``theta``.
     check_input : bool
+    cache_size : float
+        Megabytes of the column cache for a LinearOperator ``G`` (see :func:`kperc.nkp`).
 
     Returns
     -------
     KpercResult
         A certificate ``p`` (outcome ``"certificate"``) with ``||p||_G <= eps``,
-        re-verified with a fresh product, or a separator ``alpha = p``.
+        re-verified with a fresh product, or a separator ``alpha = p``; also ``ncol``,
+        the number of columns of ``G`` computed.
     """
-    gram = as_gram(G) if check_input else as_gram(G, validate=False)
     eps = check_positive(eps, "eps")
     max_iter = check_positive(max_iter, "max_iter", integer=True)
+    cache_size = check_nonnegative(cache_size, "cache_size")
+    gram = as_gram(G, validate=check_input, cache_size=cache_size)
     n = gram.n
-    diag = gram.diagonal()
-    # Performance (kperc.bench): p and g = G p are the rows of one (2, n) array, so that
-    # ``p *= 1 - theta; g *= 1 - theta`` is one call; argmin gives the min; the column
-    # of G is not copied. The arithmetic is unchanged (bit-identical iterates).
-    P = np.empty((2, n))
-    p, g = P
-    p.fill(1.0 / n)
-    g[:] = gram.matvec(p)
-    diag_list = diag.tolist()
+    # Performance (kperc.bench): the iterate is stored scaled, p = c * pt and
+    # g = c * gt, so that the step p <- (1 - theta) p + theta e_j touches one entry of
+    # pt and adds one scaled column to gt (c <- (1 - theta) c), instead of rescaling
+    # two n-vectors; s = ||w||^2 follows its exact quadratic recurrence. The scale is
+    # folded back into pt and gt before it can underflow, and whenever a halting test
+    # needs the plain p.
+    pt = np.full(n, 1.0 / n)
+    gt = gram.matvec(pt)
+    c = 1.0
+    s = max(float(pt @ gt), 0.0)
+    diag_list = gram.diagonal().tolist()
     column_into = gram.column_into
     col = np.empty(n)
+    step = np.empty(n)
+    mul, add = np.multiply, np.add
     eps2 = eps * eps
     tr = Tracer(trace, ("k", "norm_w", "min_Galpha", "j", "theta"))
+
+    def refresh():
+        """Fold the scale into pt and recompute gt = G pt and s with fresh products."""
+        nonlocal c, s
+        if c != 1.0:
+            mul(pt, c, out=pt)
+            c = 1.0
+        gt[:] = gram.matvec(pt)
+        s = max(float(pt @ gt), 0.0)
+
     k = 0
     while True:
-        s = max(float(p @ g), 0.0)
-        certificate = False
-        if s <= eps2:  # cheap test on the maintained g; confirm with a fresh norm
-            exact = gram.seminorm(p)
-            certificate = exact <= eps
-            if not certificate:  # drift of the rank-one updates: refresh and go on
-                g[:] = gram.matvec(p)
-                s = max(float(p @ g), 0.0)
-        j = int(g.argmin())
-        gmin = float(g[j])  # == g.min()
-        separator = False
+        certificate = separator = False
+        if s <= eps2:  # cheap test on the maintained s; confirm with a fresh norm
+            refresh()
+            certificate = gram.seminorm(pt) <= eps
+        j = int(gt.argmin())
+        gmin = c * float(gt[j])  # == min(g): argmin also gives the min
         if not certificate and primal_exit and gmin > 0:
-            g[:] = gram.matvec(p)  # re-verify with a fresh product
-            s = max(float(p @ g), 0.0)
-            j = int(g.argmin())
-            gmin = float(g[j])
-            separator = certified_positive(gmin, n, float(p.sum()))
+            refresh()  # re-verify with a fresh product
+            j = int(gt.argmin())
+            gmin = float(gt[j])
+            separator = certified_positive(gmin, n, float(pt.sum()))
         if tr.enabled:
             tr.add(k=k, norm_w=np.sqrt(s), min_Galpha=gmin, j=-1, theta=0.0)
-        if certificate:
-            return make_result("certificate", k,
-                               f"eps-certificate (||p||_G <= {eps:g}) after {k} "
-                               "iterations", alpha=p.copy(), p=p.copy(), trace=tr.data)
-        if separator:
-            return make_result("separator", k, f"separator found after {k} iterations",
-                               alpha=p.copy(), p=p.copy(), trace=tr.data)
-        if k >= max_iter:
-            return make_result("max_iter", k,
-                               f"neither certificate nor separator within max_iter={max_iter}",
-                               alpha=p.copy(), p=p.copy(), trace=tr.data)
-        theta = line_search_step(s, gmin, diag_list[j])
+        if certificate or separator or k >= max_iter:
+            break
+        gjj = diag_list[j]
+        theta = line_search_step(s, gmin, gjj)
         if tr.enabled:
             tr.data["j"][-1] = j
             tr.data["theta"][-1] = theta
         one = 1.0 - theta
-        np.multiply(P, one, out=P)  # p *= one; g *= one
-        p[j] += theta
-        np.multiply(column_into(j, col), theta, out=col)
-        g += col
+        s = max(one * one * s + 2.0 * theta * one * gmin + theta * theta * gjj, 0.0)
+        if one * c < _MIN_SCALE:  # theta = 1 (p = e_j) or a tiny scale: start unscaled
+            mul(pt, one * c, out=pt)
+            pt[j] += theta
+            mul(gt, one * c, out=gt)
+            mul(column_into(j, col), theta, out=step)
+            add(gt, step, out=gt)
+            c = 1.0
+        else:
+            c *= one
+            t = theta / c
+            pt[j] += t
+            mul(column_into(j, col), t, out=step)
+            add(gt, step, out=gt)
         k += 1
+    p = pt * c
+    extra = {"ncol": gram.column_evals}
+    if certificate:
+        return make_result("certificate", k,
+                           f"eps-certificate (||p||_G <= {eps:g}) after {k} iterations",
+                           alpha=p, p=p.copy(), trace=tr.data, **extra)
+    if separator:
+        return make_result("separator", k, f"separator found after {k} iterations",
+                           alpha=p, p=p.copy(), trace=tr.data, **extra)
+    return make_result("max_iter", k,
+                       f"neither certificate nor separator within max_iter={max_iter}",
+                       alpha=p, p=p.copy(), trace=tr.data, **extra)
 
 
 def von_neumann_linear(X, y, *, eps: float = 1e-3, primal_exit: bool = True,
