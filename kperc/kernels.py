@@ -289,17 +289,23 @@ class _ColumnCache:
     NKP and NVN use one column ``G e_j`` per iteration, and the chosen ``j`` keep coming
     back (the points near the margin), so an operator whose column costs ``O(n d)``
     (:class:`GramOperator`) or a full product (any other LinearOperator) is asked for
-    each distinct column once while it stays in the cache. Columns live in one
-    preallocated ``(m, n)`` slab with ``m = min(n, cache_size MB / (8 n bytes))``; the
-    returned rows are views into it and must not be written to.
+    each distinct column once while it stays in the cache. At most
+    ``m = min(n, cache_size MB / (8 n bytes))`` columns are kept. They live in blocks of
+    about 2 MB allocated as the cache fills (one large slab would be faulted in by the
+    kernel a huge page at a time, which costs more than computing the column); the
+    returned rows are views into the blocks and must not be written to.
     """
+
+    BLOCK_BYTES = 1 << 21
 
     def __init__(self, compute_into: Callable[[int, np.ndarray], np.ndarray], n: int,
                  cache_size: float):
         self._compute_into = compute_into
+        self.n = n
         self.capacity = int(min(n, (cache_size * 2**20) // (8 * n)))
-        self._slab = np.empty((self.capacity, n)) if self.capacity else None
-        self._slots: OrderedDict[int, int] = OrderedDict()  # j -> row, oldest first
+        self._block_rows = max(1, min(self.capacity, self.BLOCK_BYTES // (8 * n)))
+        self._rows: list[np.ndarray] = []  # row views of the allocated blocks
+        self._slots: OrderedDict[int, np.ndarray] = OrderedDict()  # j -> row, oldest first
         self.misses = 0
 
     def get(self, j: int, out: np.ndarray) -> np.ndarray:
@@ -308,19 +314,22 @@ class _ColumnCache:
         row = slots.get(j)
         if row is not None:
             slots.move_to_end(j)
-            return self._slab[row]
+            return row
         self.misses += 1
         if not self.capacity:
             return self._compute_into(j, out)
         if len(slots) < self.capacity:
-            row = len(slots)
+            if len(slots) == len(self._rows):  # every allocated row is in use: grow
+                rows = min(self._block_rows, self.capacity - len(self._rows))
+                self._rows.extend(np.empty((rows, self.n)))
+            row = self._rows[len(slots)]
         else:
             row = slots.popitem(last=False)[1]  # evict the least recently used
-        col = self._compute_into(j, self._slab[row])
-        if col is not self._slab[row]:
-            self._slab[row] = col
+        col = self._compute_into(j, row)
+        if col is not row:
+            row[:] = col
         slots[j] = row
-        return self._slab[row]
+        return row
 
 
 class _OperatorGram:
