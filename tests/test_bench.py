@@ -148,6 +148,20 @@ def test_run_capped_stops_and_reports_a_lower_bound():
     assert not out["capped"] and out["result"].outcome == "separator"
 
 
+def test_run_capped_reaches_the_cap_when_iterations_get_cheaper(monkeypatch):
+    """Pilots of a warming-up run overestimate its cost; the stopped run still lasts
+    about ``cap_s`` (it is quoted as a lower bound on the time to a separator)."""
+    clock = {"t": 0.0}
+    monkeypatch.setattr(bench, "_now", lambda: clock["t"])
+
+    def make(k):  # the first 100 iterations cost 1 ms each, the later ones 1 us
+        clock["t"] += 1e-3 * min(k, 100) + 1e-6 * max(k - 100, 0)
+        return kperc.KpercResult(outcome="max_iter", nit=k)
+
+    out = bench.run_capped(make, cap_s=1.0)
+    assert out["capped"] and 0.95 <= out["time_s"] <= 1.5
+
+
 def _rows(spec):
     rows = []
     for rho, ts, sc, tn, nc in spec:
