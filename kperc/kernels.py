@@ -398,7 +398,7 @@ def as_gram(G, *, check_psd: bool | None = None, validate: bool = True,
     checked: the ``O(n^2)`` symmetry, diagonal and finiteness scans are skipped, which
     matters when a cheap algorithm is called many times on the same matrix.
     ``cache_size`` (megabytes) sizes the column cache of a LinearOperator
-    (:class:`_ColumnCache`); a dense ``G`` needs none, its rows are views.
+    (a least-recently-used cache); a dense ``G`` needs none, its rows are views.
     """
     if not validate:
         if isinstance(G, LinearOperator):
