@@ -41,6 +41,10 @@ class KpercResult(OptimizeResult):
     trace : dict of ndarray or None
         Per-iteration quantities, recorded when the algorithm was called with
         ``trace=True``.
+
+    Some algorithms add fields of their own, documented with them: for example
+    ``first_separator_nit`` (NKP, SNKP), ``ncol`` (NKP, NVN: columns of ``G`` computed,
+    in the manner of ``nfev``), ``mu`` (the smoothed methods) and ``nouter`` (ISNKPVN).
     """
 
 
