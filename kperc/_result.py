@@ -16,7 +16,10 @@ class KpercResult(OptimizeResult):
     """Outcome of a kperc algorithm.
 
     A dictionary with attribute access (a subclass of
-    :class:`scipy.optimize.OptimizeResult`). Every algorithm fills at least:
+    :class:`scipy.optimize.OptimizeResult`). Every algorithm fills at least the
+    attributes below. Some algorithms add fields of their own, documented with them:
+    ``first_separator_nit`` (NKP, SNKP), ``ncol`` (NKP, NVN: columns of ``G`` computed,
+    in the manner of ``nfev``), ``mu`` (the smoothed methods) and ``nouter`` (ISNKPVN).
 
     Attributes
     ----------
@@ -41,10 +44,6 @@ class KpercResult(OptimizeResult):
     trace : dict of ndarray or None
         Per-iteration quantities, recorded when the algorithm was called with
         ``trace=True``.
-
-    Some algorithms add fields of their own, documented with them: for example
-    ``first_separator_nit`` (NKP, SNKP), ``ncol`` (NKP, NVN: columns of ``G`` computed,
-    in the manner of ``nfev``), ``mu`` (the smoothed methods) and ``nouter`` (ISNKPVN).
     """
 
 
