@@ -24,16 +24,19 @@ $(STAMP): pyproject.toml
 	    apt-get update && apt-get install -y python3-venv && $(PYTHON) -m venv $(VENV); \
 	  else exit 1; fi; }
 	$(PY) -m pip install --quiet -e ".[book,test]"
+	@# the book's machinery (kperc_book/, benchmarks/) is not part of the kperc wheel:
+	@# a .pth file puts this checkout on the venv's path so notebooks and tools import it
+	$(PY) -c "import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()['purelib'], 'kperc-book-checkout.pth').write_text(str(pathlib.Path.cwd()) + chr(10))"
 	@touch $(STAMP)
 
 data: env
-	$(PY) -m kperc.data
+	$(PY) -m kperc_book.data
 
 chapters: env
-	$(PY) -m kperc.reproduce
+	$(PY) -m kperc_book.reproduce
 
 report: env
-	$(PY) -m kperc.report
+	$(PY) -m kperc_book.report
 
 html: env report
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going
@@ -49,17 +52,17 @@ test-deps: env
 	@$(PY) -c "import playwright" || $(PY) -m pip install --quiet playwright
 
 lint: env
-	$(VENV)/bin/ruff check kperc tests
+	$(VENV)/bin/ruff check kperc kperc_book benchmarks tests
 
 unit: env
 	$(PY) -m pytest tests -m "not browser" -q
 
 nbval: env
 	$(PY) -m pytest -q -p no:cacheprovider --nbval --nbval-current-env \
-	  $$($(PY) -m kperc.reproduce --list)
+	  $$($(PY) -m kperc_book.reproduce --list)
 
 datacheck: env
-	$(PY) -m kperc.data --check
+	$(PY) -m kperc_book.data --check
 
 browser: env
 	KPERC_REQUIRE_BROWSER=1 $(PY) -m pytest tests/test_browser.py -m browser -q
@@ -67,10 +70,10 @@ browser: env
 ## make bench: measure, then regenerate the chapters that show the timings
 bench: env
 	$(PY) -m pip install --quiet -e ".[book,test,bench]"
-	$(PY) -m kperc.bench
-	$(PY) -m kperc.experiments.ch04 --timings
-	$(PY) -m kperc.experiments.ch07 --timings
-	$(PY) -m kperc.reproduce ch04 ch07 benchmarks
+	$(PY) -m benchmarks.bench
+	$(PY) -m kperc_book.experiments.ch04 --timings
+	$(PY) -m kperc_book.experiments.ch07 --timings
+	$(PY) -m kperc_book.reproduce ch04 ch07 benchmarks
 
 clean:
 	rm -rf _build

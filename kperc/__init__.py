@@ -2,21 +2,20 @@
 
 Every algorithm of Ramdas & Pena, *Margins, Kernels and Non-linear Smoothed
 Perceptrons* (ICML 2014), with exact margins, the paper's loss functions, seeded data
-generators and a scikit-learn classifier. The mathematical reference is PAPER.md; each
-docstring names the section it implements.
+generators (:mod:`kperc.datasets`) and a scikit-learn classifier. Each docstring names
+the part of the paper (Section, Algorithm, Lemma, Theorem) it implements.
 """
 
-from ._result import KpercResult
-from .classifier import SNKPClassifier
-from .kernels import (
+from ._classifier import SNKPClassifier
+from ._kernels import (
     GramOperator,
     gram_matrix,
     gram_operator,
     kernel_matrix,
     signed_normalized_points,
 )
-from .losses import g_seminorm, loss, smoothed_loss, smoothed_loss_q
-from .margins import (
+from ._losses import g_seminorm, loss, smoothed_loss, smoothed_loss_q
+from ._margins import (
     data_margin,
     dist_to_witness,
     gram_factor,
@@ -25,22 +24,20 @@ from .margins import (
     margin_details,
     min_norm_point,
 )
-from .perceptrons import nkp, normalized_perceptron, perceptron, snkp, winnow
-from .primal_dual import isnkpvn, snkpvn
-from .smoothing import entropy, entropy_prox, euclidean_prox, project_simplex
-from .von_neumann import nvn, von_neumann_linear
+from ._perceptrons import nkp, normalized_perceptron, perceptron, snkp, winnow
+from ._primal_dual import isnkpvn, snkpvn
+from ._result import KpercResult
+from ._smoothing import entropy, entropy_prox, euclidean_prox, project_simplex
+from ._von_neumann import nvn, von_neumann_linear
 
 __version__ = "0.1.0"
 
 
-_LAZY = ("data", "book", "sweeps", "experiments", "ledger", "bench", "report", "reproduce")
-
 
 def __getattr__(name):
-    # Submodules that are not needed by the algorithms are imported lazily, so that
-    # ``python -m kperc.data`` runs cleanly and ``kperc.book.Chapter`` works after
-    # a plain ``import kperc``.
-    if name in _LAZY:
+    # ``kperc.datasets`` and ``kperc.sweeps`` are public submodules loaded on first use,
+    # so that ``import kperc`` stays light.
+    if name in ("datasets", "sweeps"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)
@@ -79,5 +76,6 @@ __all__ = [
     "entropy_prox",
     "euclidean_prox",
     "project_simplex",
-    "data",
+    "datasets",
+    "sweeps",
 ]

@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 import kperc
-from kperc import data
+from kperc_book import data
 
 settings.register_profile(
     "kperc",

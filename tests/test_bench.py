@@ -1,4 +1,4 @@
-"""The benchmark harness ``python -m kperc.bench``: a quick smoke run and its logic.
+"""The benchmark harness ``python -m benchmarks.bench``: a quick smoke run and its logic.
 
 No timing assertions: speed is measured by the harness, not tested. These tests check
 that a ``--quick`` run writes a well-formed JSON record with sane values, that the
@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import kperc
-from kperc import bench
-from kperc.smoothing import entropy_prox, euclidean_prox
+from benchmarks import bench
+from kperc._smoothing import entropy_prox, euclidean_prox
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +32,7 @@ def test_quick_run_writes_every_suite(quick_record):
     assert rec["schema"] == bench.SCHEMA_VERSION
     assert set(rec["suites"]) == set(bench.SUITES)
     assert rec["settings"]["quick"] is True
-    assert rec["command"].startswith("python -m kperc.bench --quick")
+    assert rec["command"].startswith("python -m benchmarks.bench --quick")
     for key in ("cpu", "cores", "python", "numpy", "scipy", "scikit-learn"):
         assert key in rec["machine"]
     assert rec["elapsed_s"] > 0
@@ -127,7 +127,7 @@ def test_format_table_mentions_every_target(quick_record):
 
 
 def test_normalized_margin_dense_and_factored_agree():
-    ds = kperc.data.planted(80, 5, 0.1, seed=3)
+    ds = kperc.datasets.planted(80, 5, 0.1, seed=3)
     G = kperc.gram_matrix(ds.X, ds.y)
     op = kperc.gram_operator(ds.X, ds.y)
     r = kperc.snkp(G)
@@ -138,11 +138,11 @@ def test_normalized_margin_dense_and_factored_agree():
 
 
 def test_run_capped_stops_and_reports_a_lower_bound():
-    ds = kperc.data.planted(200, 5, 1e-4, near=0.5, seed=0)
+    ds = kperc.datasets.planted(200, 5, 1e-4, near=0.5, seed=0)
     G = kperc.gram_matrix(ds.X, ds.y)
     out = bench.run_capped(lambda k: kperc.nkp(G, max_iter=k, check_input=False), 0.05)
     assert out["capped"] and out["result"].outcome == "max_iter"
-    easy = kperc.data.planted(200, 5, 0.2, seed=0)
+    easy = kperc.datasets.planted(200, 5, 0.2, seed=0)
     G2 = kperc.gram_matrix(easy.X, easy.y)
     out = bench.run_capped(lambda k: kperc.nkp(G2, max_iter=k, check_input=False), 5.0)
     assert not out["capped"] and out["result"].outcome == "separator"
@@ -283,7 +283,7 @@ def _textbook_nvn(G, iters):
         s = max(float(p @ g), 0.0)
         j = int(np.argmin(g))
         js.append(j)
-        theta = kperc.von_neumann.line_search_step(s, float(g[j]), float(G[j, j]))
+        theta = kperc._von_neumann.line_search_step(s, float(g[j]), float(G[j, j]))
         p *= 1.0 - theta
         p[j] += theta
         g = (1.0 - theta) * g + theta * G[:, j]

@@ -10,8 +10,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import check_estimator
 
 import kperc
-from kperc import SNKPClassifier, data
-from kperc.classifier import expected_failed_checks
+from kperc import SNKPClassifier
+from kperc._classifier import expected_failed_checks
+from kperc_book import data
 
 
 @pytest.mark.parametrize("params", [

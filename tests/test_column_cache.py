@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from scipy.sparse.linalg import aslinearoperator
 
 import kperc
-from kperc import von_neumann
-from kperc.kernels import _ColumnCache
+from kperc import _von_neumann as von_neumann
+from kperc._kernels import _ColumnCache
 
 
 def _exact(res_a, res_b):

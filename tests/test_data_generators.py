@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import kperc
-from kperc import data
+from kperc_book import data
 
 
 @pytest.mark.ledger("minimax-margin")

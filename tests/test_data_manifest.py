@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from kperc import data
+from kperc_book import data
 
 
 def test_stored_datasets_match_their_regeneration():

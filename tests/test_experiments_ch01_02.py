@@ -1,4 +1,4 @@
-"""Experiments of Chapters 1 and 2 (kperc.experiments.ch01 / ch02): small, fast instances."""
+"""Experiments of Chapters 1 and 2 (kperc_book.experiments.ch01 / ch02): small, fast instances."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import kperc
-from kperc import data
-from kperc.experiments import ch01, ch02
+from kperc_book import data
+from kperc_book.experiments import ch01, ch02
 
 # --------------------------------------------------------------------------- chapter 1
 

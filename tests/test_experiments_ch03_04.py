@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 import kperc
-from kperc.experiments import ch03, ch04
+import kperc_book.data
+from kperc_book.experiments import ch03, ch04
 
 
 # ---------------------------------------------------------------------------------------
@@ -121,7 +122,7 @@ def test_real_problem_summary_and_grid():
     assert r["nkp_nit"] <= r["nkp_bound"]
     g = ch03.decision_grid("circles-rbf", resolution=20)
     # both decision functions classify every training point correctly
-    G, ds, kern, params = kperc.data.problem("circles-rbf")
+    G, ds, kern, params = kperc_book.data.problem("circles-rbf")
     md = kperc.margin_details(G)
     f = ch03.decision_function(ds.X, ds.y, md.alpha, ds.X, kern, params)
     assert np.all(ds.y * f > 0)

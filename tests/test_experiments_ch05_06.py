@@ -1,4 +1,4 @@
-"""Experiments of Chapters 5 and 6 (kperc.experiments.ch05 / ch06): small, fast instances.
+"""Experiments of Chapters 5 and 6 (kperc_book.experiments.ch05 / ch06): small, fast instances.
 
 Every experiment function is run on a few seeded instances and its output is checked
 against the stated result with the explicit constants of PAPER.md: certificates lie in
@@ -17,8 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import kperc
-from kperc import data
-from kperc.experiments import ch05, ch06
+from kperc_book import data
+from kperc_book.experiments import ch05, ch06
 
 # --------------------------------------------------------------------------- chapter 5
 

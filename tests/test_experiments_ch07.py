@@ -1,4 +1,4 @@
-"""Tests of kperc.experiments.ch07 (Chapter 7: discussion and open problems)."""
+"""Tests of kperc_book.experiments.ch07 (Chapter 7: discussion and open problems)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import kperc
-from kperc.experiments import ch07
+import kperc_book.data
+from kperc_book.experiments import ch07
 
 # ----------------------------------------------------------------------------- glue
 
@@ -58,7 +59,7 @@ def test_glued_values_returns_requested_numbers(tmp_path):
 
 
 def test_glued_values_fails_clearly_when_the_chapter_is_missing(tmp_path):
-    with pytest.raises(ch07.MissingGlueError, match=r"python -m kperc.reproduce ch06"):
+    with pytest.raises(ch07.MissingGlueError, match=r"python -m kperc_book.reproduce ch06"):
         ch07.glued_values("ch06", ["ratio"], book_dir=tmp_path)
 
 
@@ -247,7 +248,7 @@ def test_write_and_read_timings(tmp_path):
     payload = ch07.write_timings(out, repeats=1, problems=["xor-poly"])
     back = ch07.read_timings(out)
     assert back == json.loads(out.read_text())
-    assert back["command"] == "python -m kperc.experiments.ch07 --timings"
+    assert back["command"] == "python -m kperc_book.experiments.ch07 --timings"
     assert {r["method"] for r in back["results"]} == set(ch07.TIMING_METHODS)
     assert all(r["seconds_median"] > 0 and r["repeats"] == 1 for r in back["results"])
     assert "machine" in payload and "date" in payload
@@ -269,7 +270,7 @@ def test_read_timings_errors(tmp_path):
 def test_committed_timings_are_readable():
     payload = ch07.read_timings()
     problems = {r["problem"] for r in payload["results"]}
-    assert problems == set(kperc.data.PROBLEMS)
+    assert problems == set(kperc_book.data.PROBLEMS)
 
 
 def test_main_without_timings_prints_help(capsys):

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from scipy.sparse.linalg import aslinearoperator
 
 import kperc
-from kperc.kernels import kernel_diagonal
+from kperc._kernels import kernel_diagonal
 
 
 def _data(seed, n=12, d=3):

@@ -1,4 +1,4 @@
-"""The theorem ledger (kperc.ledger and book/ledger.ipynb).
+"""The theorem ledger (kperc_book.ledger and book/ledger.ipynb).
 
 The tests on the real book are strict: every result of the registry must have a
 guarding test and a passing check recorded by a chapter. While chapters are being
@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from kperc import ledger
+from kperc_book import ledger
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -71,7 +71,7 @@ def test_every_result_has_a_passing_check():
     failed = [(r.rid, ch) for r in rows for ch, rec in r.checks.items() if not rec["ok"]]
     assert not failed, f"failed checks: {failed}"
     assert not missing, (f"no chapter records a check of {missing}; run the chapters "
-                         "(python -m kperc.reproduce)")
+                         "(python -m kperc_book.reproduce)")
 
 
 def test_ids_used_by_chapters_are_registered():
@@ -118,7 +118,7 @@ def test_ledger_page_is_current():
     assert page.exists()
     rows = ledger.collect()
     assert _glued_markdown(page, "ledger-table") == ledger.table_markdown(rows), (
-        "book/ledger.ipynb is stale: run `python -m kperc.reproduce ledger`")
+        "book/ledger.ipynb is stale: run `python -m kperc_book.reproduce ledger`")
     assert _glued_markdown(page, "ledger-details") == ledger.details_markdown(rows)
 
 

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import kperc
-from kperc.smoothing import entropy, simplex_max_prox_q
+from kperc._smoothing import entropy, simplex_max_prox_q
 
 MUS = [1e-8, 1e-4, 1e-2, 0.5, 2.0, 30.0]
 

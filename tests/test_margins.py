@@ -2,14 +2,14 @@
 
 Independent references used here (none of them calls kperc's margin code):
 
-* the planted value of :func:`kperc.data.planted` (exact by construction);
+* the planted value of :func:`kperc.datasets.planted` (exact by construction);
 * a rigorous sandwich from the optimality conditions of ``min_{p in simplex} p^T G p``:
   for any ``p`` in the simplex, ``2 min_i (G p)_i - p^T G p <= rho^2 <= p^T G p``;
 * cvxpy with the Clarabel interior-point solver on the same QP, and on the QP of
   ``dist(q, W)``;
 * for negative margins: sampled directions (``|rho| = min_{unit u in span} max_i
   b_i^T u``), linear programs for ball containment (Theorem 3), and the exact 2-D
-  construction of :func:`kperc.data.infeasible`.
+  construction of :func:`kperc.datasets.infeasible`.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 import kperc
-from kperc import data
+from kperc_book import data
 
 
 def _clarabel_min_norm(G: np.ndarray) -> np.ndarray:

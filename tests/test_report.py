@@ -1,4 +1,4 @@
-"""The reproducibility page's tables (kperc.report) and the committed page."""
+"""The reproducibility page's tables (kperc_book.report) and the committed page."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from kperc import _notebooks as nbu
-from kperc import report
+from kperc_book import _notebooks as nbu
+from kperc_book import report
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -57,10 +57,10 @@ def repo(tmp_path):
         "parameters": {"n": 3, "kernel": "rbf"}, "runtime_s": 12.34,
         "finished_utc": "2024-01-01T00:00:00Z",
         "versions": {"numpy": "2.0.0", "python": "3.11.7"},
-        "command": "python -m kperc.reproduce ch04 --preset full -p n 3"}}}))
+        "command": "python -m kperc_book.reproduce ch04 --preset full -p n 3"}}}))
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "manifest.json").write_text(json.dumps({"datasets": {"moons": {
-        "file": "moons.npz", "generator": "kperc.data.moons", "params": {"n": 200, "seed": 0},
+        "file": "moons.npz", "generator": "kperc.datasets.moons", "params": {"n": 200, "seed": 0},
         "seed": 0, "shape": {"X": [200, 2], "y": [200]}, "sha256": "ab" * 32,
         "provenance": "sklearn make_moons"}}}))
     return tmp_path, ids
@@ -89,19 +89,19 @@ def test_render_shows_runs_versions_figures_and_datasets(repo):
     root, ids = repo
     page = report.render(root)
     assert "| {doc}`ch04_smooth` | full | `n=3, kernel='rbf'` | 12.3 |" in page
-    assert "`python -m kperc.reproduce ch04 --preset full -p n 3`" in page
+    assert "`python -m kperc_book.reproduce ch04 --preset full -p n 3`" in page
     assert "| numpy | `2.0.0` |" in page
     assert f"2 (id `{ids[2]}`)" in page and "moons: `" + "ab" * 32 + "`" in page
     assert "the PNG on disk differs" in page
     assert "| `ch05_missing` | | not written yet |" in page
-    assert "| `moons` | `kperc.data.moons` |" in page
-    assert "python -m kperc.reproduce --preset full" in page
+    assert "| `moons` | `kperc.datasets.moons` |" in page
+    assert "python -m kperc_book.reproduce --preset full" in page
     path = report.write_page(root)
     assert path.read_text() == page
 
 
 def test_committed_page_is_up_to_date():
     page = REPO / "book" / "reproducibility.md"
-    assert page.exists(), "run `python -m kperc.report` (make does) and commit the page"
+    assert page.exists(), "run `python -m kperc_book.report` (make does) and commit the page"
     assert page.read_text() == report.render(REPO), (
-        "book/reproducibility.md is stale: run `python -m kperc.report`")
+        "book/reproducibility.md is stale: run `python -m kperc_book.report`")

@@ -1,4 +1,4 @@
-"""``python -m kperc.reproduce`` on tiny notebooks in a temporary book."""
+"""``python -m kperc_book.reproduce`` on tiny notebooks in a temporary book."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from kperc import _notebooks as nbu
-from kperc import reproduce as rp
+from kperc_book import _notebooks as nbu
+from kperc_book import reproduce as rp
 
 TOC = """\
 format: jb-book
@@ -169,7 +169,7 @@ def test_defaults_remove_earlier_overrides_and_preset_yields_to_p(book):
     runs = json.loads((book / "book" / "_generated" / "runs.json").read_text())
     entry = runs["chapters"]["ch01_alpha"]
     assert entry["preset"] == "full" and entry["parameters"]["n"] == 5
-    assert entry["command"] == "python -m kperc.reproduce ch01 --preset full -p n 5"
+    assert entry["command"] == "python -m kperc_book.reproduce ch01 --preset full -p n 5"
     assert entry["runtime_s"] > 0 and entry["versions"]["numpy"] != "missing"
     _run(book, ["ch01"], update_report=True)
     nb = nbformat.read(nb_path, as_version=4)
@@ -177,9 +177,9 @@ def test_defaults_remove_earlier_overrides_and_preset_yields_to_p(book):
     assert "value 1.0 a 4\n" in _text_outputs(nb_path)
     entry = json.loads((book / "book" / "_generated" / "runs.json").read_text())[
         "chapters"]["ch01_alpha"]
-    assert entry["overrides"] == {} and entry["command"] == "python -m kperc.reproduce ch01"
+    assert entry["overrides"] == {} and entry["command"] == "python -m kperc_book.reproduce ch01"
     page = (book / "book" / "reproducibility.md").read_text()
-    assert "{doc}`ch01_alpha`" in page and "python -m kperc.reproduce ch01" in page
+    assert "{doc}`ch01_alpha`" in page and "python -m kperc_book.reproduce ch01" in page
 
 
 def test_float_parameter_accepts_an_integer_value():
@@ -190,7 +190,7 @@ def test_float_parameter_accepts_an_integer_value():
 
 def test_normalise_merges_split_stream_outputs():
     """How the kernel flushed stdout must not change the stored notebook."""
-    from kperc import _notebooks as nbu
+    from kperc_book import _notebooks as nbu
 
     outs = [{"output_type": "stream", "name": "stdout", "text": "a\n"},
             {"output_type": "stream", "name": "stdout", "text": ["b\n", "c\n"]},

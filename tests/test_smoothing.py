@@ -7,7 +7,7 @@ from conftest import random_simplex, seeds
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kperc.smoothing import (
+from kperc._smoothing import (
     entropy,
     entropy_prox,
     euclidean_prox,

@@ -17,7 +17,7 @@ from kperc.sweeps import grid, sweep
 
 def snkp_point(rho: float, seed: int) -> dict:
     """A small sweep point: SNKP on a planted instance (module level, so picklable)."""
-    ds = kperc.data.planted(60, 4, rho, near=0.5, seed=seed)
+    ds = kperc.datasets.planted(60, 4, rho, near=0.5, seed=seed)
     G = kperc.gram_matrix(ds.X, ds.y)
     r = kperc.snkp(G)
     return {"nit": int(r.nit), "outcome": r.outcome, "alpha_sum": float(r.alpha.sum()),

@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import kperc
-from kperc.von_neumann import line_search_step
+from kperc._von_neumann import line_search_step
 
 ROUND = 1e-12
 

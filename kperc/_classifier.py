@@ -10,8 +10,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .kernels import gram_matrix, kernel_diagonal, kernel_matrix
-from .perceptrons import nkp, snkp
+from ._kernels import gram_matrix, kernel_diagonal, kernel_matrix
+from ._perceptrons import nkp, snkp
 
 __all__ = ["SNKPClassifier", "expected_failed_checks"]
 
@@ -124,7 +124,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
 
     Examples
     --------
-    >>> from kperc import SNKPClassifier, data
+    >>> from kperc import SNKPClassifier
+from kperc_book import data
     >>> X, y = data.circles(100, seed=0)
     >>> clf = SNKPClassifier(kernel="rbf", gamma=2.0).fit(X, y)
     >>> bool((clf.predict(X) == y).all())

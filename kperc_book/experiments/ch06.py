@@ -32,8 +32,8 @@ import numpy as np
 import pandas as pd
 
 import kperc
-from kperc import data
-from kperc.experiments.ch05 import (
+from kperc_book import data
+from kperc_book.experiments.ch05 import (
     dantzig_bound,
     edge_instance,
     ef_dual_bound,
@@ -112,10 +112,10 @@ def rbf_instance(X, y, *, gamma: float = 2.0) -> Instance:
 def instance(kind: str, n: int, d: int, rho: float, seed: int) -> Instance:
     """A linear-kernel test problem with an exact margin.
 
-    ``"planted"``: separable with margin ``rho > 0`` (:func:`kperc.data.planted`);
-    ``"cap"``: inseparable with margin ``rho < 0`` (:func:`kperc.data.infeasible`,
+    ``"planted"``: separable with margin ``rho > 0`` (:func:`kperc.datasets.planted`);
+    ``"cap"``: inseparable with margin ``rho < 0`` (:func:`kperc.datasets.infeasible`,
     exact for ``d <= 6``); ``"edge"``: inseparable with margin 0 and a single witness
-    (:func:`kperc.experiments.ch05.edge_instance`).
+    (:func:`kperc_book.experiments.ch05.edge_instance`).
     """
     if kind == "planted":
         ds = data.planted(n, d, rho, near=0.5, seed=seed)
@@ -465,8 +465,8 @@ def slides_order_demo(max_iter: int = 2000) -> dict[str, Any]:
     problem is infeasible): the call runs until its cap. With the guard, ISNKPVN returns
     ``q_0`` at once.
     """
-    from kperc.kernels import as_gram
-    from kperc.primal_dual import _snkpvn_core
+    from kperc._kernels import as_gram
+    from kperc._primal_dual import _snkpvn_core
 
     G = np.array([[1.0, -1.0], [-1.0, 1.0]])
     q0 = np.full(2, 0.5)

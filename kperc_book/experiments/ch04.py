@@ -12,7 +12,7 @@ The notebook ``book/ch04_smoothed_perceptron.ipynb`` calls these functions.
 * :func:`mu0_search`: a deterministic instance on which ``mu_0 < 2`` breaks Lemma 5.
 * :func:`real_data_iterations` and :func:`write_timings`: SNKP against NKP on the real
   kernel problems. Wall-clock times are measured only by ``python -m
-  kperc.experiments.ch04 --timings``, which writes
+  kperc_book.experiments.ch04 --timings``, which writes
   ``book/_generated/timings/ch04-realdata.json``; the notebook reads that file.
 """
 
@@ -31,8 +31,9 @@ from typing import Any
 import numpy as np
 
 import kperc
-from kperc import data as kdata
 from kperc.sweeps import sweep
+from kperc_book import data as kdata
+from kperc_book.paths import TIMINGS_DIR
 
 __all__ = [
     "REAL_PROBLEMS",
@@ -61,8 +62,7 @@ REAL_PROBLEMS = ("breast_cancer-rbf", "digits_3_vs_8-rbf", "circles-rbf", "moons
                  "xor-poly")
 
 #: Where :func:`write_timings` stores its measurements.
-TIMINGS_PATH = (Path(__file__).resolve().parent.parent.parent / "book" / "_generated"
-                / "timings" / "ch04-realdata.json")
+TIMINGS_PATH = TIMINGS_DIR / "ch04-realdata.json"
 
 
 def snkp_bound(n: int, rho: float) -> float:
@@ -89,7 +89,7 @@ def rate_point(rho: float, seed: int, n: int = 300, d: int = 20, near: float = 1
                ) -> dict[str, Any]:
     """Perceptron, Normalised Perceptron (NKP) and SNKP on one planted instance.
 
-    The instance is :func:`kperc.data.planted` with normalised margin ``rho`` (exact)
+    The instance is :func:`kperc.datasets.planted` with normalised margin ``rho`` (exact)
     and raw norms log-uniform in ``[norm_low, norm_high]``; every non-support point sits
     within ``rho * near_width`` of the margin (``near=1``), which makes the instance hard.
 
@@ -241,7 +241,7 @@ def crowded(n: int, rho: float, *, d: int = 5, jitter: float = 0.3, width: float
 def n_point(family: str, n: int, rho: float, seed: int) -> dict[str, Any]:
     """SNKP and NKP at one ``n`` (factored linear-kernel ``G``, ``O(n d)`` per product).
 
-    ``family`` is ``"planted"`` (:func:`kperc.data.planted` in ``R^20``, every point near
+    ``family`` is ``"planted"`` (:func:`kperc.datasets.planted` in ``R^20``, every point near
     the margin) or ``"crowded"`` (:func:`crowded`).
 
     Returns
@@ -386,7 +386,7 @@ def check_sandwich(planted_seeds, kernel_seeds, *, real: tuple[str, ...] = REAL_
 def mu0_search(mu0: float, seeds, *, max_iter: int = 100) -> dict[str, Any] | None:
     """First seeded planted instance on which SNKP with this ``mu0`` violates Lemma 5.
 
-    Instances: :func:`kperc.data.planted` with ``n`` in ``[5, 40)``, ``d`` in ``[2, 6)``
+    Instances: :func:`kperc.datasets.planted` with ``n`` in ``[5, 40)``, ``d`` in ``[2, 6)``
     and a log-uniform margin in ``[0.05, 0.6]``, drawn from the seed. Each run goes
     ``max_iter`` iterations without halting.
 
@@ -470,7 +470,7 @@ def write_timings(path: Path | str | None = None, *, repeats: int = 21,
     repeats : int
         Timed runs per (problem, method).
     names : sequence of str
-        Problems of :data:`kperc.data.PROBLEMS`.
+        Problems of :data:`kperc_book.data.PROBLEMS`.
 
     Returns
     -------
@@ -497,7 +497,7 @@ def write_timings(path: Path | str | None = None, *, repeats: int = 21,
     payload = {"rows": rows,
                "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                "machine": _machine(),
-               "command": "python -m kperc.experiments.ch04 --timings",
+               "command": "python -m kperc_book.experiments.ch04 --timings",
                "note": "Gram matrix built once per problem and not timed; one warm-up "
                        "run, then the median of the timed runs (time.perf_counter)."}
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -514,8 +514,8 @@ def read_timings(path: Path | str | None = None) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m kperc.experiments.ch04 --timings [--repeats R] [--output FILE]``."""
-    ap = argparse.ArgumentParser(prog="python -m kperc.experiments.ch04",
+    """``python -m kperc_book.experiments.ch04 --timings [--repeats R] [--output FILE]``."""
+    ap = argparse.ArgumentParser(prog="python -m kperc_book.experiments.ch04",
                                  description=__doc__.splitlines()[0])
     ap.add_argument("--timings", action="store_true",
                     help="measure SNKP and NKP wall time on the real problems")

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._kernels import as_gram, certified_positive
 from ._result import KpercResult, Tracer, make_result
+from ._smoothing import euclidean_prox
 from ._validation import check_positive, check_simplex
-from .kernels import as_gram, certified_positive
-from .smoothing import euclidean_prox
 
 __all__ = ["snkpvn", "isnkpvn"]
 
@@ -37,7 +37,7 @@ class _ProxWorkspace:
     def prox_into(self, ga: np.ndarray, mu: float, q: np.ndarray, out: np.ndarray) -> None:
         """``out[:] = euclidean_prox(ga, mu, q)``, bit-identical to it.
 
-        The same operations as :func:`kperc.smoothing.project_simplex` applied to
+        The same operations as :func:`kperc._smoothing.project_simplex` applied to
         ``q - ga / mu``, written into preallocated buffers.
         """
         v, u, css, tmp, cond = self.v, self.srt, self.css, self.tmp, self.cond
@@ -63,7 +63,7 @@ class _ProxWorkspace:
 def _snkpvn_core(gram, q, delta, max_iter, mu0, trace):
     n = gram.n
     mu = 2.0 * n if mu0 is None else mu0
-    # Performance (kperc.bench): as in kperc.snkp, the pairs (alpha, G alpha), (p, G p)
+    # Performance (benchmarks.bench): as in kperc.snkp, the pairs (alpha, G alpha), (p, G p)
     # and (phat, G phat) are the rows of (2, n) arrays updated in place, and the prox
     # map writes into preallocated buffers; the arithmetic is that of the textbook form
     # (bit-identical iterates).

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._kernels import DEFAULT_CACHE_SIZE, as_gram, certified_positive, signed_normalized_points
 from ._result import KpercResult, Tracer, make_result
 from ._validation import check_nonnegative, check_positive, check_Xy
-from .kernels import DEFAULT_CACHE_SIZE, as_gram, certified_positive, signed_normalized_points
 
 __all__ = ["nvn", "von_neumann_linear", "line_search_step"]
 
@@ -86,7 +86,7 @@ def nvn(G, *, eps: float = 1e-3, primal_exit: bool = True,
     cache_size = check_nonnegative(cache_size, "cache_size")
     gram = as_gram(G, validate=check_input, cache_size=cache_size)
     n = gram.n
-    # Performance (kperc.bench): the iterate is stored scaled, p = c * pt and
+    # Performance (benchmarks.bench): the iterate is stored scaled, p = c * pt and
     # g = c * gt, so that the step p <- (1 - theta) p + theta e_j touches one entry of
     # pt and adds one scaled column to gt (c <- (1 - theta) c), instead of rescaling
     # two n-vectors; s = ||w||^2 follows its exact quadratic recurrence. The scale is

@@ -30,9 +30,9 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 import kperc
-from kperc import data
 from kperc.sweeps import grid
 from kperc.sweeps import sweep as _sweep
+from kperc_book import data
 
 __all__ = [
     "perceptron_rule",
@@ -135,7 +135,7 @@ def planted_run(n: int, d: int, rho: float, seed: int, *, near: float = 0.5,
     Parameters
     ----------
     n, d, rho, seed, near, norm_range
-        Passed to :func:`kperc.data.planted` (``rho`` is the exact normalised margin).
+        Passed to :func:`kperc.datasets.planted` (``rho`` is the exact normalised margin).
     max_iter : int
         Cap for both algorithms (never reached below the bounds used in the book).
 
@@ -190,7 +190,7 @@ def planted_sweep(rhos: Sequence[float], seeds: Sequence[int], *, n: int = 100, 
 # ---------------------------------------------------------------------------------------
 def two_rays_run(r: float, n_per_ray: int = 10, *, max_iter: int = 200_000
                  ) -> dict[str, float]:
-    """Margins, bounds and halting indices on :func:`kperc.data.two_rays`.
+    """Margins, bounds and halting indices on :func:`kperc.datasets.two_rays`.
 
     Parameters
     ----------
@@ -258,7 +258,7 @@ def margin_ratio_run(seed: int, kind: str = "planted") -> dict[str, float]:
     ----------
     seed : int
     kind : {"planted", "gaussian"}
-        ``"planted"``: :func:`kperc.data.planted` with random ``n``, ``d``, margin and a
+        ``"planted"``: :func:`kperc.datasets.planted` with random ``n``, ``d``, margin and a
         random spread of norms. ``"gaussian"``: Gaussian points with norms rescaled
         log-uniformly, labelled by a random homogeneous hyperplane (with a random
         gap so the margin is positive).

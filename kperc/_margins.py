@@ -18,8 +18,8 @@ from scipy.optimize import OptimizeResult, linprog, minimize, nnls
 from scipy.sparse.linalg import LinearOperator
 from scipy.spatial import ConvexHull, QhullError
 
+from ._kernels import GramOperator, _check_diag
 from ._validation import check_gram, check_simplex, check_Xy
-from .kernels import GramOperator, _check_diag
 
 __all__ = [
     "margin",

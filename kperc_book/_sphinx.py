@@ -2,7 +2,7 @@
 
 Docstrings may cite an object by the name it is re-exported under (``kperc.snkp``,
 ``kperc.GramOperator``) while the API page documents it in its defining module
-(``kperc.perceptrons.snkp``). This extension resolves such a reference to the defining
+(``kperc._perceptrons.snkp``). This extension resolves such a reference to the defining
 module's entry; a name that does not exist in kperc stays a broken reference (and fails
 the nitpicky build).
 """
@@ -13,7 +13,7 @@ import importlib
 
 
 def defining_name(target: str) -> str | None:
-    """``kperc.perceptrons.snkp`` for ``kperc.snkp``; None if not a kperc re-export."""
+    """``kperc._perceptrons.snkp`` for ``kperc.snkp``; None if not a kperc re-export."""
     parts = target.split(".")
     if parts[0] != "kperc" or len(parts) < 2:
         return None

@@ -1,4 +1,4 @@
-"""Notebook plumbing shared by :mod:`kperc.reproduce` and :mod:`kperc.report`.
+"""Notebook plumbing shared by :mod:`kperc_book.reproduce` and :mod:`kperc_book.report`.
 
 * :func:`toc_entries` / :func:`toc_notebooks`: the pages of ``_toc.yml`` in book order.
 * :func:`resolve`: turn ``ch04``, ``ch04_smoothed_perceptron``,
@@ -19,8 +19,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-REPO_DIR = Path(__file__).resolve().parent.parent
-BOOK_DIR = REPO_DIR / "book"
+from .paths import ROOT as REPO_DIR  # noqa: E402
+
 INJECTED_TAG = "injected-parameters"
 PARAMETERS_TAG = "parameters"
 INJECTED_ID = "injected-parameters"

@@ -1,10 +1,10 @@
-"""Re-execute the book's notebooks: ``python -m kperc.reproduce [chapters...]``.
+"""Re-execute the book's notebooks: ``python -m kperc_book.reproduce [chapters...]``.
 
 Examples::
 
-    python -m kperc.reproduce                      # every notebook of _toc.yml, in order
-    python -m kperc.reproduce ch04 -p n_seeds 3    # one chapter, one parameter overridden
-    python -m kperc.reproduce ch04 ch07 --preset full
+    python -m kperc_book.reproduce                      # every notebook of _toc.yml, in order
+    python -m kperc_book.reproduce ch04 -p n_seeds 3    # one chapter, one parameter overridden
+    python -m kperc_book.reproduce ch04 ch07 --preset full
 
 Each notebook is executed by papermill in its own folder, written to a temporary file
 under ``_build/reproduce/`` (never under ``book/``), normalised (:func:`normalise`) and
@@ -13,7 +13,7 @@ notebook and the failing cell, restores whatever the chapter had rewritten under
 ``book/_generated`` and ``book/figures``, and leaves the committed notebook untouched;
 so does Ctrl-C. Each successful run records the chapter's parameters, runtime and
 package versions in ``book/_generated/runs.json`` and refreshes the reproducibility
-page (:mod:`kperc.report`).
+page (:mod:`kperc_book.report`).
 
 Without ``-p``/``--preset`` a chapter runs with the defaults of its ``parameters``
 cell: a cell injected by an earlier run with overrides is removed first.
@@ -35,11 +35,12 @@ from pathlib import Path
 from typing import Any
 
 from . import _notebooks as nbu
+from . import paths as _paths
 
 __all__ = ["ChapterFailed", "run_notebook", "reproduce", "main", "RUNS_PATH", "VERSIONED"]
 
-RUNS_PATH = nbu.BOOK_DIR / "_generated" / "runs.json"
-BUILD_DIR = nbu.REPO_DIR / "_build" / "reproduce"
+RUNS_PATH = _paths.GENERATED_DIR / "runs.json"
+BUILD_DIR = _paths.BUILD_DIR / "reproduce"
 #: Distributions whose versions are recorded with every run.
 VERSIONED = ("kperc", "numpy", "scipy", "scikit-learn", "joblib", "matplotlib", "papermill",
              "nbclient", "ipykernel", "myst-nb", "jupyter-book")
@@ -236,7 +237,7 @@ def run_notebook(path: Path | str, *, overrides: dict[str, str] | None = None,
 
 def _command(result: RunResult) -> str:
     """The command that repeats this run."""
-    parts = ["python", "-m", "kperc.reproduce", nbu.chapter_key(result.notebook)]
+    parts = ["python", "-m", "kperc_book.reproduce", nbu.chapter_key(result.notebook)]
     if result.preset != "default":
         parts += ["--preset", result.preset]
     for name, value in result.overrides.items():
@@ -329,7 +330,7 @@ def reproduce(chapters: list[str] | None = None, *, overrides: dict[str, str] | 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m kperc.reproduce",
+        prog="python -m kperc_book.reproduce",
         description="Re-execute book chapters with papermill (all of _toc.yml by default).")
     ap.add_argument("chapters", nargs="*",
                     help="chapters to run: ch04, ch04_smoothed_perceptron(.ipynb), ledger...")

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._kernels import DEFAULT_CACHE_SIZE, _check_diag, as_gram, certified_positive
 from ._result import KpercResult, Tracer, make_result
+from ._smoothing import EXP_FLOOR, entropy_prox, log_mean_exp
 from ._validation import check_nonnegative, check_positive, check_Xy
-from .kernels import DEFAULT_CACHE_SIZE, _check_diag, as_gram, certified_positive
-from .smoothing import EXP_FLOOR, entropy_prox, log_mean_exp
 
 __all__ = ["perceptron", "normalized_perceptron", "nkp", "snkp", "winnow"]
 
@@ -200,7 +200,7 @@ def nkp(G, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = False,
     sq = 0.0  # ||u||_G^2
     tr = Tracer(trace, ("k", "min_Galpha", "norm_alpha_G", "margin", "L"))
     first = None
-    # Performance (kperc.bench): one pass over g per iteration (argmin, whose value is
+    # Performance (benchmarks.bench): one pass over g per iteration (argmin, whose value is
     # the min), Python-float diagonal, and no allocation for the column of G.
     diag_list = diag.tolist()
     column_into = gram.column_into
@@ -283,7 +283,7 @@ def snkp(G, *, max_iter: int = DEFAULT_MAX_ITER_DENSE, mu0: float = 2.0,
     mu = check_positive(mu0, "mu0")
     n = gram.n
 
-    # Performance (kperc.bench): the pairs (alpha, G alpha), (p, G p) and
+    # Performance (benchmarks.bench): the pairs (alpha, G alpha), (p, G p) and
     # (p_mu(alpha), G p_mu(alpha)) are the rows of three (2, n) arrays, so each update
     # of the three-line step is a few in-place ufunc calls on both rows at once, and the
     # softmax and the product with G write into preallocated rows. Every entry is

@@ -1,4 +1,4 @@
-"""Benchmark harness: ``python -m kperc.bench``.
+"""Benchmark harness: ``python -m benchmarks.bench``.
 
 Speed is a measured, published property of the book. This module measures it in one
 process, side by side, with medians over repeats, and writes one JSON file (default
@@ -21,7 +21,7 @@ Suites (``--suite``, default all):
     longer than a cap are stopped and reported as lower bounds. The crossover margin
     below which SNKP beats NKP is located for every ``n``.
 ``kernels``
-    The real kernel problems of :data:`kperc.data.PROBLEMS`: NKP, SNKP and
+    The real kernel problems of :data:`kperc_book.data.PROBLEMS`: NKP, SNKP and
     scikit-learn's SVC (libsvm, hard margin through a large ``C``, precomputed kernel).
 ``large``
     The factored operator at ``n`` up to ``10^6`` with ``d = 50``, ``rho = 1e-3``:
@@ -33,7 +33,7 @@ Suites (``--suite``, default all):
     Peak resident memory, measured in a subprocess, against the size of ``G``.
 ``regen``
     Chapter regeneration times from ``book/_generated/runs.json`` (written by
-    ``python -m kperc.reproduce``) and, with ``--build``, the time of
+    ``python -m kperc_book.reproduce``) and, with ``--build``, the time of
     ``jupyter-book build``.
 
 ``--quick`` runs every suite at tiny sizes in seconds (the smoke test of the test
@@ -63,12 +63,13 @@ from typing import Any
 
 import numpy as np
 
-from . import data as _data
-from .book import _json_default
-from .kernels import GramOperator, gram_matrix, gram_operator
-from .perceptrons import nkp, perceptron, snkp
-from .primal_dual import isnkpvn, snkpvn
-from .von_neumann import nvn
+from kperc._kernels import GramOperator, gram_matrix, gram_operator
+from kperc._perceptrons import nkp, perceptron, snkp
+from kperc._primal_dual import isnkpvn, snkpvn
+from kperc._von_neumann import nvn
+from kperc_book import data as _data
+from kperc_book import paths as _paths
+from kperc_book.chapter import _json_default
 
 __all__ = [
     "BenchConfig",
@@ -102,8 +103,8 @@ __all__ = [
     "main",
 ]
 
-REPO_DIR = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = REPO_DIR / "book" / "_generated" / "bench.json"
+REPO_DIR = _paths.ROOT
+DEFAULT_OUT = _paths.GENERATED_DIR / "bench.json"
 SCHEMA_VERSION = 1
 SUITES = ("periter", "separator", "kernels", "large", "certificates", "memory", "regen")
 #: Targets of the per-iteration suite: time per iteration / time of one ``G @ v``.
@@ -298,7 +299,7 @@ def random_labels(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray
 
 
 def planted_instance(n: int, d: int, rho: float, seed: int = 0) -> _data.Dataset:
-    """A planted hard instance: :func:`kperc.data.planted` with half the points near rho."""
+    """A planted hard instance: :func:`kperc.datasets.planted` with half the points near rho."""
     return _data.planted(n, d, rho, near=NEAR, near_width=NEAR_WIDTH, seed=seed)
 
 
@@ -719,7 +720,7 @@ def suite_separator(cfg: BenchConfig, log: Callable[[str], None] = print) -> dic
 
 def suite_kernels(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[str, Any]:
     """The real kernel problems: NKP, SNKP and libsvm's SVC on the same normalised kernel."""
-    from .margins import margin
+    from kperc._margins import margin
 
     rows = []
     for name in cfg.kernel_problems:
@@ -841,7 +842,7 @@ def reset_peak():
     except OSError:
         return False
 import kperc
-from kperc.bench import random_labels, _fixed_run
+from benchmarks.bench import random_labels, _fixed_run
 n, d, iters, threads = (int(a) for a in sys.argv[1:5])
 algs = sys.argv[5].split(",")
 if threads > 0:
@@ -924,7 +925,7 @@ def _toc_chapters() -> list[str]:
 
 
 def suite_regen(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[str, Any]:
-    """Regeneration times recorded by ``python -m kperc.reproduce`` (and the book build).
+    """Regeneration times recorded by ``python -m kperc_book.reproduce`` (and the book build).
 
     Reads ``book/_generated/runs.json``: the runtime of the last run of each chapter
     with its default parameters. With ``cfg.build`` it also times
@@ -1099,11 +1100,11 @@ def run(cfg: BenchConfig, log: Callable[[str], None] = print, command: str | Non
             suites[name]["measured"] = {
                 "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "elapsed_s": timings[name], "loadavg_start": load0, "loadavg_end": _loadavg(),
-                "command": command or "python -m kperc.bench"}
+                "command": command or "python -m benchmarks.bench"}
     settings = asdict(cfg)
     record = {
         "schema": SCHEMA_VERSION,
-        "command": command or "python -m kperc.bench",
+        "command": command or "python -m benchmarks.bench",
         "started_utc": started,
         "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "elapsed_s": _now() - t_start,
@@ -1218,8 +1219,8 @@ def _display_path(path: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m kperc.bench [--quick] [--suite S,...] [--sizes ...] [--out PATH]``."""
-    ap = argparse.ArgumentParser(prog="python -m kperc.bench",
+    """``python -m benchmarks.bench [--quick] [--suite S,...] [--sizes ...] [--out PATH]``."""
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.bench",
                                  description="Measure kperc's speed; write JSON and a table.")
     ap.add_argument("--quick", action="store_true", help="smoke run at tiny sizes (seconds)")
     ap.add_argument("--suite", default="all",
@@ -1276,7 +1277,7 @@ def main(argv: list[str] | None = None) -> int:
             shown.append("--out=" + _display_path(Path(a[6:])))
         else:
             shown.append(a)
-    command = " ".join(["python -m kperc.bench", *shown])
+    command = " ".join(["python -m benchmarks.bench", *shown])
     log = (lambda s: None) if args.quiet else (lambda s: print(s, flush=True))
     record = run(cfg, log=log, command=command)
     record["settings_by_suite"] = {k: record["settings"] for k in record["suites"]}

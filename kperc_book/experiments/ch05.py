@@ -38,9 +38,9 @@ from scipy.spatial import ConvexHull
 from threadpoolctl import threadpool_limits
 
 import kperc
-from kperc import data
 from kperc.sweeps import grid
 from kperc.sweeps import sweep as _sweep
+from kperc_book import data
 
 __all__ = [
     "sweep",
@@ -182,7 +182,7 @@ def edge_instance(n: int = 40, d: int = 2, *, seed: int = 0) -> data.Dataset:
 
 def make_instance(kind: str, n: int, d: int, rho: float, seed: int) -> data.Dataset:
     """A linear instance: ``"planted"`` (separable, margin ``rho``), ``"cap"``
-    (inseparable, margin ``rho < 0`` via :func:`kperc.data.infeasible`), ``"edge"``
+    (inseparable, margin ``rho < 0`` via :func:`kperc.datasets.infeasible`), ``"edge"``
     (margin 0, :func:`edge_instance`) or ``"gauss"`` (Gaussian points, random labels;
     either side of the alternative).
 
@@ -594,7 +594,7 @@ def _sphere(rng, m: int, r: int) -> np.ndarray:
 
 def theorem3_run(n: int, d: int, rho: float, seed: int, n_dirs: int = 2000
                  ) -> dict[str, Any]:
-    """Theorem 3 on one inseparable instance (``kperc.data.infeasible``).
+    """Theorem 3 on one inseparable instance (``kperc.datasets.infeasible``).
 
     With ``B = gram_factor(G)`` (coordinates of the signed points in their span) and the
     margin ``rho_K`` and facet normal ``nu`` of :func:`kperc.margin_details`:

@@ -1,31 +1,20 @@
-"""Seeded data generators, and the book's stored datasets with their provenance.
+"""Seeded data generators with known margins, and two real data sets.
 
-Generators (every one takes ``seed`` and returns a :class:`Dataset`):
+Every generator returns a :class:`Dataset`; those with randomness take ``seed``.
 
-* :func:`planted`: separable data with an exactly planted normalised margin
-  (PAPER.md Section 3: ``rho w*`` is the midpoint of two support points on the sphere
-  and every signed point has ``a_i^T w* >= rho``, so ``rho_2 = rho`` exactly).
-* :func:`two_rays`: the normalised-vs-unnormalised example of Section 2.2.
+* :func:`planted`: separable data with an exactly planted normalised margin: ``rho w*``
+  is the midpoint of two support points on the sphere and every signed point has
+  ``a_i^T w* >= rho``, so the normalised margin equals ``rho``.
+* :func:`two_rays`: the normalised-versus-unnormalised example of Section 2 of the paper.
 * :func:`infeasible`: inseparable data whose signed points' hull contains a ball of a
   chosen radius around 0 (a controlled negative margin).
 * :func:`circles`, :func:`moons`, :func:`xor`: the usual nonlinear sets.
 * :func:`breast_cancer`, :func:`digits`: real data bundled with scikit-learn.
-
-The datasets the book reads are listed in :data:`REGISTRY`. ``python -m kperc.data``
-writes them to ``data/`` with a manifest (generator, parameters, seed, shapes,
-sha256); :func:`load` reads one back and verifies its hash.
 """
 
 from __future__ import annotations
 
-import argparse
-import hashlib
-import io
-import json
-import sys
-import zipfile
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -40,18 +29,7 @@ __all__ = [
     "xor",
     "breast_cancer",
     "digits",
-    "REGISTRY",
-    "PROBLEMS",
-    "problem",
-    "load",
-    "generate",
-    "write_all",
-    "verify_all",
-    "DATA_DIR",
 ]
-
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
-MANIFEST = "manifest.json"
 
 
 @dataclass
@@ -216,7 +194,7 @@ def infeasible(n: int = 50, d: int = 2, rho: float = -0.2, *,
     Dataset
         ``info`` has ``rho`` (exact), ``rho_target`` and ``nu``.
     """
-    from .margins import data_margin
+    from ._margins import data_margin
 
     if not -1 < rho < 0:
         raise ValueError(f"rho must be in (-1, 0) for an inseparable instance; got {rho}.")
@@ -320,212 +298,3 @@ def digits(pair: tuple[int, int] = (3, 8)) -> Dataset:
     X = dg.data[mask] / 16.0
     y = np.where(dg.target[mask] == pair[0], 1.0, -1.0)
     return Dataset(X, y, {"pair": list(pair), "source": "sklearn.datasets"})
-
-
-#: Datasets stored in ``data/``: name -> (generator, keyword arguments, provenance).
-REGISTRY: dict[str, tuple[str, dict[str, Any], str]] = {
-    "planted_2d": ("planted", {"n": 40, "d": 2, "rho": 0.15, "near": 0.3, "seed": 1},
-                   "kperc.data.planted: separable 2-D points with planted margin 0.15"),
-    "two_rays_r10": ("two_rays", {"r": 10.0, "n_per_ray": 10},
-                     "kperc.data.two_rays: PAPER.md Section 2.2 example with r = 10"),
-    "circles": ("circles", {"n": 200, "noise": 0.05, "factor": 0.5, "seed": 0},
-                "sklearn.datasets.make_circles through kperc.data.circles"),
-    "moons": ("moons", {"n": 200, "noise": 0.1, "seed": 0},
-              "sklearn.datasets.make_moons through kperc.data.moons"),
-    "xor": ("xor", {"n": 200, "gap": 0.1, "seed": 0}, "kperc.data.xor"),
-    "infeasible_2d": ("infeasible", {"n": 12, "d": 2, "rho": -0.3, "seed": 0},
-                      "kperc.data.infeasible: 2-D inseparable points, margin -0.3"),
-    "breast_cancer": ("breast_cancer", {},
-                      "UCI Wisconsin Diagnostic Breast Cancer, as bundled with "
-                      "scikit-learn (sklearn.datasets.load_breast_cancer), standardised"),
-    "digits_3_vs_8": ("digits", {"pair": [3, 8]},
-                      "UCI optical handwritten digits (8x8), as bundled with scikit-learn "
-                      "(sklearn.datasets.load_digits), digits 3 and 8, pixels / 16"),
-}
-
-
-#: Kernel problems built on stored datasets, shared by the chapters and the benchmarks:
-#: name -> (dataset, kernel, kernel parameters). ``gamma="scale"`` means
-#: ``1 / (n_features * X.var())`` as in :class:`sklearn.svm.SVC`.
-PROBLEMS: dict[str, tuple[str, str, dict[str, Any]]] = {
-    "breast_cancer-rbf": ("breast_cancer", "rbf", {"gamma": "scale"}),
-    "digits_3_vs_8-rbf": ("digits_3_vs_8", "rbf", {"gamma": "scale"}),
-    "circles-rbf": ("circles", "rbf", {"gamma": 2.0}),
-    "moons-rbf": ("moons", "rbf", {"gamma": 2.0}),
-    "xor-poly": ("xor", "poly", {"degree": 2, "gamma": 1.0, "coef0": 1.0}),
-}
-
-
-def problem(name: str, directory: Path | str | None = None):
-    """Load a kernel problem of :data:`PROBLEMS`: its data, kernel and Gram matrix.
-
-    Returns
-    -------
-    G : ndarray of shape (n, n)
-        Normalised signed Gram matrix.
-    dataset : Dataset
-    kernel : str
-    params : dict
-        Kernel parameters with ``gamma`` resolved to a number.
-    """
-    from .kernels import gram_matrix
-
-    if name not in PROBLEMS:
-        raise ValueError(f"unknown problem {name!r}; known: {sorted(PROBLEMS)}.")
-    dname, kernel, params = PROBLEMS[name]
-    ds = load(dname) if directory is None else load(dname, directory)
-    params = dict(params)
-    if params.get("gamma") == "scale":
-        params["gamma"] = float(1.0 / (ds.X.shape[1] * ds.X.var()))
-    return gram_matrix(ds.X, ds.y, kernel, **params), ds, kernel, params
-
-
-def generate(name: str) -> Dataset:
-    """Run the generator of a registered dataset (without touching ``data/``)."""
-    if name not in REGISTRY:
-        raise ValueError(f"unknown dataset {name!r}; known: {sorted(REGISTRY)}.")
-    func, kwargs, _ = REGISTRY[name]
-    kw = dict(kwargs)
-    if func == "digits":
-        kw["pair"] = tuple(kw["pair"])
-    return globals()[func](**kw)
-
-
-def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
-    """A byte-reproducible ``.npz`` (fixed timestamps, sorted entries)."""
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as zf:
-        for key in sorted(arrays):
-            info = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
-            info.external_attr = 0o644 << 16
-            inner = io.BytesIO()
-            np.lib.format.write_array(inner, np.ascontiguousarray(arrays[key]),
-                                      allow_pickle=False)
-            zf.writestr(info, inner.getvalue())
-    return buf.getvalue()
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _record(name: str, ds: Dataset, blob: bytes) -> dict[str, Any]:
-    func, kwargs, prov = REGISTRY[name]
-    return {
-        "file": f"{name}.npz",
-        "generator": f"kperc.data.{func}",
-        "params": kwargs,
-        "seed": kwargs.get("seed"),
-        "shape": {"X": list(ds.X.shape), "y": list(ds.y.shape)},
-        "sha256": _sha256(blob),
-        "provenance": prov,
-    }
-
-
-def write_all(directory: Path | str = DATA_DIR) -> dict[str, Any]:
-    """Regenerate every registered dataset into ``directory`` and write the manifest."""
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    manifest = {}
-    for name in sorted(REGISTRY):
-        ds = generate(name)
-        blob = _npz_bytes({"X": ds.X, "y": ds.y})
-        tmp = directory / f".{name}.npz.tmp"
-        tmp.write_bytes(blob)
-        tmp.replace(directory / f"{name}.npz")
-        manifest[name] = _record(name, ds, blob)
-    text = json.dumps({"datasets": manifest}, indent=2, sort_keys=True) + "\n"
-    (directory / MANIFEST).write_text(text)
-    return manifest
-
-
-def verify_all(directory: Path | str = DATA_DIR) -> list[str]:
-    """Regenerate every dataset in memory and compare with the manifest and the files.
-
-    Returns
-    -------
-    list of str
-        One message per mismatch (empty when everything agrees).
-    """
-    directory = Path(directory)
-    problems = []
-    manifest = json.loads((directory / MANIFEST).read_text())["datasets"]
-    if set(manifest) != set(REGISTRY):
-        problems.append(f"manifest lists {sorted(manifest)}, registry {sorted(REGISTRY)}")
-    for name in sorted(REGISTRY):
-        ds = generate(name)
-        digest = _sha256(_npz_bytes({"X": ds.X, "y": ds.y}))
-        entry = manifest.get(name, {})
-        if entry.get("sha256") != digest:
-            problems.append(f"{name}: regenerated sha256 {digest} != manifest "
-                            f"{entry.get('sha256')}")
-        path = directory / f"{name}.npz"
-        if not path.exists():
-            problems.append(f"{name}: {path.name} is missing")
-        elif _sha256(path.read_bytes()) != entry.get("sha256"):
-            problems.append(f"{name}: file hash differs from the manifest")
-    return problems
-
-
-def manifest(directory: Path | str = DATA_DIR) -> dict[str, Any]:
-    """The dataset manifest (``data/manifest.json``) as a dictionary."""
-    return json.loads((Path(directory) / MANIFEST).read_text())["datasets"]
-
-
-def load(name: str, directory: Path | str = DATA_DIR) -> Dataset:
-    """Load a stored dataset after verifying its sha256 against the manifest.
-
-    Parameters
-    ----------
-    name : str
-        A key of :data:`REGISTRY`.
-    directory : path
-        The data folder (default: ``data/`` of the repository).
-
-    Returns
-    -------
-    Dataset
-        ``info`` holds the manifest entry.
-
-    Raises
-    ------
-    ValueError
-        Unknown name, missing file, or hash mismatch (with the command that fixes it).
-    """
-    directory = Path(directory)
-    if name not in REGISTRY:
-        raise ValueError(f"unknown dataset {name!r}; known: {sorted(REGISTRY)}.")
-    path = directory / f"{name}.npz"
-    if not path.exists():
-        raise ValueError(f"{path} is missing; regenerate the datasets with "
-                         "`python -m kperc.data`.")
-    blob = path.read_bytes()
-    entry = manifest(directory).get(name)
-    if entry is None or entry["sha256"] != _sha256(blob):
-        raise ValueError(f"{path.name} does not match its sha256 in {MANIFEST}; regenerate "
-                         "with `python -m kperc.data` and check the generator.")
-    with np.load(io.BytesIO(blob), allow_pickle=False) as z:
-        return Dataset(z["X"].copy(), z["y"].copy(), dict(entry))
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m kperc.data [--check] [--dir DIR]``: write or verify ``data/``."""
-    ap = argparse.ArgumentParser(prog="python -m kperc.data", description=main.__doc__)
-    ap.add_argument("--check", action="store_true",
-                    help="verify the stored files against regenerated data; write nothing")
-    ap.add_argument("--dir", default=str(DATA_DIR), help="data folder (default: %(default)s)")
-    args = ap.parse_args(argv)
-    if args.check:
-        problems = verify_all(args.dir)
-        for msg in problems:
-            print("MISMATCH", msg)
-        print("data/ verified" if not problems else f"{len(problems)} problem(s)")
-        return 1 if problems else 0
-    m = write_all(args.dir)
-    for name, entry in m.items():
-        print(f"{name:16s} {entry['shape']['X']} {entry['sha256'][:12]}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 
 import kperc
-from kperc import data as kdata
-from kperc.kernels import kernel_diagonal, kernel_matrix
+from kperc._kernels import kernel_diagonal, kernel_matrix
 from kperc.sweeps import sweep
+from kperc_book import data as kdata
 
 __all__ = [
     "KERNELS",
@@ -63,7 +63,7 @@ def random_instance(kernel: str, seed: int, *, n: int | None = None,
                     min_rho: float = 0.02) -> dict[str, Any]:
     """A seeded separable problem for one kernel.
 
-    * ``"linear"``: :func:`kperc.data.planted` in ``R^5`` with a log-uniform planted
+    * ``"linear"``: :func:`kperc.datasets.planted` in ``R^5`` with a log-uniform planted
       margin in ``[0.05, 0.5]`` and raw norms in ``[0.5, 2]``.
     * ``"poly"`` and ``"rbf"``: points uniform in ``[-1, 1]^2`` labelled by a circle of
       random radius, with a gap around the circle (a degree-2 polynomial kernel separates
@@ -119,7 +119,7 @@ def random_instance(kernel: str, seed: int, *, n: int | None = None,
 
 
 def inseparable_instance(seed: int) -> dict[str, Any]:
-    """Inseparable linear data (:func:`kperc.data.infeasible`) in ``R^2`` or ``R^3``."""
+    """Inseparable linear data (:func:`kperc.datasets.infeasible`) in ``R^2`` or ``R^3``."""
     rng = np.random.default_rng([31, seed])
     d = int(rng.integers(2, 4))
     n = int(rng.integers(d + 8, 30))
@@ -480,7 +480,7 @@ def nkp_bound_point(kind: str, seed: int, rho: float | None = None, n: int = 100
                     d: int = 10) -> dict[str, Any]:
     """One NKP run with its bound ``1/rho_K^2``.
 
-    ``kind="planted"`` uses :func:`kperc.data.planted` (linear kernel, margin ``rho``,
+    ``kind="planted"`` uses :func:`kperc.datasets.planted` (linear kernel, margin ``rho``,
     every other point near the margin); ``"poly"`` and ``"rbf"`` use
     :func:`random_instance`.
 
@@ -561,7 +561,7 @@ def nkp_vs_np(seed: int, *, n: int = 60, d: int = 5, rho: float = 0.05) -> dict[
 # Real data
 # ---------------------------------------------------------------------------------------
 def real_problem_summary(name: str) -> dict[str, Any]:
-    """Margin, NKP halting index and bound for one problem of :data:`kperc.data.PROBLEMS`.
+    """Margin, NKP halting index and bound for one problem of :data:`kperc_book.data.PROBLEMS`.
 
     Returns
     -------
@@ -593,7 +593,7 @@ def decision_grid(name: str, *, resolution: int = 150, pad: float = 0.3
                   ) -> dict[str, Any]:
     """Decision functions of NKP's first separator and of the max-margin function on a grid.
 
-    Only for 2-D problems of :data:`kperc.data.PROBLEMS`.
+    Only for 2-D problems of :data:`kperc_book.data.PROBLEMS`.
 
     Returns
     -------

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 import kperc
-from kperc import data
+from kperc_book import data
 
 __all__ = [
     "cone_geometry",
@@ -180,7 +180,7 @@ def kernel_separation(name: str = "circles-rbf", *, max_iter: int = 20_000
     """Separate a stored kernel problem with SNKP, two ways that must agree.
 
     :func:`kperc.snkp` runs on the normalised signed Gram matrix of
-    :func:`kperc.data.problem`, and :class:`kperc.SNKPClassifier` (same kernel, no
+    :func:`kperc_book.data.problem`, and :class:`kperc.SNKPClassifier` (same kernel, no
     intercept) is fitted on the raw data.
 
     Returns

@@ -9,7 +9,7 @@
 Each accepts ``G`` (dense or :class:`~scipy.sparse.linalg.LinearOperator`) and
 ``alpha``; pass ``Galpha=G @ alpha`` to skip the product when it is already known.
 The entropy-smoothed loss uses a shifted log-mean-exp
-(:func:`kperc.smoothing.log_mean_exp`), so it stays finite as ``mu -> 0`` and converges
+(:func:`kperc._smoothing.log_mean_exp`), so it stays finite as ``mu -> 0`` and converges
 to ``L``.
 """
 
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernels import as_gram
-from .smoothing import euclidean_prox, log_mean_exp
+from ._kernels import as_gram
+from ._smoothing import euclidean_prox, log_mean_exp
 
 __all__ = ["loss", "smoothed_loss", "smoothed_loss_q", "g_seminorm"]
 

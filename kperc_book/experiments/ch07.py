@@ -22,7 +22,7 @@ that tests reach it:
   the exact optimum :func:`kperc.margin`; :func:`margin_paths` follows the margin of
   the perceptron iterates after they first separate.
 * **Timings** never run inside the notebook: :func:`write_timings` (``python -m
-  kperc.experiments.ch07 --timings``) writes medians over repeats to
+  kperc_book.experiments.ch07 --timings``) writes medians over repeats to
   ``book/_generated/timings/ch07-svm.json``; :func:`read_timings` reads them back.
 * **The affine margin** (PAPER.md Sections 5.2 and 7): :func:`affine_margin_demo`.
 """
@@ -48,8 +48,10 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 import kperc
-from kperc import data as kdata
 from kperc.sweeps import grid, sweep
+from kperc_book import data as kdata
+from kperc_book.paths import BOOK_DIR, TIMINGS_DIR
+from kperc_book.paths import ROOT as REPO_DIR
 
 __all__ = [
     "MissingGlueError",
@@ -89,11 +91,8 @@ __all__ = [
     "main",
 ]
 
-REPO_DIR = Path(__file__).resolve().parent.parent.parent
-BOOK_DIR = REPO_DIR / "book"
-GENERATED_DIR = BOOK_DIR / "_generated"
-TIMINGS_PATH = GENERATED_DIR / "timings" / "ch07-svm.json"
-TIMINGS_COMMAND = "python -m kperc.experiments.ch07 --timings"
+TIMINGS_PATH = TIMINGS_DIR / "ch07-svm.json"
+TIMINGS_COMMAND = "python -m kperc_book.experiments.ch07 --timings"
 
 # --------------------------------------------------------------------------------------
 # Values glued by other chapters
@@ -177,7 +176,7 @@ def chapter_notebook(key: str, book_dir: Path | str = BOOK_DIR) -> Path:
         what = "no notebook" if not found else f"{len(found)} notebooks"
         raise MissingGlueError(
             f"{what} matching book/{key}_*.ipynb: chapter {key} must be written and "
-            f"executed (python -m kperc.reproduce {key}) before this chapter can quote "
+            f"executed (python -m kperc_book.reproduce {key}) before this chapter can quote "
             "its measurements.")
     return found[0]
 
@@ -238,8 +237,8 @@ def glued_values(key: str, names: Iterable[str], *, book_dir: Path | str = BOOK_
         have = ", ".join(sorted(found)) or "(nothing glued: is the notebook executed?)"
         raise MissingGlueError(
             f"{nb.name} glues no value named {', '.join(repr(m) for m in missing)}; "
-            f"re-run it (python -m kperc.reproduce {key}) or update "
-            f"kperc.experiments.ch07.ALGORITHMS. It glues: {have}")
+            f"re-run it (python -m kperc_book.reproduce {key}) or update "
+            f"kperc_book.experiments.ch07.ALGORITHMS. It glues: {have}")
     bad = [n for n in names if not isinstance(found[n], (int, float))
            or isinstance(found[n], bool) or not math.isfinite(found[n])]
     if bad:
@@ -521,7 +520,7 @@ def imbalanced(n: int, d: int = 10, rho: float = 0.05, *, spread: float = 0.3,
 
 
 def balanced(n: int, d: int = 10, rho: float = 0.05, *, seed: int = 0) -> kdata.Dataset:
-    """:func:`kperc.data.planted` with every point near the margin (``near=1``).
+    """:func:`kperc.datasets.planted` with every point near the margin (``near=1``).
 
     The directions orthogonal to ``w*`` are isotropic, so their average shrinks as
     ``n`` grows and the barycentre of the simplex is already close to a separator.
@@ -702,7 +701,7 @@ def check_bounds(rows: Sequence[Mapping[str, Any]], *, rho: float, gamma: float 
     dict
         For each check: ``ok``, ``instances``, ``worst`` (largest ratio of a count to
         its bound; for ``margin`` the largest error) and ``detail`` (a rounded sentence
-        for :meth:`kperc.book.Chapter.check`).
+        for :meth:`kperc_book.chapter.Chapter.check`).
     """
     res: dict[str, dict[str, Any]] = {}
     ns = [r["n"] for r in rows]
@@ -807,7 +806,7 @@ def load_problems(problems: Sequence[str] | None = None) -> dict[str, dict[str, 
     Parameters
     ----------
     problems : sequence of str, optional
-        Names of :data:`kperc.data.PROBLEMS` (default: all).
+        Names of :data:`kperc_book.data.PROBLEMS` (default: all).
 
     Returns
     -------
@@ -1008,7 +1007,7 @@ def write_timings(path: Path | str = TIMINGS_PATH, *, repeats: int = 7,
         Output JSON file (default ``book/_generated/timings/ch07-svm.json``).
     repeats : int
     problems : sequence of str, optional
-        Names of :data:`kperc.data.PROBLEMS` (default: all).
+        Names of :data:`kperc_book.data.PROBLEMS` (default: all).
     C, tol : float
         SVC parameters.
 
@@ -1148,8 +1147,8 @@ def affine_margin_demo(name: str = "infeasible_2d", extra_dims: int = 1) -> dict
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m kperc.experiments.ch07 --timings [--repeats R] [--output PATH]``."""
-    ap = argparse.ArgumentParser(prog="python -m kperc.experiments.ch07",
+    """``python -m kperc_book.experiments.ch07 --timings [--repeats R] [--output PATH]``."""
+    ap = argparse.ArgumentParser(prog="python -m kperc_book.experiments.ch07",
                                  description="Chapter 7 experiments run outside the book.")
     ap.add_argument("--timings", action="store_true",
                     help="time SNKP, NKP, SVC and the exact margin on the book's problems "

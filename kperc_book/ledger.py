@@ -6,7 +6,7 @@ the book uses (from PAPER.md) and the chapter that states it. Everything else is
 discovered when the ledger page (``book/ledger.ipynb``) is regenerated:
 
 * :func:`recorded_checks` reads ``book/_generated/chNN.json``, written by
-  :meth:`kperc.book.Chapter.check` during the last regeneration of each chapter
+  :meth:`kperc_book.chapter.Chapter.check` during the last regeneration of each chapter
   (``{"checks": {id: {"ok", "detail", "instances"}}}``);
 * :func:`guarding_tests` scans ``tests/*.py`` statically (with :mod:`ast`) for tests
   marked ``@pytest.mark.ledger("<id>")``;
@@ -15,7 +15,7 @@ discovered when the ledger page (``book/ledger.ipynb``) is regenerated:
   ``ch.check("<id>", ...)``; :func:`locate` picks the label a ledger row links to.
 
 :func:`collect` assembles the rows and :func:`table_markdown` renders the MyST table
-that the ledger page shows. ``python -m kperc.ledger`` prints the table, and
+that the ledger page shows. ``python -m kperc_book.ledger`` prints the table, and
 ``--strict`` exits with status 1 if a result lacks a passing check or a guarding test.
 """
 
@@ -50,10 +50,7 @@ __all__ = [
     "main",
 ]
 
-REPO_DIR = Path(__file__).resolve().parent.parent
-BOOK_DIR = REPO_DIR / "book"
-GENERATED_DIR = BOOK_DIR / "_generated"
-TESTS_DIR = REPO_DIR / "tests"
+from .paths import BOOK_DIR, GENERATED_DIR, TESTS_DIR  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -576,8 +573,8 @@ def details_markdown(rows: Iterable[Row], *, book_dir: Path | str = BOOK_DIR) ->
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m kperc.ledger [--strict]``: print the ledger table and its gaps."""
-    ap = argparse.ArgumentParser(prog="python -m kperc.ledger", description=main.__doc__)
+    """``python -m kperc_book.ledger [--strict]``: print the ledger table and its gaps."""
+    ap = argparse.ArgumentParser(prog="python -m kperc_book.ledger", description=main.__doc__)
     ap.add_argument("--strict", action="store_true",
                     help="exit with status 1 if a result lacks a passing check or a test")
     args = ap.parse_args(argv)

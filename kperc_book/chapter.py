@@ -30,10 +30,7 @@ from . import data as _data
 
 __all__ = ["Chapter", "BOOK_DIR", "GENERATED_DIR", "FIGURES_DIR"]
 
-REPO_DIR = Path(__file__).resolve().parent.parent
-BOOK_DIR = REPO_DIR / "book"
-FIGURES_DIR = BOOK_DIR / "figures"
-GENERATED_DIR = BOOK_DIR / "_generated"
+from .paths import BOOK_DIR, FIGURES_DIR, GENERATED_DIR  # noqa: E402
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 

@@ -1,0 +1,1 @@
+"""The benchmark harness of kperc-book (``python -m benchmarks.bench``, ``make bench``)."""
