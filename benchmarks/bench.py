@@ -206,12 +206,24 @@ def default_config(**overrides: Any) -> BenchConfig:
 
 def quick_config(**overrides: Any) -> BenchConfig:
     """A smoke run of every suite at tiny sizes (seconds)."""
-    base = {"sizes": (120, 200), "factored_extra_sizes": (), "d": 8, "repeats": 2,
-            "rhos": (1e-1, 1e-2),
-            "cap_s": 2.0, "min_cap_s": 0.2, "large_ns": (3000,), "large_rho": 1e-2,
-            "large_nkp_max_n": 3000, "large_cap_s": 3.0, "cert_sizes": (60,),
-            "cert_eps": 1e-4, "memory_n": 300, "quick": True,
-            "kernel_problems": ("xor-poly",)}
+    base = {
+        "sizes": (120, 200),
+        "factored_extra_sizes": (),
+        "d": 8,
+        "repeats": 2,
+        "rhos": (1e-1, 1e-2),
+        "cap_s": 2.0,
+        "min_cap_s": 0.2,
+        "large_ns": (3000,),
+        "large_rho": 1e-2,
+        "large_nkp_max_n": 3000,
+        "large_cap_s": 3.0,
+        "cert_sizes": (60,),
+        "cert_eps": 1e-4,
+        "memory_n": 300,
+        "quick": True,
+        "kernel_problems": ("xor-poly",),
+    }
     base.update(overrides)
     return BenchConfig(**base)
 
@@ -262,8 +274,13 @@ def machine_info() -> dict[str, Any]:
     try:
         from threadpoolctl import threadpool_info
 
-        blas = sorted({f"{p.get('internal_api')} {p.get('version')} ({p.get('prefix')})"
-                       for p in threadpool_info() if p.get("user_api") == "blas"})
+        blas = sorted(
+            {
+                f"{p.get('internal_api')} {p.get('version')} ({p.get('prefix')})"
+                for p in threadpool_info()
+                if p.get("user_api") == "blas"
+            }
+        )
         if blas:  # every BLAS loaded (NumPy's and SciPy's may differ); no paths
             info["blas"] = ", ".join(blas)
     except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
@@ -336,8 +353,9 @@ def _cpu() -> float:
     return time.thread_time()
 
 
-def time_matvec(G, repeats: int = 5, min_time: float = 0.02,
-                clock: Callable[[], float] = _cpu) -> float:
+def time_matvec(
+    G, repeats: int = 5, min_time: float = 0.02, clock: Callable[[], float] = _cpu
+) -> float:
     """Median time (s) of one product ``G @ v`` (the factored form: ``Z (Z^T v)``)."""
     mv, _ = _products(G)
     n = G.shape[0]
@@ -374,8 +392,7 @@ def _fixed_run(alg: str, G, iters: int):
     if alg == "nkp":
         return nkp(G, max_iter=iters, check_input=False)
     if alg == "nvn":
-        return nvn(G, eps=0.1 * PERITER_RHO, primal_exit=False, max_iter=iters,
-                   check_input=False)
+        return nvn(G, eps=0.1 * PERITER_RHO, primal_exit=False, max_iter=iters, check_input=False)
     if alg == "snkp":
         return snkp(G, max_iter=iters, check_input=False)
     if alg == "snkpvn":
@@ -383,8 +400,7 @@ def _fixed_run(alg: str, G, iters: int):
     raise ValueError(f"unknown algorithm {alg!r}")
 
 
-def per_iteration(alg: str, G, repeats: int = 5, target_time: float = 0.08
-                  ) -> dict[str, Any]:
+def per_iteration(alg: str, G, repeats: int = 5, target_time: float = 0.08) -> dict[str, Any]:
     """Time per iteration of ``alg`` and its ratio to one product with ``G``.
 
     Two run lengths ``K`` and ``2 K`` are timed, interleaved with the product, in every
@@ -430,15 +446,21 @@ def per_iteration(alg: str, G, repeats: int = 5, target_time: float = 0.08
         mvs.append(mv_t)
         ratios.append(per / mv_t)
     cols = getattr(r2, "ncol", None)  # NKP and NVN: columns of G computed (cache misses)
-    return {"per_iter_s": float(np.median(per_iters)), "matvec_s": float(np.median(mvs)),
-            "matvec_first_s": tmv, "ratio": float(np.median(ratios)),
-            "columns_per_iter": (cols / r2.nit) if cols is not None and r2.nit else None,
-            "ratio_iqr": [float(np.percentile(ratios, 25)), float(np.percentile(ratios, 75))],
-            "iters": iters, "full_length": bool(full)}
+    return {
+        "per_iter_s": float(np.median(per_iters)),
+        "matvec_s": float(np.median(mvs)),
+        "matvec_first_s": tmv,
+        "ratio": float(np.median(ratios)),
+        "columns_per_iter": (cols / r2.nit) if cols is not None and r2.nit else None,
+        "ratio_iqr": [float(np.percentile(ratios, 25)), float(np.percentile(ratios, 75))],
+        "iters": iters,
+        "full_length": bool(full),
+    }
 
 
-def run_capped(make: Callable[[int], Any], cap_s: float, *, max_iter: int = 10**9,
-               pilot_time: float = 0.05) -> dict[str, Any]:
+def run_capped(
+    make: Callable[[int], Any], cap_s: float, *, max_iter: int = 10**9, pilot_time: float = 0.05
+) -> dict[str, Any]:
     """Run ``make(max_iter)`` to completion, or for about ``cap_s`` seconds.
 
     kperc's algorithms stop after ``max_iter`` iterations. Pilot runs with growing
@@ -460,8 +482,12 @@ def run_capped(make: Callable[[int], Any], cap_s: float, *, max_iter: int = 10**
         res = make(k)
         dt = _now() - t0
         if res.outcome != "max_iter" or k >= max_iter:
-            return {"result": res, "time_s": dt, "capped": res.outcome == "max_iter",
-                    "cap_s": cap_s}
+            return {
+                "result": res,
+                "time_s": dt,
+                "capped": res.outcome == "max_iter",
+                "cap_s": cap_s,
+            }
         if dt >= pilot_time or dt >= cap_s:
             break
         prev = (k, dt)
@@ -488,8 +514,9 @@ def run_capped(make: Callable[[int], Any], cap_s: float, *, max_iter: int = 10**
             break
         slope = (dt - last[1]) / (budget - last[0]) if dt > last[1] else dt / budget
         last = (budget, dt)
-        budget = int(min(max_iter, max(budget + 1,
-                                       budget + 1.2 * (cap_s - dt) / max(slope, 1e-12))))
+        budget = int(
+            min(max_iter, max(budget + 1, budget + 1.2 * (cap_s - dt) / max(slope, 1e-12)))
+        )
     return {"result": res, "time_s": dt, "capped": res.outcome == "max_iter", "cap_s": cap_s}
 
 
@@ -497,8 +524,9 @@ def _signed_points(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     return X * (y / np.linalg.norm(X, axis=1))[:, None]
 
 
-def run_sklearn_perceptron(X: np.ndarray, y: np.ndarray, cap_s: float, seed: int = 0
-                           ) -> dict[str, Any]:
+def run_sklearn_perceptron(
+    X: np.ndarray, y: np.ndarray, cap_s: float, seed: int = 0
+) -> dict[str, Any]:
     """scikit-learn's online Perceptron until it separates, or for about ``cap_s`` s.
 
     It is fitted on the normalised points ``x_i / ||x_i||`` with
@@ -512,8 +540,15 @@ def run_sklearn_perceptron(X: np.ndarray, y: np.ndarray, cap_s: float, seed: int
 
     Xn = X / np.linalg.norm(X, axis=1)[:, None]
     A = Xn * y[:, None]
-    clf = Perceptron(fit_intercept=False, shuffle=True, random_state=seed, tol=None,
-                     max_iter=1, warm_start=True, eta0=1.0)
+    clf = Perceptron(
+        fit_intercept=False,
+        shuffle=True,
+        random_state=seed,
+        tol=None,
+        max_iter=1,
+        warm_start=True,
+        eta0=1.0,
+    )
     epochs = 0
     t0 = _now()
     with warnings.catch_warnings():
@@ -530,8 +565,14 @@ def run_sklearn_perceptron(X: np.ndarray, y: np.ndarray, cap_s: float, seed: int
             if separated or elapsed >= cap_s:
                 break
     nw = float(np.linalg.norm(w))
-    return {"time_s": elapsed, "nit": epochs, "capped": not separated, "cap_s": cap_s,
-            "separated": separated, "margin": float(m.min() / nw) if nw > 0 else float("nan")}
+    return {
+        "time_s": elapsed,
+        "nit": epochs,
+        "capped": not separated,
+        "cap_s": cap_s,
+        "separated": separated,
+        "margin": float(m.min() / nw) if nw > 0 else float("nan"),
+    }
 
 
 def run_svc(G: np.ndarray, y: np.ndarray, C: float = 1e8) -> dict[str, Any]:
@@ -554,18 +595,30 @@ def run_svc(G: np.ndarray, y: np.ndarray, C: float = 1e8) -> dict[str, Any]:
     alpha = np.zeros(G.shape[0])
     alpha[clf.support_] = np.abs(clf.dual_coef_.ravel())
     bounded = int(np.sum(np.abs(clf.dual_coef_) >= C * (1 - 1e-9)))
-    return {"time_s": dt, "nit": int(np.sum(clf.n_iter_)), "capped": False,
-            "separated": bool(np.all(y * dec > 0)), "margin": normalized_margin(G, alpha),
-            "n_support": int(clf.support_.size), "bounded_sv": bounded,
-            "intercept": float(clf.intercept_[0])}
+    return {
+        "time_s": dt,
+        "nit": int(np.sum(clf.n_iter_)),
+        "capped": False,
+        "separated": bool(np.all(y * dec > 0)),
+        "margin": normalized_margin(G, alpha),
+        "n_support": int(clf.support_.size),
+        "bounded_sv": bounded,
+        "intercept": float(clf.intercept_[0]),
+    }
 
 
 def _kperc_row(solver: str, out: dict[str, Any], G) -> dict[str, Any]:
     res = out["result"]
     sep = res.outcome == "separator"
-    return {"solver": solver, "time_s": out["time_s"], "nit": int(res.nit),
-            "capped": bool(out["capped"]), "cap_s": out["cap_s"], "separated": bool(sep),
-            "margin": normalized_margin(G, res.alpha) if sep else None}
+    return {
+        "solver": solver,
+        "time_s": out["time_s"],
+        "nit": int(res.nit),
+        "capped": bool(out["capped"]),
+        "cap_s": out["cap_s"],
+        "separated": bool(sep),
+        "margin": normalized_margin(G, res.alpha) if sep else None,
+    }
 
 
 # --------------------------------------------------------------------------- suites
@@ -583,18 +636,27 @@ def suite_periter(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[
         op = gram_operator(X, y)
         for kind, GG in ((("dense", G),) if dense else ()) + (("factored", op),):
             for alg in PERITER_ALGOS:
-                m = per_iteration(alg, GG, repeats=cfg.repeats,
-                                  target_time=0.02 if cfg.quick else 0.08)
-                row = {"n": n, "d": cfg.d, "operator": kind, "algorithm": alg, **m,
-                       "target": PERITER_TARGETS[alg], "met": m["ratio"] <= PERITER_TARGETS[alg],
-                       "gram_build_s": build if kind == "dense" else None}
+                m = per_iteration(
+                    alg, GG, repeats=cfg.repeats, target_time=0.02 if cfg.quick else 0.08
+                )
+                row = {
+                    "n": n,
+                    "d": cfg.d,
+                    "operator": kind,
+                    "algorithm": alg,
+                    **m,
+                    "target": PERITER_TARGETS[alg],
+                    "met": m["ratio"] <= PERITER_TARGETS[alg],
+                    "gram_build_s": build if kind == "dense" else None,
+                }
                 rows.append(row)
-                log(f"periter n={n:<6d} {kind:8s} {alg:7s} ratio {m['ratio']:.3f} "
+                log(
+                    f"periter n={n:<6d} {kind:8s} {alg:7s} ratio {m['ratio']:.3f} "
                     f"(target {PERITER_TARGETS[alg]}, {m['per_iter_s'] * 1e6:.1f} us/iter, "
-                    f"product {m['matvec_s'] * 1e6:.1f} us)")
+                    f"product {m['matvec_s'] * 1e6:.1f} us)"
+                )
         del G, op
-    return {"rows": rows, "instance": f"planted, rho = {PERITER_RHO:g}",
-            "clock": "thread CPU time"}
+    return {"rows": rows, "instance": f"planted, rho = {PERITER_RHO:g}", "clock": "thread CPU time"}
 
 
 def crossover(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -649,7 +711,7 @@ def crossover(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         return out
     # the largest margin at which SNKP wins after the last NKP win above it
     last_nkp = max(i for i, p in enumerate(decided) if p["winner"] == "nkp")
-    after = [p for p in decided[last_nkp + 1:] if p["winner"] == "snkp"]
+    after = [p for p in decided[last_nkp + 1 :] if p["winner"] == "snkp"]
     if not after:
         out["kind"] = "nkp-always"
         out["bracket"] = [decided[last_nkp]["rho"], None]
@@ -658,21 +720,26 @@ def crossover(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     x0, x1 = math.log(hi["rho"]), math.log(lo["rho"])
     y0, y1 = math.log(hi["speedup"]), math.log(lo["speedup"])
     xs = x0 + (0.0 - y0) * (x1 - x0) / (y1 - y0) if y1 != y0 else 0.5 * (x0 + x1)
-    out.update(kind="interpolated", rho_star=float(math.exp(xs)),
-               bracket=[lo["rho"], hi["rho"]])
+    out.update(kind="interpolated", rho_star=float(math.exp(xs)), bracket=[lo["rho"], hi["rho"]])
     return out
 
 
-def _separator_instance(n: int, rho: float, cfg: BenchConfig, rows: list[dict[str, Any]],
-                        log: Callable[[str], None]) -> None:
+def _separator_instance(
+    n: int, rho: float, cfg: BenchConfig, rows: list[dict[str, Any]], log: Callable[[str], None]
+) -> None:
     ds = planted_instance(n, cfg.d, rho, cfg.seed)
     X, y = ds.X, ds.y
     t0 = _now()
     G = gram_matrix(X, y)
     build = _now() - t0
     op = gram_operator(X, y)
-    base = {"n": n, "d": cfg.d, "rho": rho, "reference_margin": ds.info["rho"],
-            "reference": "planted (exact)"}
+    base = {
+        "n": n,
+        "d": cfg.d,
+        "rho": rho,
+        "reference_margin": ds.info["rho"],
+        "reference": "planted (exact)",
+    }
 
     def cap_rel(t_snkp: float) -> float:
         return float(min(cfg.cap_s, max(cfg.min_cap_s, cfg.rel_cap * t_snkp)))
@@ -681,15 +748,19 @@ def _separator_instance(n: int, rho: float, cfg: BenchConfig, rows: list[dict[st
     for kind, GG in (("dense", G), ("factored", op)):
         s = run_capped(lambda k, GG=GG: snkp(GG, max_iter=k, check_input=False), cfg.cap_s)
         srow = _kperc_row("snkp", s, GG)
-        k = run_capped(lambda k, GG=GG: nkp(GG, max_iter=k, check_input=False),
-                       cap_rel(s["time_s"]))
+        k = run_capped(
+            lambda k, GG=GG: nkp(GG, max_iter=k, check_input=False), cap_rel(s["time_s"])
+        )
         krow = _kperc_row("nkp", k, GG)
         for r in (srow, krow):
-            rows.append({**base, "operator": kind, **r,
-                         "gram_build_s": build if kind == "dense" else None})
-        log(f"separator n={n:<5d} rho={rho:<7.0e} {kind:8s} snkp {s['time_s']:.3g}s "
+            rows.append(
+                {**base, "operator": kind, **r, "gram_build_s": build if kind == "dense" else None}
+            )
+        log(
+            f"separator n={n:<5d} rho={rho:<7.0e} {kind:8s} snkp {s['time_s']:.3g}s "
             f"({srow['nit']} it{', capped' if s['capped'] else ''})  nkp {k['time_s']:.3g}s "
-            f"({krow['nit']} it{', capped' if k['capped'] else ''})")
+            f"({krow['nit']} it{', capped' if k['capped'] else ''})"
+        )
         t_snkp[kind] = s["time_s"]
     # the perceptrons only need to be timed up to the faster SNKP's time to be ranked
     cap = float(min(cfg.cap_s, max(cfg.min_cap_s, cfg.peer_rel_cap * min(t_snkp.values()))))
@@ -697,9 +768,11 @@ def _separator_instance(n: int, rho: float, cfg: BenchConfig, rows: list[dict[st
     rows.append({**base, "operator": "data", **_kperc_row("perceptron", p, op)})
     sk = run_sklearn_perceptron(X, y, cap, seed=cfg.seed)
     rows.append({**base, "operator": "data", "solver": "sklearn-perceptron", **sk})
-    log(f"separator n={n:<5d} rho={rho:<7.0e} data     kperc perceptron {p['time_s']:.3g}s"
+    log(
+        f"separator n={n:<5d} rho={rho:<7.0e} data     kperc perceptron {p['time_s']:.3g}s"
         f"{' (capped)' if p['capped'] else ''}  sklearn {sk['time_s']:.3g}s "
-        f"({sk['nit']} epochs{', capped' if sk['capped'] else ''})")
+        f"({sk['nit']} epochs{', capped' if sk['capped'] else ''})"
+    )
 
 
 def suite_separator(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[str, Any]:
@@ -729,8 +802,14 @@ def suite_kernels(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[
         t0 = _now()
         ref = float(margin(G))
         t_ref = _now() - t0
-        base = {"problem": name, "n": n, "kernel": kernel, "reference_margin": ref,
-                "reference": "kperc.margin", "reference_time_s": t_ref}
+        base = {
+            "problem": name,
+            "n": n,
+            "kernel": kernel,
+            "reference_margin": ref,
+            "reference": "kperc.margin",
+            "reference_time_s": t_ref,
+        }
         s = run_capped(lambda k, G=G: snkp(G, max_iter=k, check_input=False), cfg.cap_s)
         rows.append({**base, **_kperc_row("snkp", s, G)})
         cap = float(min(cfg.cap_s, max(cfg.min_cap_s, cfg.rel_cap * s["time_s"])))
@@ -738,8 +817,10 @@ def suite_kernels(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[
         rows.append({**base, **_kperc_row("nkp", k, G)})
         v = run_svc(G, ds.y)
         rows.append({**base, "solver": "sklearn-svc", **v})
-        log(f"kernels {name:20s} n={n:<4d} rho={ref:.3g} snkp {s['time_s']:.3g}s nkp "
-            f"{k['time_s']:.3g}s{' (capped)' if k['capped'] else ''} svc {v['time_s']:.3g}s")
+        log(
+            f"kernels {name:20s} n={n:<4d} rho={ref:.3g} snkp {s['time_s']:.3g}s nkp "
+            f"{k['time_s']:.3g}s{' (capped)' if k['capped'] else ''} svc {v['time_s']:.3g}s"
+        )
     return {"rows": rows}
 
 
@@ -753,16 +834,20 @@ def suite_large(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[st
         t0 = _now()
         op = gram_operator(ds.X, ds.y)
         build = _now() - t0
-        base = {"n": n, "d": cfg.d, "rho": cfg.large_rho, "reference_margin": ds.info["rho"],
-                "generate_s": gen, "operator_build_s": build, "operator": "factored"}
-        s = run_capped(lambda k, op=op: snkp(op, max_iter=k, check_input=False),
-                       cfg.large_cap_s)
+        base = {
+            "n": n,
+            "d": cfg.d,
+            "rho": cfg.large_rho,
+            "reference_margin": ds.info["rho"],
+            "generate_s": gen,
+            "operator_build_s": build,
+            "operator": "factored",
+        }
+        s = run_capped(lambda k, op=op: snkp(op, max_iter=k, check_input=False), cfg.large_cap_s)
         rows.append({**base, **_kperc_row("snkp", s, op)})
-        msg = (f"large n={n:<8d} generate {gen:.3g}s snkp {s['time_s']:.3g}s "
-               f"({rows[-1]['nit']} it)")
+        msg = f"large n={n:<8d} generate {gen:.3g}s snkp {s['time_s']:.3g}s ({rows[-1]['nit']} it)"
         if n <= cfg.large_nkp_max_n:
-            cap = float(min(cfg.large_cap_s, max(cfg.min_cap_s,
-                                                 cfg.large_rel_cap * s["time_s"])))
+            cap = float(min(cfg.large_cap_s, max(cfg.min_cap_s, cfg.large_rel_cap * s["time_s"])))
             k = run_capped(lambda k, op=op: nkp(op, max_iter=k, check_input=False), cap)
             rows.append({**base, **_kperc_row("nkp", k, op)})
             msg += f" nkp {k['time_s']:.3g}s{' (capped)' if k['capped'] else ''}"
@@ -783,19 +868,21 @@ def _clarabel_certificate(Z: np.ndarray, eps: float) -> dict[str, Any]:
     p = cp.Variable(n)
     prob = cp.Problem(cp.Minimize(cp.norm(Z.T @ p, 2)), [p >= 0, cp.sum(p) == 1])
     t0 = _now()
-    prob.solve(solver=cp.CLARABEL, tol_gap_abs=eps * 1e-2, tol_gap_rel=1e-10,
-               tol_feas=1e-10)
+    prob.solve(solver=cp.CLARABEL, tol_gap_abs=eps * 1e-2, tol_gap_rel=1e-10, tol_feas=1e-10)
     dt = _now() - t0
     q = np.clip(np.asarray(p.value, dtype=np.float64), 0.0, None)
     q /= q.sum()
     stats = prob.solver_stats
-    return {"time_s": dt, "solve_time_s": float(stats.solve_time or 0.0),
-            "nit": int(stats.num_iters or 0), "norm_p_G": float(np.linalg.norm(Z.T @ q)),
-            "status": str(prob.status)}
+    return {
+        "time_s": dt,
+        "solve_time_s": float(stats.solve_time or 0.0),
+        "nit": int(stats.num_iters or 0),
+        "norm_p_G": float(np.linalg.norm(Z.T @ q)),
+        "status": str(prob.status),
+    }
 
 
-def suite_certificates(cfg: BenchConfig, log: Callable[[str], None] = print
-                       ) -> dict[str, Any]:
+def suite_certificates(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[str, Any]:
     """NVN and ISNKPVN to ``eps`` on infeasible instances against Clarabel (CVXPY)."""
     try:
         import cvxpy  # noqa: F401
@@ -815,15 +902,29 @@ def suite_certificates(cfg: BenchConfig, log: Callable[[str], None] = print
             r = fn(G, eps=cfg.cert_eps, check_input=False)
             dt = _now() - t0
             ok = r.outcome == "certificate"
-            rows.append({**base, "solver": name, "time_s": dt, "nit": int(r.nit),
-                         "certificate": ok, "norm_p_G": float(np.linalg.norm(Z.T @ r.p))})
+            rows.append(
+                {
+                    **base,
+                    "solver": name,
+                    "time_s": dt,
+                    "nit": int(r.nit),
+                    "certificate": ok,
+                    "norm_p_G": float(np.linalg.norm(Z.T @ r.p)),
+                }
+            )
         if have_qp:
             c = _clarabel_certificate(Z, cfg.cert_eps)
-            rows.append({**base, "solver": "clarabel", "certificate":
-                         c["norm_p_G"] <= cfg.cert_eps, **c})
-        log(f"certificates n={n} " + " ".join(
-            f"{r['solver']} {r['time_s']:.3g}s |p|_G={r['norm_p_G']:.2g}"
-            for r in rows if r["n"] == n))
+            rows.append(
+                {**base, "solver": "clarabel", "certificate": c["norm_p_G"] <= cfg.cert_eps, **c}
+            )
+        log(
+            f"certificates n={n} "
+            + " ".join(
+                f"{r['solver']} {r['time_s']:.3g}s |p|_G={r['norm_p_G']:.2g}"
+                for r in rows
+                if r["n"] == n
+            )
+        )
     return {"rows": rows, "qp_solver": "clarabel via cvxpy" if have_qp else None}
 
 
@@ -884,12 +985,27 @@ def suite_memory(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[s
         return {"rows": [], "skipped": "needs /proc (Linux)"}
     n = cfg.memory_n
     iters = 5 if cfg.quick else 30
-    env = {**os.environ, "PYTHONPATH": str(REPO_DIR) + os.pathsep
-           + os.environ.get("PYTHONPATH", "")}
-    proc = subprocess.run([sys.executable, "-c", _MEMORY_CHILD, str(n), str(cfg.d),
-                           str(iters), str(cfg.blas_threads or 0), ",".join(MEMORY_ALGOS)],
-                          capture_output=True, text=True, env=env, cwd=str(REPO_DIR),
-                          timeout=900)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO_DIR) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    }
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _MEMORY_CHILD,
+            str(n),
+            str(cfg.d),
+            str(iters),
+            str(cfg.blas_threads or 0),
+            ",".join(MEMORY_ALGOS),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=str(REPO_DIR),
+        timeout=900,
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"the memory subprocess failed: {proc.stderr[-2000:]}")
     m = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -899,16 +1015,23 @@ def suite_memory(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[s
     for alg in MEMORY_ALGOS:
         r = m["runs"][alg]
         peak = max(m["build_peak"], r["peak"])
-        row = {"n": n, "algorithm": alg, "gram_mb": gb / 2**20, "baseline_mb": base / 2**20,
-               "build_peak_over_baseline_in_G": (m["build_peak"] - base) / gb,
-               "run_peak_over_baseline_in_G": (r["peak"] - base) / gb,
-               "peak_over_baseline_in_G": (peak - base) / gb,
-               "extra_iter_in_G": (r["peak"] - r["before"]) / gb,
-               "peak_reset": bool(m["can_reset"])}
+        row = {
+            "n": n,
+            "algorithm": alg,
+            "gram_mb": gb / 2**20,
+            "baseline_mb": base / 2**20,
+            "build_peak_over_baseline_in_G": (m["build_peak"] - base) / gb,
+            "run_peak_over_baseline_in_G": (r["peak"] - base) / gb,
+            "peak_over_baseline_in_G": (peak - base) / gb,
+            "extra_iter_in_G": (r["peak"] - r["before"]) / gb,
+            "peak_reset": bool(m["can_reset"]),
+        }
         rows.append(row)
-        log(f"memory n={n} {alg:8s} peak - baseline = {row['peak_over_baseline_in_G']:.2f} G "
+        log(
+            f"memory n={n} {alg:8s} peak - baseline = {row['peak_over_baseline_in_G']:.2f} G "
             f"(build {row['build_peak_over_baseline_in_G']:.2f} G; the run adds "
-            f"{row['extra_iter_in_G']:.3f} G)")
+            f"{row['extra_iter_in_G']:.3f} G)"
+        )
     return {"rows": rows, "kernel": "rbf", "iterations": iters}
 
 
@@ -936,43 +1059,66 @@ def suite_regen(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[st
     if runs_path.exists():
         runs = json.loads(runs_path.read_text()).get("chapters", {})
         for name, entry in sorted(runs.items()):
-            chapters.append({"chapter": name, "runtime_s": entry.get("runtime_s"),
-                             "preset": entry.get("preset"),
-                             "finished_utc": entry.get("finished_utc")})
+            chapters.append(
+                {
+                    "chapter": name,
+                    "runtime_s": entry.get("runtime_s"),
+                    "preset": entry.get("preset"),
+                    "finished_utc": entry.get("finished_utc"),
+                }
+            )
     toc = _toc_chapters()
     recorded = {c["chapter"] for c in chapters if c["preset"] == "default"}
     missing = [c for c in toc if c not in recorded]
     default = [c for c in chapters if c["preset"] == "default" and c["runtime_s"] is not None]
     total = float(sum(c["runtime_s"] for c in default))
-    out: dict[str, Any] = {"chapters": chapters, "toc_chapters": toc, "missing": missing,
-                           "total_runtime_s": total,
-                           "max_chapter_s": max((c["runtime_s"] for c in default),
-                                                default=None),
-                           "build_s": None}
+    out: dict[str, Any] = {
+        "chapters": chapters,
+        "toc_chapters": toc,
+        "missing": missing,
+        "total_runtime_s": total,
+        "max_chapter_s": max((c["runtime_s"] for c in default), default=None),
+        "build_s": None,
+    }
     if cfg.build:
         jb = Path(sys.executable).with_name("jupyter-book")
         with tempfile.TemporaryDirectory() as tmp:
             t0 = _now()
-            proc = subprocess.run([str(jb), "build", ".", "--path-output", tmp],
-                                  cwd=str(REPO_DIR), capture_output=True, text=True)
+            proc = subprocess.run(
+                [str(jb), "build", ".", "--path-output", tmp],
+                cwd=str(REPO_DIR),
+                capture_output=True,
+                text=True,
+            )
             out["build_s"] = _now() - t0
             out["build_ok"] = proc.returncode == 0
     log(f"regen: {len(default)} chapters recorded, total {total:.1f}s, missing {missing}")
     return out
 
 
-SUITE_FUNCS = {"periter": suite_periter, "separator": suite_separator,
-               "kernels": suite_kernels, "large": suite_large,
-               "certificates": suite_certificates, "memory": suite_memory,
-               "regen": suite_regen}
+SUITE_FUNCS = {
+    "periter": suite_periter,
+    "separator": suite_separator,
+    "kernels": suite_kernels,
+    "large": suite_large,
+    "certificates": suite_certificates,
+    "memory": suite_memory,
+    "regen": suite_regen,
+}
 
 
 # --------------------------------------------------------------------------- targets
 
 
 def _target(tid: str, description: str, value, target, met, detail: str) -> dict[str, Any]:
-    return {"id": tid, "description": description, "value": value, "target": target,
-            "met": None if met is None else bool(met), "detail": detail}
+    return {
+        "id": tid,
+        "description": description,
+        "value": value,
+        "target": target,
+        "met": None if met is None else bool(met),
+        "detail": detail,
+    }
 
 
 def evaluate_targets(suites: dict[str, Any], cfg: BenchConfig) -> list[dict[str, Any]]:
@@ -991,11 +1137,17 @@ def evaluate_targets(suites: dict[str, Any], cfg: BenchConfig) -> list[dict[str,
                     continue
                 worst = max(rs, key=lambda r: r["ratio"])
                 tgt = PERITER_TARGETS[alg]
-                out.append(_target(
-                    f"periter-{kind}-{alg}", f"{alg.upper()} time per iteration / one product "
-                    f"({kind} G), worst n", worst["ratio"], tgt, worst["ratio"] <= tgt,
-                    f"worst at n = {worst['n']}: {worst['ratio']:.3g} (target <= {tgt}); "
-                    f"{sum(r['ratio'] <= tgt for r in rs)} of {len(rs)} sizes meet it"))
+                out.append(
+                    _target(
+                        f"periter-{kind}-{alg}",
+                        f"{alg.upper()} time per iteration / one product ({kind} G), worst n",
+                        worst["ratio"],
+                        tgt,
+                        worst["ratio"] <= tgt,
+                        f"worst at n = {worst['n']}: {worst['ratio']:.3g} (target <= {tgt}); "
+                        f"{sum(r['ratio'] <= tgt for r in rs)} of {len(rs)} sizes meet it",
+                    )
+                )
     large = suites.get("large")
     if large:
         rows = large["rows"]
@@ -1003,68 +1155,109 @@ def evaluate_targets(suites: dict[str, Any], cfg: BenchConfig) -> list[dict[str,
         mid = 100_000 if 100_000 in ns else (ns[-2] if len(ns) > 1 else ns[-1])
         s = next((r for r in rows if r["n"] == mid and r["solver"] == "snkp"), None)
         k = next((r for r in rows if r["n"] == mid and r["solver"] == "nkp"), None)
-        sk = next((r for r in rows if r["n"] == mid and r["solver"] == "sklearn-perceptron"),
-                  None)
+        sk = next((r for r in rows if r["n"] == mid and r["solver"] == "sklearn-perceptron"), None)
         if s and k:
             sp = k["time_s"] / s["time_s"]
             exact = not k["capped"]
             ok = s["separated"] and sp >= 10 if (exact or sp >= 10) else None
-            out.append(_target(
-                "large-nkp-speedup", f"SNKP vs NKP, factored, n = {mid}, rho = {cfg.large_rho}",
-                sp, 10.0, ok,
-                f"SNKP {s['time_s']:.3g} s ({s['nit']} it), NKP "
-                + (f"{k['time_s']:.3g} s" if exact else
-                   f"stopped after {k['time_s']:.3g} s / {k['nit']} it without a separator")
-                + f": speed-up {'=' if exact else '>='} {sp:.3g}"))
+            out.append(
+                _target(
+                    "large-nkp-speedup",
+                    f"SNKP vs NKP, factored, n = {mid}, rho = {cfg.large_rho}",
+                    sp,
+                    10.0,
+                    ok,
+                    f"SNKP {s['time_s']:.3g} s ({s['nit']} it), NKP "
+                    + (
+                        f"{k['time_s']:.3g} s"
+                        if exact
+                        else f"stopped after {k['time_s']:.3g} s / {k['nit']} it "
+                        "without a separator"
+                    )
+                    + f": speed-up {'=' if exact else '>='} {sp:.3g}",
+                )
+            )
         if s and sk:
             sp = sk["time_s"] / s["time_s"]
             ok = (sp > 1) if (not sk["capped"] or sp > 1) else None
-            out.append(_target(
-                "large-sklearn-speedup", f"SNKP vs scikit-learn Perceptron, n = {mid}",
-                sp, 1.0, ok,
-                f"Perceptron {sk['time_s']:.3g} s ({sk['nit']} epochs"
-                + ("" if sk["separated"] else ", no separator yet")
-                + f"), SNKP {s['time_s']:.3g} s: ratio {'=' if not sk['capped'] else '>='} "
-                f"{sp:.3g}"))
+            out.append(
+                _target(
+                    "large-sklearn-speedup",
+                    f"SNKP vs scikit-learn Perceptron, n = {mid}",
+                    sp,
+                    1.0,
+                    ok,
+                    f"Perceptron {sk['time_s']:.3g} s ({sk['nit']} epochs"
+                    + ("" if sk["separated"] else ", no separator yet")
+                    + f"), SNKP {s['time_s']:.3g} s: ratio {'=' if not sk['capped'] else '>='} "
+                    f"{sp:.3g}",
+                )
+            )
         big = max(ns)
         sb = next((r for r in rows if r["n"] == big and r["solver"] == "snkp"), None)
         if sb:
-            out.append(_target(
-                "large-snkp-time", f"SNKP wall time, factored, n = {big}", sb["time_s"], 120.0,
-                sb["separated"] and sb["time_s"] < 120.0,
-                f"{sb['time_s']:.3g} s, {sb['nit']} iterations, "
-                f"{'separator found' if sb['separated'] else 'no separator'}; generating the "
-                f"instance took {sb['generate_s']:.3g} s"))
+            out.append(
+                _target(
+                    "large-snkp-time",
+                    f"SNKP wall time, factored, n = {big}",
+                    sb["time_s"],
+                    120.0,
+                    sb["separated"] and sb["time_s"] < 120.0,
+                    f"{sb['time_s']:.3g} s, {sb['nit']} iterations, "
+                    f"{'separator found' if sb['separated'] else 'no separator'}; generating the "
+                    f"instance took {sb['generate_s']:.3g} s",
+                )
+            )
     regen = suites.get("regen")
     if regen:
         tot, mx = regen["total_runtime_s"], regen["max_chapter_s"]
         complete = not regen["missing"]
-        out.append(_target("regen-total", "whole regeneration (chapters, default parameters)",
-                           tot, 180.0, (tot < 180.0) if complete else None,
-                           f"{tot:.1f} s over {len(regen['chapters'])} recorded chapters"
-                           + ("" if complete else
-                              f"; not recorded yet: {', '.join(regen['missing'])}")))
+        out.append(
+            _target(
+                "regen-total",
+                "whole regeneration (chapters, default parameters)",
+                tot,
+                180.0,
+                (tot < 180.0) if complete else None,
+                f"{tot:.1f} s over {len(regen['chapters'])} recorded chapters"
+                + ("" if complete else f"; not recorded yet: {', '.join(regen['missing'])}"),
+            )
+        )
         if mx is not None:
-            out.append(_target("regen-max-chapter", "slowest chapter", mx, 90.0, mx <= 90.0,
-                               f"{mx:.1f} s"))
+            out.append(
+                _target("regen-max-chapter", "slowest chapter", mx, 90.0, mx <= 90.0, f"{mx:.1f} s")
+            )
     mem = suites.get("memory")
     if mem and mem["rows"]:
         worst = max(mem["rows"], key=lambda r: r["peak_over_baseline_in_G"])
-        out.append(_target("memory-peak", f"peak RSS - baseline, in units of G (n = "
-                           f"{worst['n']})", worst["peak_over_baseline_in_G"], 2.0,
-                           worst["peak_over_baseline_in_G"] <= 2.0,
-                           f"worst: {worst['algorithm']} ({worst['gram_mb']:.0f} MB G)"))
-        it = max((r for r in mem["rows"] if r["algorithm"] != "validate"),
-                 key=lambda r: r["extra_iter_in_G"])
-        out.append(_target("memory-iterations", "memory added by the iterations, units of G",
-                           it["extra_iter_in_G"], 0.5, it["extra_iter_in_G"] < 0.5,
-                           f"worst: {it['algorithm']}; an n x n temporary would add ~1"))
+        out.append(
+            _target(
+                "memory-peak",
+                f"peak RSS - baseline, in units of G (n = {worst['n']})",
+                worst["peak_over_baseline_in_G"],
+                2.0,
+                worst["peak_over_baseline_in_G"] <= 2.0,
+                f"worst: {worst['algorithm']} ({worst['gram_mb']:.0f} MB G)",
+            )
+        )
+        it = max(
+            (r for r in mem["rows"] if r["algorithm"] != "validate"),
+            key=lambda r: r["extra_iter_in_G"],
+        )
+        out.append(
+            _target(
+                "memory-iterations",
+                "memory added by the iterations, units of G",
+                it["extra_iter_in_G"],
+                0.5,
+                it["extra_iter_in_G"] < 0.5,
+                f"worst: {it['algorithm']}; an n x n temporary would add ~1",
+            )
+        )
     return out
 
 
 # --------------------------------------------------------------------------- driver
-
-
 
 
 def _clean(obj):
@@ -1078,8 +1271,9 @@ def _clean(obj):
     return obj
 
 
-def run(cfg: BenchConfig, log: Callable[[str], None] = print, command: str | None = None
-        ) -> dict[str, Any]:
+def run(
+    cfg: BenchConfig, log: Callable[[str], None] = print, command: str | None = None
+) -> dict[str, Any]:
     """Run the configured suites and return the benchmark record (JSON-ready)."""
     unknown = set(cfg.suites) - set(SUITES)
     if unknown:
@@ -1099,8 +1293,11 @@ def run(cfg: BenchConfig, log: Callable[[str], None] = print, command: str | Non
             timings[name] = _now() - t0
             suites[name]["measured"] = {
                 "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "elapsed_s": timings[name], "loadavg_start": load0, "loadavg_end": _loadavg(),
-                "command": command or "python -m benchmarks.bench"}
+                "elapsed_s": timings[name],
+                "loadavg_start": load0,
+                "loadavg_end": _loadavg(),
+                "command": command or "python -m benchmarks.bench",
+            }
     settings = asdict(cfg)
     record = {
         "schema": SCHEMA_VERSION,
@@ -1128,20 +1325,23 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     if old.get("schema") != new.get("schema"):
         return new
     suites = {**old.get("suites", {}), **new["suites"]}
-    cfg = BenchConfig(**{k: tuple(v) if isinstance(v, list) else v
-                         for k, v in new["settings"].items()})
+    cfg = BenchConfig(
+        **{k: tuple(v) if isinstance(v, list) else v for k, v in new["settings"].items()}
+    )
     merged = {**new, "suites": suites}
     merged["suite_elapsed_s"] = {**old.get("suite_elapsed_s", {}), **new["suite_elapsed_s"]}
     # the record as a whole spans every run that contributed a suite
     merged["elapsed_s"] = float(sum(merged["suite_elapsed_s"].values()))
-    merged["started_utc"] = min(old.get("started_utc", new["started_utc"]),
-                                new["started_utc"])
+    merged["started_utc"] = min(old.get("started_utc", new["started_utc"]), new["started_utc"])
     if old.get("command") and old["command"] != new["command"]:
         merged["command"] = f"{old['command']}, then {new['command']}"
-    merged["settings_by_suite"] = {**old.get("settings_by_suite", {}),
-                                   **{k: new["settings"] for k in new["suites"]}}
-    merged["targets"] = _clean(json.loads(json.dumps(evaluate_targets(suites, cfg),
-                                                     default=_json_default)))
+    merged["settings_by_suite"] = {
+        **old.get("settings_by_suite", {}),
+        **{k: new["settings"] for k in new["suites"]},
+    }
+    merged["targets"] = _clean(
+        json.loads(json.dumps(evaluate_targets(suites, cfg), default=_json_default))
+    )
     return merged
 
 
@@ -1185,21 +1385,30 @@ def format_table(record: dict[str, Any]) -> str:
         lines.append(f"{'':18s}" + "".join(f"{n:>10d}" for n in ns))
         for kind in ("dense", "factored"):
             for alg in PERITER_ALGOS:
-                vals = {r["n"]: r["ratio"] for r in per["rows"]
-                        if r["operator"] == kind and r["algorithm"] == alg}
-                lines.append(f"{kind + ' ' + alg:18s}"
-                             + "".join(f"{vals.get(n, float('nan')):10.3f}" for n in ns))
+                vals = {
+                    r["n"]: r["ratio"]
+                    for r in per["rows"]
+                    if r["operator"] == kind and r["algorithm"] == alg
+                }
+                lines.append(
+                    f"{kind + ' ' + alg:18s}"
+                    + "".join(f"{vals.get(n, float('nan')):10.3f}" for n in ns)
+                )
     sep = record["suites"].get("separator")
     if sep:
         lines.append("")
         lines.append("crossover margin (SNKP faster than NKP below it)")
         for c in sep["crossover"]:
             rs = f"{c['rho_star']:.3g}" if c["rho_star"] else "-"
-            lines.append(f"  {c['operator']:8s} n={c['n']:<6d} {c['kind']:12s} rho* = {rs}"
-                         f"  bracket {c['bracket']}")
+            lines.append(
+                f"  {c['operator']:8s} n={c['n']:<6d} {c['kind']:12s} rho* = {rs}"
+                f"  bracket {c['bracket']}"
+            )
     lines.append("")
-    lines.append(f"elapsed {record['elapsed_s']:.0f} s; load average "
-                 f"{record['loadavg_start']} -> {record['loadavg_end']}")
+    lines.append(
+        f"elapsed {record['elapsed_s']:.0f} s; load average "
+        f"{record['loadavg_start']} -> {record['loadavg_end']}"
+    )
     return "\n".join(lines)
 
 
@@ -1220,11 +1429,16 @@ def _display_path(path: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m benchmarks.bench [--quick] [--suite S,...] [--sizes ...] [--out PATH]``."""
-    ap = argparse.ArgumentParser(prog="python -m benchmarks.bench",
-                                 description="Measure kperc's speed; write JSON and a table.")
+    ap = argparse.ArgumentParser(
+        prog="python -m benchmarks.bench",
+        description="Measure kperc's speed; write JSON and a table.",
+    )
     ap.add_argument("--quick", action="store_true", help="smoke run at tiny sizes (seconds)")
-    ap.add_argument("--suite", default="all",
-                    help=f"comma-separated subset of {','.join(SUITES)} (default: all)")
+    ap.add_argument(
+        "--suite",
+        default="all",
+        help=f"comma-separated subset of {','.join(SUITES)} (default: all)",
+    )
     ap.add_argument("--sizes", help="n for the per-iteration and separator suites")
     ap.add_argument("--rhos", help="planted margins of the separator suite")
     ap.add_argument("--large-ns", help="n of the large factored-operator suite")
@@ -1234,11 +1448,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cap", type=float, help="longest single run, seconds")
     ap.add_argument("--blas-threads", type=int, help="BLAS threads (default 1; 0: leave)")
     ap.add_argument("--build", action="store_true", help="also time `jupyter-book build`")
-    ap.add_argument("--out", default=str(DEFAULT_OUT),
-                    help="output JSON (default: book/_generated/bench.json)")
+    ap.add_argument(
+        "--out", default=str(DEFAULT_OUT), help="output JSON (default: book/_generated/bench.json)"
+    )
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
-    ap.add_argument("--merge", action="store_true",
-                    help="keep the other suites of an existing output file")
+    ap.add_argument(
+        "--merge", action="store_true", help="keep the other suites of an existing output file"
+    )
     args = ap.parse_args(argv)
     over: dict[str, Any] = {}
     if args.suite != "all":

@@ -33,7 +33,6 @@ from ._von_neumann import nvn, von_neumann_linear
 __version__ = "0.1.0"
 
 
-
 def __getattr__(name):
     # ``kperc.datasets`` and ``kperc.sweeps`` are public submodules loaded on first use,
     # so that ``import kperc`` stays light.

@@ -59,82 +59,91 @@ def expected_failed_checks(estimator: SNKPClassifier) -> dict[str, str]:
 class SNKPClassifier(ClassifierMixin, BaseEstimator):
     """Hard-margin kernel classifier trained by SNKP (or NKP).
 
-    Finds ``f = sum_i alpha_i y_i K(x_i, .) / sqrt(K(x_i, x_i))`` with
-    ``y_i f(x_i) > 0`` on every training point, by the Smoothed Normalised Kernel
-    Perceptron (Algorithm 4 of Ramdas & Pena, 2014). Binary only; any two class labels
-    are accepted and mapped to -1/+1.
+        Finds ``f = sum_i alpha_i y_i K(x_i, .) / sqrt(K(x_i, x_i))`` with
+        ``y_i f(x_i) > 0`` on every training point, by the Smoothed Normalised Kernel
+        Perceptron (Algorithm 4 of Ramdas & Pena, 2014). Binary only; any two class labels
+        are accepted and mapped to -1/+1.
 
-    Parameters
-    ----------
-    kernel : {"rbf", "linear", "poly"} or callable, default="rbf"
-        A callable receives two data matrices and returns their kernel matrix.
-    gamma : float or "scale", default="scale"
-        Kernel coefficient for "rbf" and "poly"; "scale" uses
-        ``1 / (n_features * X.var())`` as :class:`sklearn.svm.SVC` does.
-    degree : int, default=3
-        Degree of the "poly" kernel.
-    coef0 : float, default=1.0
-        Constant term of the "poly" kernel.
-    fit_intercept : bool, default=True
-        Append a constant feature ``intercept_scaling`` to every point, so that the
-        linear and polynomial kernels can learn an offset (the paper's problems are
-        homogeneous).
-    intercept_scaling : float, default=1.0
-    algorithm : {"snkp", "nkp"}, default="snkp"
-    max_iter : int, default=20000
-        Iteration cap; reaching it emits a :class:`~sklearn.exceptions.ConvergenceWarning`.
+        Parameters
+        ----------
+        kernel : {"rbf", "linear", "poly"} or callable, default="rbf"
+            A callable receives two data matrices and returns their kernel matrix.
+        gamma : float or "scale", default="scale"
+            Kernel coefficient for "rbf" and "poly"; "scale" uses
+            ``1 / (n_features * X.var())`` as :class:`sklearn.svm.SVC` does.
+        degree : int, default=3
+            Degree of the "poly" kernel.
+        coef0 : float, default=1.0
+            Constant term of the "poly" kernel.
+        fit_intercept : bool, default=True
+            Append a constant feature ``intercept_scaling`` to every point, so that the
+            linear and polynomial kernels can learn an offset (the paper's problems are
+            homogeneous).
+        intercept_scaling : float, default=1.0
+        algorithm : {"snkp", "nkp"}, default="snkp"
+        max_iter : int, default=20000
+            Iteration cap; reaching it emits a :class:`~sklearn.exceptions.ConvergenceWarning`.
 
-    Attributes
-    ----------
-    classes_ : ndarray of shape (2,)
-    support_ : ndarray of int
-        Indices of training points with ``alpha_i > 0``.
-    support_vectors_ : ndarray
-        Those training points (with the intercept feature when ``fit_intercept``).
-    dual_coef_ : ndarray
-        ``alpha_i y_i / sqrt(K(x_i, x_i))`` for the support points.
-    n_iter_ : int
-        Halting index of the run.
-    converged_ : bool
-        Whether a separator of the training data was found.
-    n_features_in_ : int
+        Attributes
+        ----------
+        classes_ : ndarray of shape (2,)
+        support_ : ndarray of int
+            Indices of training points with ``alpha_i > 0``.
+        support_vectors_ : ndarray
+            Those training points (with the intercept feature when ``fit_intercept``).
+        dual_coef_ : ndarray
+            ``alpha_i y_i / sqrt(K(x_i, x_i))`` for the support points.
+        n_iter_ : int
+            Halting index of the run.
+        converged_ : bool
+            Whether a separator of the training data was found.
+        n_features_in_ : int
 
-    Notes
-    -----
-    scikit-learn compatibility: with its default parameters the estimator passes every
-    check of :func:`sklearn.utils.estimator_checks.check_estimator` (scikit-learn 1.9),
-    so the ``expected_failed_checks`` list is empty (with ``gamma="scale"`` the RBF
-    kernel separates the checks' data, and SNKP's bound ``2 sqrt(2 log n) / rho`` is
-    within ``max_iter``). The checks that cannot apply to some hard-margin
-    configurations are returned by :func:`expected_failed_checks`:
+        Notes
+        -----
+        scikit-learn compatibility: with its default parameters the estimator passes every
+        check of :func:`sklearn.utils.estimator_checks.check_estimator` (scikit-learn 1.9),
+        so the ``expected_failed_checks`` list is empty (with ``gamma="scale"`` the RBF
+        kernel separates the checks' data, and SNKP's bound ``2 sqrt(2 log n) / rho`` is
+        within ``max_iter``). The checks that cannot apply to some hard-margin
+        configurations are returned by :func:`expected_failed_checks`:
 
-    * ``check_classifiers_train`` with ``algorithm="nkp"`` or a linear/polynomial
-      kernel: the check's two blobs overlap, so these kernels cannot separate them (and
-      NKP needs about ``1/rho^2 = 2.6e6`` iterations with the RBF kernel); the last
-      iterate on inseparable data carries no accuracy guarantee.
+        * ``check_classifiers_train`` with ``algorithm="nkp"`` or a linear/polynomial
+          kernel: the check's two blobs overlap, so these kernels cannot separate them (and
+          NKP needs about ``1/rho^2 = 2.6e6`` iterations with the RBF kernel); the last
+          iterate on inseparable data carries no accuracy guarantee.
 
-    * ``check_estimators_dtypes`` with ``kernel="linear"`` (or a homogeneous ``"poly"``,
-      ``coef0=0``) and ``fit_intercept=False``: the check's data contain the zero vector,
-      where ``K(x, x) = 0`` and the normalised kernel is undefined; fit raises a
-      ``ValueError`` that says so.
+        * ``check_estimators_dtypes`` with ``kernel="linear"`` (or a homogeneous ``"poly"``,
+          ``coef0=0``) and ``fit_intercept=False``: the check's data contain the zero vector,
+          where ``K(x, x) = 0`` and the normalised kernel is undefined; fit raises a
+          ``ValueError`` that says so.
 
-    On training data that it cannot separate within ``max_iter`` iterations (for
-    example a point repeated with both labels) the fit emits a
-    :class:`~sklearn.exceptions.ConvergenceWarning` and keeps the last iterate.
+        On training data that it cannot separate within ``max_iter`` iterations (for
+        example a point repeated with both labels) the fit emits a
+        :class:`~sklearn.exceptions.ConvergenceWarning` and keeps the last iterate.
 
-    Examples
-    --------
-    >>> from kperc import SNKPClassifier
-from kperc_book import data
-    >>> X, y = data.circles(100, seed=0)
-    >>> clf = SNKPClassifier(kernel="rbf", gamma=2.0).fit(X, y)
-    >>> bool((clf.predict(X) == y).all())
-    True
+        Examples
+        --------
+        >>> from kperc import SNKPClassifier
+    from kperc_book import data
+        >>> X, y = data.circles(100, seed=0)
+        >>> clf = SNKPClassifier(kernel="rbf", gamma=2.0).fit(X, y)
+        >>> bool((clf.predict(X) == y).all())
+        True
     """
 
-    def __init__(self, kernel="rbf", *, gamma="scale", degree=3, coef0=1.0,
-                 fit_intercept=True, intercept_scaling=1.0, algorithm="snkp",
-                 max_iter=20000):
+    def __init__(
+        self,
+        kernel="rbf",
+        *,
+        gamma="scale",
+        degree=3,
+        coef0=1.0,
+        fit_intercept=True,
+        intercept_scaling=1.0,
+        algorithm="snkp",
+        max_iter=20000,
+    ):
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -183,8 +192,11 @@ from kperc_book import data
             )
         if self.algorithm not in ("snkp", "nkp"):
             raise ValueError(f"algorithm must be 'snkp' or 'nkp'; got {self.algorithm!r}.")
-        if isinstance(self.max_iter, bool) or int(self.max_iter) != self.max_iter \
-                or self.max_iter <= 0:
+        if (
+            isinstance(self.max_iter, bool)
+            or int(self.max_iter) != self.max_iter
+            or self.max_iter <= 0
+        ):
             raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}.")
         ypm = np.where(y == self.classes_[1], 1.0, -1.0)
         Xa = self._augment(X)
@@ -214,7 +226,8 @@ from kperc_book import data
                 f"{self.algorithm.upper()} found no separator of the training data within "
                 f"max_iter={self.max_iter} iterations (the data may be inseparable in this "
                 "kernel's feature space); the last iterate is used.",
-                ConvergenceWarning, stacklevel=2,
+                ConvergenceWarning,
+                stacklevel=2,
             )
         alpha = res.alpha
         self.support_ = np.flatnonzero(alpha > 0)
@@ -227,8 +240,7 @@ from kperc_book import data
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         Xa = self._augment(X)
-        Kx = kernel_matrix(Xa, self.support_vectors_, kernel=self.kernel,
-                           **self._kernel_params())
+        Kx = kernel_matrix(Xa, self.support_vectors_, kernel=self.kernel, **self._kernel_params())
         f = Kx @ self.dual_coef_
         kxx = kernel_diagonal(Xa, kernel=self.kernel, **self._kernel_params())
         scale = np.where(kxx > 0, np.sqrt(np.where(kxx > 0, kxx, 1.0)), 1.0)

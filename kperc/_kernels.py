@@ -76,8 +76,12 @@ def kernel_diagonal(X, kernel: str | Callable = "linear", **kernel_params) -> np
         gamma = 1.0 / X.shape[1] if gamma is None else gamma
         coef0 = kernel_params.get("coef0", 1)
         return (gamma * np.einsum("ij,ij->i", X, X) + coef0) ** degree
-    return np.array([kernel_matrix(X[i : i + 1], kernel=kernel, **kernel_params)[0, 0]
-                     for i in range(X.shape[0])])
+    return np.array(
+        [
+            kernel_matrix(X[i : i + 1], kernel=kernel, **kernel_params)[0, 0]
+            for i in range(X.shape[0])
+        ]
+    )
 
 
 def _check_diag(diag: np.ndarray) -> None:
@@ -132,8 +136,11 @@ def gram_matrix(X, y, kernel: str | Callable = "linear", **kernel_params) -> np.
         inv = inv.reshape(-1)
         # report a bad point by its index in X, not in U
         _check_diag(kernel_diagonal(U, kernel, **kernel_params)[inv])
-        N = gram_matrix(U, np.ones(U.shape[0]), kernel, **kernel_params) if U.shape[0] > 1 \
+        N = (
+            gram_matrix(U, np.ones(U.shape[0]), kernel, **kernel_params)
+            if U.shape[0] > 1
             else np.ones((1, 1))
+        )
         G = N[np.ix_(inv, inv)]
         G *= y[:, None]
         G *= y[None, :]
@@ -299,8 +306,9 @@ class _ColumnCache:
 
     BLOCK_BYTES = 1 << 21
 
-    def __init__(self, compute_into: Callable[[int, np.ndarray], np.ndarray], n: int,
-                 cache_size: float):
+    def __init__(
+        self, compute_into: Callable[[int, np.ndarray], np.ndarray], n: int, cache_size: float
+    ):
         self._compute_into = compute_into
         self.n = n
         self.capacity = int(min(n, (cache_size * 2**20) // (8 * n)))
@@ -391,8 +399,7 @@ class _OperatorGram:
         return float(np.sqrt(max(float(p @ self.matvec(p)), 0.0)))
 
 
-def as_gram(G, *, check_psd: bool | None = None, validate: bool = True,
-            cache_size: float = 0.0):
+def as_gram(G, *, check_psd: bool | None = None, validate: bool = True, cache_size: float = 0.0):
     """Validate ``G`` and wrap it for the algorithms (dense array or LinearOperator).
 
     With ``validate=False`` (the algorithms' ``check_input=False``) only the shape is

@@ -193,14 +193,22 @@ def margin_details(G) -> OptimizeResult:
         value, p = _refine_positive(B_full, p)
         Gp = B_full.T @ (B_full @ p)
         gap = max(0.0, value**2 - float(Gp.min()))
-        return OptimizeResult(rho=value, separable=True, p=p, alpha=p / value,
-                              rank=B.shape[0], kkt_gap=gap, facet_normal=None)
+        return OptimizeResult(
+            rho=value,
+            separable=True,
+            p=p,
+            alpha=p / value,
+            rank=B.shape[0],
+            kkt_gap=gap,
+            facet_normal=None,
+        )
     Gp = B.T @ (B @ p)
     gap = max(0.0, value**2 - float(Gp.min()))
     inrad, nu = _negative_margin(B)
     rho = -inrad if inrad > ZERO_TOL else 0.0
-    return OptimizeResult(rho=rho, separable=False, p=p, alpha=None, rank=B.shape[0],
-                          kkt_gap=gap, facet_normal=nu)
+    return OptimizeResult(
+        rho=rho, separable=False, p=p, alpha=None, rank=B.shape[0], kkt_gap=gap, facet_normal=nu
+    )
 
 
 def margin(G) -> float:
@@ -293,8 +301,15 @@ def linf_margin(X, y) -> OptimizeResult:
     A_ub = np.hstack([-Bm, np.ones((n, 1))])
     A_eq = np.zeros((1, D + 1))
     A_eq[0, :D] = 1.0
-    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(n), A_eq=A_eq, b_eq=[1.0],
-                  bounds=[(0, None)] * D + [(None, None)], method="highs")
+    res = linprog(
+        c,
+        A_ub=A_ub,
+        b_ub=np.zeros(n),
+        A_eq=A_eq,
+        b_eq=[1.0],
+        bounds=[(0, None)] * D + [(None, None)],
+        method="highs",
+    )
     if not res.success:  # pragma: no cover - the LP is always feasible and bounded
         raise RuntimeError(f"linprog failed: {res.message}")
     v = res.x[:D]
@@ -322,11 +337,19 @@ def dist_to_witness(G, q) -> OptimizeResult:
     value, x0 = min_norm_point(B)
     if value > ZERO_TOL:
         return OptimizeResult(dist=np.inf, w=None, residual=value)
-    cons = [{"type": "eq", "fun": lambda p: B @ p, "jac": lambda p: B},
-            {"type": "eq", "fun": lambda p: np.sum(p) - 1.0, "jac": lambda p: np.ones((1, n))}]
-    res = minimize(lambda p: 0.5 * np.sum((p - q) ** 2), x0, jac=lambda p: p - q,
-                   bounds=[(0.0, 1.0)] * n, constraints=cons, method="SLSQP",
-                   options={"ftol": 1e-15, "maxiter": 2000})
+    cons = [
+        {"type": "eq", "fun": lambda p: B @ p, "jac": lambda p: B},
+        {"type": "eq", "fun": lambda p: np.sum(p) - 1.0, "jac": lambda p: np.ones((1, n))},
+    ]
+    res = minimize(
+        lambda p: 0.5 * np.sum((p - q) ** 2),
+        x0,
+        jac=lambda p: p - q,
+        bounds=[(0.0, 1.0)] * n,
+        constraints=cons,
+        method="SLSQP",
+        options={"ftol": 1e-15, "maxiter": 2000},
+    )
     w = res.x
     if not res.success or np.linalg.norm(B @ w) > 1e-8:
         from scipy.optimize import Bounds, LinearConstraint
@@ -334,14 +357,21 @@ def dist_to_witness(G, q) -> OptimizeResult:
         Aeq = np.vstack([B, np.ones((1, n))])
         beq = np.zeros(r + 1)
         beq[-1] = 1.0
-        res = minimize(lambda p: 0.5 * np.sum((p - q) ** 2), x0, jac=lambda p: p - q,
-                       hess=lambda p: np.eye(n), method="trust-constr",
-                       bounds=Bounds(0.0, 1.0), constraints=[LinearConstraint(Aeq, beq, beq)],
-                       options={"gtol": 1e-12, "xtol": 1e-14, "maxiter": 5000})
+        res = minimize(
+            lambda p: 0.5 * np.sum((p - q) ** 2),
+            x0,
+            jac=lambda p: p - q,
+            hess=lambda p: np.eye(n),
+            method="trust-constr",
+            bounds=Bounds(0.0, 1.0),
+            constraints=[LinearConstraint(Aeq, beq, beq)],
+            options={"gtol": 1e-12, "xtol": 1e-14, "maxiter": 5000},
+        )
         w = res.x
     w = _polish_projection(B, q, np.clip(w, 0.0, None))
-    return OptimizeResult(dist=float(np.linalg.norm(w - q)), w=w,
-                          residual=float(np.linalg.norm(B @ w)))
+    return OptimizeResult(
+        dist=float(np.linalg.norm(w - q)), w=w, residual=float(np.linalg.norm(B @ w))
+    )
 
 
 def _polish_projection(B, q, w):

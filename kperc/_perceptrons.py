@@ -33,8 +33,7 @@ def _first_index_rule(m: np.ndarray) -> int:
     return int(np.argmin(m))
 
 
-def _linear_counts_loop(Z: np.ndarray, max_iter: int, trace: bool, record_w: bool,
-                        average: bool):
+def _linear_counts_loop(Z: np.ndarray, max_iter: int, trace: bool, record_w: bool, average: bool):
     """Shared loop of Algorithms 1 and 2: ``u = sum of chosen rows of Z``.
 
     ``m = Z u`` holds the (scaled) margins and is updated by one ``O(n d)`` product per
@@ -70,8 +69,7 @@ def _linear_counts_loop(Z: np.ndarray, max_iter: int, trace: bool, record_w: boo
         k += 1
 
 
-def perceptron(X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = False
-               ) -> KpercResult:
+def perceptron(X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = False) -> KpercResult:
     """Algorithm 1: the classical perceptron on raw (unnormalised) data.
 
     Starts from ``w_0 = 0`` and adds ``y_i x_i`` for the most violated point (smallest
@@ -102,19 +100,26 @@ def perceptron(X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = Fa
     norms = np.linalg.norm(X, axis=1)
     _check_diag(norms**2)  # a zero point makes the strict problem infeasible
     Z = X * y[:, None]
-    counts, u, k, tr, ok = _linear_counts_loop(Z, max_iter, trace, record_w=True,
-                                               average=False)
+    counts, u, k, tr, ok = _linear_counts_loop(Z, max_iter, trace, record_w=True, average=False)
     alpha = counts * norms
     alpha = alpha / alpha.sum() if alpha.sum() > 0 else alpha
     if ok:
-        return make_result("separator", k, f"separator found after {k} updates",
-                           alpha=alpha, w=u, trace=tr.data)
-    return make_result("max_iter", k, f"no separator within max_iter={max_iter} updates",
-                       alpha=alpha, w=u, trace=tr.data)
+        return make_result(
+            "separator", k, f"separator found after {k} updates", alpha=alpha, w=u, trace=tr.data
+        )
+    return make_result(
+        "max_iter",
+        k,
+        f"no separator within max_iter={max_iter} updates",
+        alpha=alpha,
+        w=u,
+        trace=tr.data,
+    )
 
 
-def normalized_perceptron(X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP,
-                          trace: bool = False) -> KpercResult:
+def normalized_perceptron(
+    X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = False
+) -> KpercResult:
     """Algorithm 2: the Normalised Perceptron, run on ``a_i = y_i x_i / ||x_i||``.
 
     ``w_{k+1} = (1 - theta_k) w_k + theta_k a_j`` with ``theta_k = 1/(k+1)`` and ``j``
@@ -139,20 +144,32 @@ def normalized_perceptron(X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP,
     norms = np.linalg.norm(X, axis=1)
     _check_diag(norms**2)
     Z = X * (y / norms)[:, None]
-    counts, u, k, tr, ok = _linear_counts_loop(Z, max_iter, trace, record_w=True,
-                                               average=True)
+    counts, u, k, tr, ok = _linear_counts_loop(Z, max_iter, trace, record_w=True, average=True)
     alpha = counts / k if k else counts
     w = u / k if k else u
     if ok:
-        return make_result("separator", k, f"separator found after {k} updates",
-                           alpha=alpha, w=w, trace=tr.data)
-    return make_result("max_iter", k, f"no separator within max_iter={max_iter} updates",
-                       alpha=alpha, w=w, trace=tr.data)
+        return make_result(
+            "separator", k, f"separator found after {k} updates", alpha=alpha, w=w, trace=tr.data
+        )
+    return make_result(
+        "max_iter",
+        k,
+        f"no separator within max_iter={max_iter} updates",
+        alpha=alpha,
+        w=w,
+        trace=tr.data,
+    )
 
 
-def nkp(G, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = False,
-        halt: bool = True, check_input: bool = True,
-        cache_size: float = DEFAULT_CACHE_SIZE) -> KpercResult:
+def nkp(
+    G,
+    *,
+    max_iter: int = DEFAULT_MAX_ITER_CHEAP,
+    trace: bool = False,
+    halt: bool = True,
+    check_input: bool = True,
+    cache_size: float = DEFAULT_CACHE_SIZE,
+) -> KpercResult:
     """Algorithm 3: the Normalised Kernel Perceptron (NKP).
 
     ``alpha_0 = 0`` and ``alpha_{k+1} = (1 - theta_k) alpha_k + theta_k e_j`` with
@@ -212,9 +229,13 @@ def nkp(G, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = False,
         if tr.enabled:
             nu = np.sqrt(max(sq, 0.0))
             scale = 1.0 / k if k else 0.0
-            tr.add(k=k, min_Galpha=gmin * scale, norm_alpha_G=nu * scale,
-                   margin=gmin / nu if nu > 0 else 0.0,
-                   L=-gmin * scale + 0.5 * sq * scale * scale)
+            tr.add(
+                k=k,
+                min_Galpha=gmin * scale,
+                norm_alpha_G=nu * scale,
+                margin=gmin / nu if nu > 0 else 0.0,
+                L=-gmin * scale + 0.5 * sq * scale * scale,
+            )
         if gmin > 0 and first is None:
             first = k
             if halt:
@@ -228,19 +249,42 @@ def nkp(G, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = False,
     alpha = counts / k if k else counts
     extra = {"first_separator_nit": first, "ncol": gram.column_evals}
     if halt and first is not None:
-        return make_result("separator", k, f"separator found after {k} updates",
-                           alpha=alpha, trace=tr.data, **extra)
+        return make_result(
+            "separator",
+            k,
+            f"separator found after {k} updates",
+            alpha=alpha,
+            trace=tr.data,
+            **extra,
+        )
     if not halt and float(g.min()) > 0:
-        return make_result("separator", k,
-                           f"ran {k} updates; the first separating iterate was at {first}",
-                           alpha=alpha, trace=tr.data, **extra)
-    return make_result("max_iter", k, f"no separator within max_iter={max_iter} updates",
-                       alpha=alpha, trace=tr.data, **extra)
+        return make_result(
+            "separator",
+            k,
+            f"ran {k} updates; the first separating iterate was at {first}",
+            alpha=alpha,
+            trace=tr.data,
+            **extra,
+        )
+    return make_result(
+        "max_iter",
+        k,
+        f"no separator within max_iter={max_iter} updates",
+        alpha=alpha,
+        trace=tr.data,
+        **extra,
+    )
 
 
-def snkp(G, *, max_iter: int = DEFAULT_MAX_ITER_DENSE, mu0: float = 2.0,
-         trace: bool = False, halt: bool = True, check_input: bool = True
-         ) -> KpercResult:
+def snkp(
+    G,
+    *,
+    max_iter: int = DEFAULT_MAX_ITER_DENSE,
+    mu0: float = 2.0,
+    trace: bool = False,
+    halt: bool = True,
+    check_input: bool = True,
+) -> KpercResult:
     """Algorithm 4: the Smoothed Normalised Kernel Perceptron (SNKP).
 
     Nesterov-smoothed version of NKP with the entropy prox-function (PAPER.md
@@ -308,18 +352,23 @@ def snkp(G, *, max_iter: int = DEFAULT_MAX_ITER_DENSE, mu0: float = 2.0,
     # local names: each saves a global and an attribute lookup per call
     mul, add, div, sub = np.multiply, np.add, np.divide, np.subtract
     greater, exp, vmin, vsum = np.greater, np.exp, np.minimum.reduce, np.add.reduce
-    tr = Tracer(trace, ("k", "mu", "L", "L_mu", "norm_p_G", "norm_alpha_G",
-                        "min_Galpha", "margin"))
+    tr = Tracer(trace, ("k", "mu", "L", "L_mu", "norm_p_G", "norm_alpha_G", "min_Galpha", "margin"))
     first = None
     gmin = float(ga.min())
     k = 0
     while True:
         if tr.enabled:
             sqa = max(float(alpha @ ga), 0.0)
-            tr.add(k=k, mu=mu, L=-gmin + 0.5 * sqa,
-                   L_mu=mu * log_mean_exp(-ga / mu) + 0.5 * sqa,
-                   norm_p_G=np.sqrt(max(float(p @ gp), 0.0)), norm_alpha_G=np.sqrt(sqa),
-                   min_Galpha=gmin, margin=gmin / np.sqrt(sqa) if sqa > 0 else 0.0)
+            tr.add(
+                k=k,
+                mu=mu,
+                L=-gmin + 0.5 * sqa,
+                L_mu=mu * log_mean_exp(-ga / mu) + 0.5 * sqa,
+                norm_p_G=np.sqrt(max(float(p @ gp), 0.0)),
+                norm_alpha_G=np.sqrt(sqa),
+                min_Galpha=gmin,
+                margin=gmin / np.sqrt(sqa) if sqa > 0 else 0.0,
+            )
         if gmin > 0 and first is None:
             ga[:] = gram.matvec(alpha)  # guard against drift of the linear updates
             gmin = float(ga.min())
@@ -357,15 +406,26 @@ def snkp(G, *, max_iter: int = DEFAULT_MAX_ITER_DENSE, mu0: float = 2.0,
     extra = {"first_separator_nit": first, "mu": mu}
     alpha, p = alpha.copy(), p.copy()
     if first is not None and (halt or gmin > 0):
-        msg = (f"separator found after {k} iterations" if halt else
-               f"ran {k} iterations; the first separating iterate was at {first}")
+        msg = (
+            f"separator found after {k} iterations"
+            if halt
+            else f"ran {k} iterations; the first separating iterate was at {first}"
+        )
         return make_result("separator", k, msg, alpha=alpha, p=p, trace=tr.data, **extra)
-    return make_result("max_iter", k, f"no separator within max_iter={max_iter} iterations",
-                       alpha=alpha, p=p, trace=tr.data, **extra)
+    return make_result(
+        "max_iter",
+        k,
+        f"no separator within max_iter={max_iter} iterations",
+        alpha=alpha,
+        p=p,
+        trace=tr.data,
+        **extra,
+    )
 
 
-def winnow(X, y, *, eta: float = 0.1, max_iter: int = DEFAULT_MAX_ITER_CHEAP,
-           trace: bool = False) -> KpercResult:
+def winnow(
+    X, y, *, eta: float = 0.1, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = False
+) -> KpercResult:
     """A Winnow-style multiplicative-weights method for the l_inf-normalised margin.
 
     Features are duplicated (``x -> (x, -x)``) so that a nonnegative weight vector
@@ -411,9 +471,11 @@ def winnow(X, y, *, eta: float = 0.1, max_iter: int = DEFAULT_MAX_ITER_CHEAP,
             break
         logv = logv + eta * B[_first_index_rule(m)]
         k += 1
-    w = v[: X.shape[1]] - v[X.shape[1]:]
+    w = v[: X.shape[1]] - v[X.shape[1] :]
     if mmin > 0:
-        return make_result("separator", k, f"separator found after {k} updates", w=w,
-                           p=v, trace=tr.data)
-    return make_result("max_iter", k, f"no separator within max_iter={max_iter} updates",
-                       w=w, p=v, trace=tr.data)
+        return make_result(
+            "separator", k, f"separator found after {k} updates", w=w, p=v, trace=tr.data
+        )
+    return make_result(
+        "max_iter", k, f"no separator within max_iter={max_iter} updates", w=w, p=v, trace=tr.data
+    )

@@ -81,8 +81,7 @@ def _snkpvn_core(gram, q, delta, max_iter, mu0, trace):
     Y[:] = Z
     ws = _ProxWorkspace(n)
     matvec_into = gram.matvec_into
-    tr = Tracer(trace, ("k", "mu", "L", "L_mu_q", "norm_p_G", "norm_alpha_G",
-                        "min_Galpha"))
+    tr = Tracer(trace, ("k", "mu", "L", "L_mu_q", "norm_p_G", "norm_alpha_G", "min_Galpha"))
     k = 0
     while True:
         gmin = float(ga.min())
@@ -91,26 +90,51 @@ def _snkpvn_core(gram, q, delta, max_iter, mu0, trace):
             sqa = max(float(alpha @ ga), 0.0)
             pbar = euclidean_prox(ga, mu, q)
             diff = pbar - q
-            tr.add(k=k, mu=mu, L=-gmin + 0.5 * sqa,
-                   L_mu_q=-(ga @ pbar) - 0.5 * mu * (diff @ diff) + 0.5 * sqa,
-                   norm_p_G=normp, norm_alpha_G=np.sqrt(sqa), min_Galpha=gmin)
+            tr.add(
+                k=k,
+                mu=mu,
+                L=-gmin + 0.5 * sqa,
+                L_mu_q=-(ga @ pbar) - 0.5 * mu * (diff @ diff) + 0.5 * sqa,
+                norm_p_G=normp,
+                norm_alpha_G=np.sqrt(sqa),
+                min_Galpha=gmin,
+            )
         if gmin > 0:
             ga[:] = gram.matvec(alpha)  # guard against drift of the linear updates
             if certified_positive(float(ga.min()), n, float(alpha.sum())):
-                return make_result("separator", k, f"separator found after {k} iterations",
-                                   alpha=alpha.copy(), p=p.copy(), trace=tr.data, mu=mu)
+                return make_result(
+                    "separator",
+                    k,
+                    f"separator found after {k} iterations",
+                    alpha=alpha.copy(),
+                    p=p.copy(),
+                    trace=tr.data,
+                    mu=mu,
+                )
         if normp < delta:  # reached only when G alpha_k > 0 fails (after a refresh)
             exact = gram.seminorm(p)
             if exact < delta:
-                return make_result("certificate", k,
-                                   f"||p||_G = {exact:.3g} < delta = {delta:.3g} after {k} "
-                                   "iterations", alpha=alpha.copy(), p=p.copy(),
-                                   trace=tr.data, mu=mu, norm_p_G=exact)
+                return make_result(
+                    "certificate",
+                    k,
+                    f"||p||_G = {exact:.3g} < delta = {delta:.3g} after {k} iterations",
+                    alpha=alpha.copy(),
+                    p=p.copy(),
+                    trace=tr.data,
+                    mu=mu,
+                    norm_p_G=exact,
+                )
             gp[:] = gram.matvec(p)
         if k >= max_iter:
-            return make_result("max_iter", k,
-                               f"neither exit fired within max_iter={max_iter} iterations",
-                               alpha=alpha.copy(), p=p.copy(), trace=tr.data, mu=mu)
+            return make_result(
+                "max_iter",
+                k,
+                f"neither exit fired within max_iter={max_iter} iterations",
+                alpha=alpha.copy(),
+                p=p.copy(),
+                trace=tr.data,
+                mu=mu,
+            )
         theta = 2.0 / (k + 3)
         one = 1.0 - theta
         # (alpha, G alpha) <- one * ((alpha, G alpha) + theta * (p, G p)) + theta^2 * (phat, .)
@@ -129,9 +153,16 @@ def _snkpvn_core(gram, q, delta, max_iter, mu0, trace):
         k += 1
 
 
-def snkpvn(G, q=None, delta: float = 1e-3, *, max_iter: int = DEFAULT_MAX_ITER,
-           mu0: float | None = None, trace: bool = False, check_input: bool = True
-           ) -> KpercResult:
+def snkpvn(
+    G,
+    q=None,
+    delta: float = 1e-3,
+    *,
+    max_iter: int = DEFAULT_MAX_ITER,
+    mu0: float | None = None,
+    trace: bool = False,
+    check_input: bool = True,
+) -> KpercResult:
     """Algorithm 6: SNKPVN(q, delta), the primal-dual smoothed kernel perceptron.
 
     The update is that of SNKP (:func:`kperc.snkp`) with the Euclidean prox-function
@@ -173,8 +204,15 @@ def snkpvn(G, q=None, delta: float = 1e-3, *, max_iter: int = DEFAULT_MAX_ITER,
     return _snkpvn_core(gram, q, delta, max_iter, mu0, trace)
 
 
-def isnkpvn(G, *, gamma: float = 2.0, eps: float = 1e-3, max_iter: int = DEFAULT_MAX_ITER,
-            trace: bool = False, check_input: bool = True) -> KpercResult:
+def isnkpvn(
+    G,
+    *,
+    gamma: float = 2.0,
+    eps: float = 1e-3,
+    max_iter: int = DEFAULT_MAX_ITER,
+    trace: bool = False,
+    check_input: bool = True,
+) -> KpercResult:
     """Algorithm 7: ISNKPVN(gamma, eps), iterated SNKPVN.
 
     ::
@@ -226,28 +264,54 @@ def isnkpvn(G, *, gamma: float = 2.0, eps: float = 1e-3, max_iter: int = DEFAULT
         nq = gram.seminorm(q)
         if nq <= eps:
             tr.add(t=t, norm_q_G=nq, delta=0.0, inner_nit=0, outcome="guard")
-            return make_result("certificate", total,
-                               f"eps-certificate (||q||_G = {nq:.3g} <= {eps:g}) after "
-                               f"{t} calls and {total} iterations", alpha=q.copy(), p=q,
-                               trace=tr.data, nouter=t, norm_p_G=nq)
+            return make_result(
+                "certificate",
+                total,
+                f"eps-certificate (||q||_G = {nq:.3g} <= {eps:g}) after "
+                f"{t} calls and {total} iterations",
+                alpha=q.copy(),
+                p=q,
+                trace=tr.data,
+                nouter=t,
+                norm_p_G=nq,
+            )
         delta = nq / gamma
         r = _snkpvn_core(gram, q, delta, max_iter - total, None, False)
         total += r.nit
         tr.add(t=t, norm_q_G=nq, delta=delta, inner_nit=r.nit, outcome=r.outcome)
         if r.outcome == "separator":
-            return make_result("separator", total,
-                               f"separator found after {t + 1} calls and {total} iterations",
-                               alpha=r.alpha, p=r.p, trace=tr.data, nouter=t + 1)
+            return make_result(
+                "separator",
+                total,
+                f"separator found after {t + 1} calls and {total} iterations",
+                alpha=r.alpha,
+                p=r.p,
+                trace=tr.data,
+                nouter=t + 1,
+            )
         if r.outcome == "max_iter":
-            return make_result("max_iter", total,
-                               f"no exit within max_iter={max_iter} total iterations",
-                               alpha=r.alpha, p=r.p, trace=tr.data, nouter=t + 1)
+            return make_result(
+                "max_iter",
+                total,
+                f"no exit within max_iter={max_iter} total iterations",
+                alpha=r.alpha,
+                p=r.p,
+                trace=tr.data,
+                nouter=t + 1,
+            )
         q = r.p
         t += 1
         if delta < eps:
             nq = gram.seminorm(q)
             tr.add(t=t, norm_q_G=nq, delta=0.0, inner_nit=0, outcome="final")
-            return make_result("certificate", total,
-                               f"eps-certificate (||q||_G = {nq:.3g} < {eps:g}) after {t} "
-                               f"calls and {total} iterations", alpha=r.alpha, p=q,
-                               trace=tr.data, nouter=t, norm_p_G=nq)
+            return make_result(
+                "certificate",
+                total,
+                f"eps-certificate (||q||_G = {nq:.3g} < {eps:g}) after {t} "
+                f"calls and {total} iterations",
+                alpha=r.alpha,
+                p=q,
+                trace=tr.data,
+                nouter=t,
+                norm_p_G=nq,
+            )

@@ -161,9 +161,7 @@ def check_gram(G, *, check_psd: bool | None = None):
         raise ValueError("G contains NaN or inf.")
     asym = _max_asymmetry(arr)
     if asym > DIAG_TOL:
-        raise ValueError(
-            f"G is not symmetric (max |G - G.T| = {asym:.3g}); a Gram matrix must be."
-        )
+        raise ValueError(f"G is not symmetric (max |G - G.T| = {asym:.3g}); a Gram matrix must be.")
     diag_err = np.max(np.abs(np.diag(arr) - 1.0))
     if diag_err > DIAG_TOL:
         raise ValueError(

@@ -36,9 +36,16 @@ def line_search_step(s: float, gj: float, gjj: float) -> float:
     return float(min(max((s - gj) / denom, 0.0), 1.0))
 
 
-def nvn(G, *, eps: float = 1e-3, primal_exit: bool = True,
-        max_iter: int = DEFAULT_MAX_ITER, trace: bool = False, check_input: bool = True,
-        cache_size: float = DEFAULT_CACHE_SIZE) -> KpercResult:
+def nvn(
+    G,
+    *,
+    eps: float = 1e-3,
+    primal_exit: bool = True,
+    max_iter: int = DEFAULT_MAX_ITER,
+    trace: bool = False,
+    check_input: bool = True,
+    cache_size: float = DEFAULT_CACHE_SIZE,
+) -> KpercResult:
     """Algorithm 5 in kernel form: normalised Von Neumann using only ``G``.
 
     Keeps ``p``, ``g = G p`` and ``s = p^T g`` (so ``A^T w = g`` and ``||w||^2 = s``)::
@@ -154,20 +161,45 @@ def nvn(G, *, eps: float = 1e-3, primal_exit: bool = True,
     p = pt * c
     extra = {"ncol": gram.column_evals}
     if certificate:
-        return make_result("certificate", k,
-                           f"eps-certificate (||p||_G <= {eps:g}) after {k} iterations",
-                           alpha=p, p=p.copy(), trace=tr.data, **extra)
+        return make_result(
+            "certificate",
+            k,
+            f"eps-certificate (||p||_G <= {eps:g}) after {k} iterations",
+            alpha=p,
+            p=p.copy(),
+            trace=tr.data,
+            **extra,
+        )
     if separator:
-        return make_result("separator", k, f"separator found after {k} iterations",
-                           alpha=p, p=p.copy(), trace=tr.data, **extra)
-    return make_result("max_iter", k,
-                       f"neither certificate nor separator within max_iter={max_iter}",
-                       alpha=p, p=p.copy(), trace=tr.data, **extra)
+        return make_result(
+            "separator",
+            k,
+            f"separator found after {k} iterations",
+            alpha=p,
+            p=p.copy(),
+            trace=tr.data,
+            **extra,
+        )
+    return make_result(
+        "max_iter",
+        k,
+        f"neither certificate nor separator within max_iter={max_iter}",
+        alpha=p,
+        p=p.copy(),
+        trace=tr.data,
+        **extra,
+    )
 
 
-def von_neumann_linear(X, y, *, eps: float = 1e-3, primal_exit: bool = True,
-                       max_iter: int = DEFAULT_MAX_ITER, trace: bool = False
-                       ) -> KpercResult:
+def von_neumann_linear(
+    X,
+    y,
+    *,
+    eps: float = 1e-3,
+    primal_exit: bool = True,
+    max_iter: int = DEFAULT_MAX_ITER,
+    trace: bool = False,
+) -> KpercResult:
     """Algorithm 5 in linear form on data ``(X, y)``.
 
     The same iteration as :func:`nvn` with ``w = A p`` kept explicitly
@@ -204,16 +236,35 @@ def von_neumann_linear(X, y, *, eps: float = 1e-3, primal_exit: bool = True,
         mmin = float(m.min())
         tr.add(k=k, w=w.copy(), norm_w=np.sqrt(s), min_margin=mmin, j=-1, theta=0.0)
         if s <= eps * eps:
-            return make_result("certificate", k,
-                               f"eps-certificate (||A p|| <= {eps:g}) after {k} iterations",
-                               alpha=p.copy(), p=p, w=w, trace=tr.data)
+            return make_result(
+                "certificate",
+                k,
+                f"eps-certificate (||A p|| <= {eps:g}) after {k} iterations",
+                alpha=p.copy(),
+                p=p,
+                w=w,
+                trace=tr.data,
+            )
         if primal_exit and mmin > 0:
-            return make_result("separator", k, f"separator found after {k} iterations",
-                               alpha=p.copy(), p=p, w=w, trace=tr.data)
+            return make_result(
+                "separator",
+                k,
+                f"separator found after {k} iterations",
+                alpha=p.copy(),
+                p=p,
+                w=w,
+                trace=tr.data,
+            )
         if k >= max_iter:
-            return make_result("max_iter", k,
-                               f"neither certificate nor separator within max_iter={max_iter}",
-                               alpha=p.copy(), p=p, w=w, trace=tr.data)
+            return make_result(
+                "max_iter",
+                k,
+                f"neither certificate nor separator within max_iter={max_iter}",
+                alpha=p.copy(),
+                p=p,
+                w=w,
+                trace=tr.data,
+            )
         j = int(np.argmin(m))
         zj = Z[j]
         theta = line_search_step(s, float(m[j]), float(zj @ zj))

@@ -75,9 +75,16 @@ def _labels_and_norms(rng, A: np.ndarray, norm_range: tuple[float, float]):
     return A * (y * r)[:, None], y
 
 
-def planted(n: int = 100, d: int = 5, rho: float = 0.1, *, near: float = 0.5,
-            near_width: float = 1.0, norm_range: tuple[float, float] = (1.0, 1.0),
-            seed: int = 0) -> Dataset:
+def planted(
+    n: int = 100,
+    d: int = 5,
+    rho: float = 0.1,
+    *,
+    near: float = 0.5,
+    near_width: float = 1.0,
+    norm_range: tuple[float, float] = (1.0, 1.0),
+    seed: int = 0,
+) -> Dataset:
     """Separable data with normalised margin exactly ``rho``.
 
     A unit ``w*`` is drawn; two support points ``rho w* +- sqrt(1 - rho^2) u`` lie on
@@ -162,12 +169,26 @@ def two_rays(r: float = 10.0, n_per_ray: int = 10) -> Dataset:
     X = np.vstack([pos, neg])
     y = np.concatenate([np.ones(n_per_ray), -np.ones(n_per_ray)])
     rho2 = np.sqrt(2.0) / 10.0
-    return Dataset(X, y, {"rho2": rho2, "rho": rho2 / r, "R": float(r),
-                          "w_star": np.array([-1.0, 1.0]) / np.sqrt(2.0)})
+    return Dataset(
+        X,
+        y,
+        {
+            "rho2": rho2,
+            "rho": rho2 / r,
+            "R": float(r),
+            "w_star": np.array([-1.0, 1.0]) / np.sqrt(2.0),
+        },
+    )
 
 
-def infeasible(n: int = 50, d: int = 2, rho: float = -0.2, *,
-               norm_range: tuple[float, float] = (1.0, 1.0), seed: int = 0) -> Dataset:
+def infeasible(
+    n: int = 50,
+    d: int = 2,
+    rho: float = -0.2,
+    *,
+    norm_range: tuple[float, float] = (1.0, 1.0),
+    seed: int = 0,
+) -> Dataset:
     """Inseparable data with a controlled negative (span-restricted) margin.
 
     The signed normalised points lie on the unit sphere in the cap
@@ -211,8 +232,10 @@ def infeasible(n: int = 50, d: int = 2, rho: float = -0.2, *,
         k = n - 1  # number of gaps on the rest of the circle
         k_min = int(np.ceil(rest_len / half)) + 1
         if k < k_min:
-            raise ValueError(f"rho={rho} in 2-D needs n >= {k_min + 1} points so that the "
-                             "facet at distance |rho| is the closest one.")
+            raise ValueError(
+                f"rho={rho} in 2-D needs n >= {k_min + 1} points so that the "
+                "facet at distance |rho| is the closest one."
+            )
         gaps = 1.0 + 0.3 * rng.uniform(-1.0, 1.0, k)  # every gap < 2 * half
         gaps *= rest_len / gaps.sum()
         inner = half + np.cumsum(gaps)[:-1]
@@ -245,8 +268,7 @@ def _pm(y: np.ndarray) -> np.ndarray:
     return np.where(np.asarray(y) > 0, 1.0, -1.0)
 
 
-def circles(n: int = 200, *, noise: float = 0.05, factor: float = 0.5, seed: int = 0
-            ) -> Dataset:
+def circles(n: int = 200, *, noise: float = 0.05, factor: float = 0.5, seed: int = 0) -> Dataset:
     """Two concentric circles (:func:`sklearn.datasets.make_circles`); inner is ``+1``."""
     from sklearn.datasets import make_circles
 

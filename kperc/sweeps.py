@@ -32,9 +32,14 @@ def grid(**axes: Iterable[Any]) -> list[dict[str, Any]]:
     return [dict(zip(keys, vals, strict=True)) for vals in itertools.product(*axes.values())]
 
 
-def sweep(func: Callable[..., Mapping[str, Any]], points: Iterable[Mapping[str, Any]], *,
-          n_jobs: int = 1, backend: str | None = None, verbose: int = 0
-          ) -> list[dict[str, Any]]:
+def sweep(
+    func: Callable[..., Mapping[str, Any]],
+    points: Iterable[Mapping[str, Any]],
+    *,
+    n_jobs: int = 1,
+    backend: str | None = None,
+    verbose: int = 0,
+) -> list[dict[str, Any]]:
     """Evaluate ``func(**point)`` for every point; return one row per point.
 
     Parameters
@@ -61,5 +66,6 @@ def sweep(func: Callable[..., Mapping[str, Any]], points: Iterable[Mapping[str, 
         results = [func(**p) for p in points]
     else:
         results = Parallel(n_jobs=n_jobs, backend=backend, verbose=verbose)(
-            delayed(func)(**p) for p in points)
+            delayed(func)(**p) for p in points
+        )
     return [{**p, **dict(r)} for p, r in zip(points, results, strict=True)]

@@ -187,8 +187,9 @@ def machine_paths(nb_dir: Path, repo_dir: Path = REPO_DIR) -> list[tuple[str, st
         # the same folders as seen through symlinks
         for alias in {os.path.realpath(p), os.path.abspath(p)}:
             pairs.setdefault(alias, pairs[p])
-    return sorted(((k, v) for k, v in pairs.items() if k not in ("", "/")),
-                  key=lambda kv: -len(kv[0]))
+    return sorted(
+        ((k, v) for k, v in pairs.items() if k not in ("", "/")), key=lambda kv: -len(kv[0])
+    )
 
 
 def _scrub(obj, pairs):
@@ -243,8 +244,12 @@ def _merge_streams(outputs: list) -> list:
     merged: list = []
     for out in outputs:
         prev = merged[-1] if merged else None
-        if (out.get("output_type") == "stream" and prev is not None
-                and prev.get("output_type") == "stream" and prev.get("name") == out.get("name")):
+        if (
+            out.get("output_type") == "stream"
+            and prev is not None
+            and prev.get("output_type") == "stream"
+            and prev.get("name") == out.get("name")
+        ):
             text = prev["text"] if isinstance(prev["text"], str) else "".join(prev["text"])
             more = out["text"] if isinstance(out["text"], str) else "".join(out["text"])
             merged[-1] = {**prev, "text": text + more}
@@ -275,8 +280,11 @@ def savefig_calls(source: str) -> list[str]:
         return []
     found = []
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "savefig"):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "savefig"
+        ):
             continue
         arg = node.args[1] if len(node.args) >= 2 else None
         if arg is None:

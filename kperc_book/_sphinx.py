@@ -38,8 +38,9 @@ def _missing_reference(app, env, node, contnode):
         return None
     new = node.deepcopy()
     new["reftarget"] = real
-    return env.get_domain("py").resolve_xref(env, node["refdoc"], app.builder,
-                                             node["reftype"], real, new, contnode)
+    return env.get_domain("py").resolve_xref(
+        env, node["refdoc"], app.builder, node["reftype"], real, new, contnode
+    )
 
 
 def setup(app):

@@ -28,7 +28,15 @@ import numpy as np
 
 from . import data as _data
 
-__all__ = ["Chapter", "BOOK_DIR", "GENERATED_DIR", "FIGURES_DIR"]
+__all__ = [
+    "Chapter",
+    "style",
+    "figsize",
+    "COLUMN_WIDTH",
+    "BOOK_DIR",
+    "GENERATED_DIR",
+    "FIGURES_DIR",
+]
 
 from .paths import BOOK_DIR, FIGURES_DIR, GENERATED_DIR  # noqa: E402
 
@@ -50,22 +58,67 @@ def _write_json(path: Path, payload: Any) -> None:
     tmp.replace(path)
 
 
+#: Width of the book's content column in inches at the figures' 100 dpi: about 770 CSS
+#: pixels at a 1400 px window. A figure of this width shows its text at the size it was set.
+COLUMN_WIDTH = 7.7
+#: Resolution of the saved PNGs (twice the layout dpi: crisp on high-density screens).
+SAVE_DPI = 200
+#: Layout dpi: the nominal display size of a figure is its width in inches times this.
+LAYOUT_DPI = 100
+
+
+def figsize(
+    rows: int = 1, cols: int = 1, *, aspect: float = 0.62, width: float = COLUMN_WIDTH
+) -> tuple[float, float]:
+    """Size of a figure of ``rows x cols`` panels that fits the content column.
+
+    Parameters
+    ----------
+    rows, cols : int
+        Panels stacked and side by side; at most two side by side.
+    aspect : float
+        Height of one panel over its width.
+    width : float
+        Figure width in inches (at most :data:`COLUMN_WIDTH`).
+    """
+    if cols not in (1, 2):
+        raise ValueError(f"cols must be 1 or 2 (at most two panels side by side); got {cols}")
+    if rows < 1:
+        raise ValueError(f"rows must be at least 1; got {rows}")
+    if not 0 < width <= COLUMN_WIDTH:
+        raise ValueError(f"width must be in (0, {COLUMN_WIDTH}] inches; got {width}")
+    return (width, rows * aspect * width / cols)
+
+
 def style() -> None:
-    """Matplotlib defaults for the book: opaque white figures readable in dark mode."""
+    """The book's one figure style: sized for the content column, opaque, reproducible.
+
+    Fonts are set so that text displays at 9 pt or more when a figure of at most
+    :data:`COLUMN_WIDTH` inches is shown at its nominal size.
+    """
     import matplotlib as mpl
 
-    mpl.rcParams.update({
-        "figure.facecolor": "white",
-        "axes.facecolor": "white",
-        "savefig.facecolor": "white",
-        "savefig.transparent": False,
-        "figure.dpi": 100,
-        "savefig.dpi": 110,
-        "font.size": 10,
-        "axes.grid": True,
-        "grid.alpha": 0.3,
-        "svg.hashsalt": "kperc",
-    })
+    mpl.rcParams.update(
+        {
+            "figure.facecolor": "white",
+            "axes.facecolor": "white",
+            "savefig.facecolor": "white",
+            "savefig.transparent": False,
+            "figure.dpi": LAYOUT_DPI,
+            "savefig.dpi": SAVE_DPI,
+            "figure.figsize": figsize(),
+            "font.size": 10,
+            "axes.titlesize": 10,
+            "axes.labelsize": 10,
+            "legend.fontsize": 9,
+            "xtick.labelsize": 9,
+            "ytick.labelsize": 9,
+            "legend.framealpha": 0.9,
+            "axes.grid": True,
+            "grid.alpha": 0.3,
+            "svg.hashsalt": "kperc",
+        }
+    )
 
 
 class Chapter:
@@ -89,8 +142,15 @@ class Chapter:
         self._flush()
 
     def _flush(self) -> None:
-        _write_json(self._path, {"chapter": self.key, "checks": self.checks,
-                                 "figures": self.figures, "datasets": self.datasets})
+        _write_json(
+            self._path,
+            {
+                "chapter": self.key,
+                "checks": self.checks,
+                "figures": self.figures,
+                "datasets": self.datasets,
+            },
+        )
 
     def load(self, name: str) -> _data.Dataset:
         """Load a stored dataset (sha256 verified) and remember that this chapter read it."""
@@ -99,8 +159,7 @@ class Chapter:
         self._flush()
         return ds
 
-    def check(self, result_id: str, ok: bool, detail: str, *, instances: int | None = None
-              ) -> bool:
+    def check(self, result_id: str, ok: bool, detail: str, *, instances: int | None = None) -> bool:
         """Record a numerical check of a stated result; raise if it failed.
 
         Parameters
@@ -142,14 +201,44 @@ class Chapter:
         tmp = FIGURES_DIR / f".{fname}.tmp"
         fig.savefig(tmp, format="png", bbox_inches="tight", metadata={"Software": None})
         tmp.replace(path)
-        used = self.datasets if data is None else {d: _data.manifest()[d]["sha256"]
-                                                    for d in data}
+        used = self.datasets if data is None else {d: _data.manifest()[d]["sha256"] for d in data}
         self.figures[fname] = {
             "file": f"figures/{fname}",
             "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
             "data": dict(used),
         }
         self._flush()
+        return path
+
+    def figure(self, fig, name: str, *, alt: str, data: tuple[str, ...] | None = None) -> Path:
+        """Save, record and glue a finished figure, then close it.
+
+        The one way a chapter ends a figure: it is saved as
+        ``book/figures/<key>-<name>.png`` (see :meth:`savefig`), its alt text is recorded,
+        and it is glued under the key ``<key>-<name>`` (the file's stem), which the
+        markdown shows with ``{glue:figure}``.
+
+        Parameters
+        ----------
+        fig : matplotlib.figure.Figure
+        name : str
+            Content part of the file name (lower case, digits, ``-`` or ``_``).
+        alt : str
+            What the figure shows, for readers who cannot see it (not a file name).
+        data : tuple of str, optional
+            Stored datasets the figure shows (see :meth:`savefig`).
+        """
+        import matplotlib.pyplot as plt
+        from myst_nb import glue as _glue
+
+        alt = str(alt).strip()
+        if len(alt) < 20 or alt.endswith((".png", ".svg")) or "/" in alt.split()[0]:
+            raise ValueError(f"alt must describe the figure in words; got {alt!r}")
+        path = self.savefig(fig, name, data=data)
+        self.figures[path.name]["alt"] = alt
+        self._flush()
+        _glue(path.stem, fig, display=False)
+        plt.close(fig)
         return path
 
     def glue(self, name: str, value, *, digits: int = 4, display: bool = False):

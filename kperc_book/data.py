@@ -53,23 +53,44 @@ MANIFEST = "manifest.json"
 
 #: Datasets stored in ``data/``: name -> (generator, keyword arguments, provenance).
 REGISTRY: dict[str, tuple[str, dict[str, Any], str]] = {
-    "planted_2d": ("planted", {"n": 40, "d": 2, "rho": 0.15, "near": 0.3, "seed": 1},
-                   "kperc.datasets.planted: separable 2-D points with planted margin 0.15"),
-    "two_rays_r10": ("two_rays", {"r": 10.0, "n_per_ray": 10},
-                     "kperc.datasets.two_rays: the example of Section 2 of the paper, r = 10"),
-    "circles": ("circles", {"n": 200, "noise": 0.05, "factor": 0.5, "seed": 0},
-                "sklearn.datasets.make_circles through kperc.datasets.circles"),
-    "moons": ("moons", {"n": 200, "noise": 0.1, "seed": 0},
-              "sklearn.datasets.make_moons through kperc.datasets.moons"),
+    "planted_2d": (
+        "planted",
+        {"n": 40, "d": 2, "rho": 0.15, "near": 0.3, "seed": 1},
+        "kperc.datasets.planted: separable 2-D points with planted margin 0.15",
+    ),
+    "two_rays_r10": (
+        "two_rays",
+        {"r": 10.0, "n_per_ray": 10},
+        "kperc.datasets.two_rays: the example of Section 2 of the paper, r = 10",
+    ),
+    "circles": (
+        "circles",
+        {"n": 200, "noise": 0.05, "factor": 0.5, "seed": 0},
+        "sklearn.datasets.make_circles through kperc.datasets.circles",
+    ),
+    "moons": (
+        "moons",
+        {"n": 200, "noise": 0.1, "seed": 0},
+        "sklearn.datasets.make_moons through kperc.datasets.moons",
+    ),
     "xor": ("xor", {"n": 200, "gap": 0.1, "seed": 0}, "kperc.datasets.xor"),
-    "infeasible_2d": ("infeasible", {"n": 12, "d": 2, "rho": -0.3, "seed": 0},
-                      "kperc.datasets.infeasible: 2-D inseparable points, margin -0.3"),
-    "breast_cancer": ("breast_cancer", {},
-                      "UCI Wisconsin Diagnostic Breast Cancer, as bundled with "
-                      "scikit-learn (sklearn.datasets.load_breast_cancer), standardised"),
-    "digits_3_vs_8": ("digits", {"pair": [3, 8]},
-                      "UCI optical handwritten digits (8x8), as bundled with scikit-learn "
-                      "(sklearn.datasets.load_digits), digits 3 and 8, pixels / 16"),
+    "infeasible_2d": (
+        "infeasible",
+        {"n": 12, "d": 2, "rho": -0.3, "seed": 0},
+        "kperc.datasets.infeasible: 2-D inseparable points, margin -0.3",
+    ),
+    "breast_cancer": (
+        "breast_cancer",
+        {},
+        "UCI Wisconsin Diagnostic Breast Cancer, as bundled with "
+        "scikit-learn (sklearn.datasets.load_breast_cancer), standardised",
+    ),
+    "digits_3_vs_8": (
+        "digits",
+        {"pair": [3, 8]},
+        "UCI optical handwritten digits (8x8), as bundled with scikit-learn "
+        "(sklearn.datasets.load_digits), digits 3 and 8, pixels / 16",
+    ),
 }
 
 
@@ -128,8 +149,7 @@ def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
             info = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
             info.external_attr = 0o644 << 16
             inner = io.BytesIO()
-            np.lib.format.write_array(inner, np.ascontiguousarray(arrays[key]),
-                                      allow_pickle=False)
+            np.lib.format.write_array(inner, np.ascontiguousarray(arrays[key]), allow_pickle=False)
             zf.writestr(info, inner.getvalue())
     return buf.getvalue()
 
@@ -186,8 +206,9 @@ def verify_all(directory: Path | str = DATA_DIR) -> list[str]:
         digest = _sha256(_npz_bytes({"X": ds.X, "y": ds.y}))
         entry = manifest.get(name, {})
         if entry.get("sha256") != digest:
-            problems.append(f"{name}: regenerated sha256 {digest} != manifest "
-                            f"{entry.get('sha256')}")
+            problems.append(
+                f"{name}: regenerated sha256 {digest} != manifest {entry.get('sha256')}"
+            )
         path = directory / f"{name}.npz"
         if not path.exists():
             problems.append(f"{name}: {path.name} is missing")
@@ -226,13 +247,16 @@ def load(name: str, directory: Path | str = DATA_DIR) -> Dataset:
         raise ValueError(f"unknown dataset {name!r}; known: {sorted(REGISTRY)}.")
     path = directory / f"{name}.npz"
     if not path.exists():
-        raise ValueError(f"{path} is missing; regenerate the datasets with "
-                         "`python -m kperc_book.data`.")
+        raise ValueError(
+            f"{path} is missing; regenerate the datasets with `python -m kperc_book.data`."
+        )
     blob = path.read_bytes()
     entry = manifest(directory).get(name)
     if entry is None or entry["sha256"] != _sha256(blob):
-        raise ValueError(f"{path.name} does not match its sha256 in {MANIFEST}; regenerate "
-                         "with `python -m kperc_book.data` and check the generator.")
+        raise ValueError(
+            f"{path.name} does not match its sha256 in {MANIFEST}; regenerate "
+            "with `python -m kperc_book.data` and check the generator."
+        )
     with np.load(io.BytesIO(blob), allow_pickle=False) as z:
         return Dataset(z["X"].copy(), z["y"].copy(), dict(entry))
 
@@ -240,8 +264,11 @@ def load(name: str, directory: Path | str = DATA_DIR) -> Dataset:
 def main(argv: list[str] | None = None) -> int:
     """``python -m kperc_book.data [--check] [--dir DIR]``: write or verify ``data/``."""
     ap = argparse.ArgumentParser(prog="python -m kperc_book.data", description=main.__doc__)
-    ap.add_argument("--check", action="store_true",
-                    help="verify the stored files against regenerated data; write nothing")
+    ap.add_argument(
+        "--check",
+        action="store_true",
+        help="verify the stored files against regenerated data; write nothing",
+    )
     ap.add_argument("--dir", default=str(DATA_DIR), help="data folder (default: %(default)s)")
     args = ap.parse_args(argv)
     if args.check:

@@ -92,137 +92,231 @@ REGISTRY: dict[str, Result] = {
         "Block-Novikoff bound",
         r"If a unit $w^\star$ has $y_i x_i^\top w^\star\ge\rho>0$ for all $i$, the "
         r"Perceptron (Alg. 1) makes at most $R^2/\rho^2$ updates, $R=\max_i\|x_i\|_2$.",
-        r"$K\le R^2/\rho^2$", "ch02", "2.1", label="ch02-thm-block-novikoff"),
+        r"$K\le R^2/\rho^2$",
+        "ch02",
+        "2.1",
+        label="ch02-thm-block-novikoff",
+    ),
     "np-bound": Result(
         "Normalised Perceptron bound",
         r"On the normalised data $A=X_2Y$, Alg. 2 halts once $\rho_2>0$.",
-        r"$K\le 1/\rho_2^2$", "ch02", "2.2", status="C/D", label="ch02-thm-np"),
+        r"$K\le 1/\rho_2^2$",
+        "ch02",
+        "2.2",
+        status="C/D",
+        label="ch02-thm-np",
+    ),
     "normalizing-never-hurts": Result(
         "Normalising never hurts",
         r"The normalised margin dominates the scaled raw margin, so the normalised "
         r"bound is never worse.",
-        r"$\rho/\max_i\|x_i\|_2\le\rho_2$, hence $1/\rho_2^2\le R^2/\rho^2$", "ch02", "2.2",
-        label="ch02-prop-normalizing"),
+        r"$\rho/\max_i\|x_i\|_2\le\rho_2$, hence $1/\rho_2^2\le R^2/\rho^2$",
+        "ch02",
+        "2.2",
+        label="ch02-prop-normalizing",
+    ),
     "np-equals-perceptron": Result(
         "Normalised Perceptron = Perceptron",
         r"$k\,w_k$ of Alg. 2 is the Perceptron iterate with the most-violated-point rule "
         r"on normalised data; the sign patterns coincide.",
-        r"exact identity $k\,w_k=\sum_{j<k}a_{i_j}$", "ch02", "2.1",
-        label="ch02-prop-np-perceptron"),
+        r"exact identity $k\,w_k=\sum_{j<k}a_{i_j}$",
+        "ch02",
+        "2.1",
+        label="ch02-prop-np-perceptron",
+    ),
     "lemma-1": Result(
         "Lemma 1",
         r"$L(\alpha)<0\Rightarrow G\alpha>0$; a perfect classifier exists iff "
         r"$G\alpha>0$ for some $\alpha$.",
-        r"$\min_i(G\alpha)_i>\tfrac12\|\alpha\|_G^2\ge0$ when $L(\alpha)<0$", "ch03", "3",
-        label="ch03-lemma-1"),
+        r"$\min_i(G\alpha)_i>\tfrac12\|\alpha\|_G^2\ge0$ when $L(\alpha)<0$",
+        "ch03",
+        "3",
+        label="ch03-lemma-1",
+    ),
     "lemma-2": Result(
         "Lemma 2",
         r"The $G$-seminorm is dominated by the $\ell_1$ and $\ell_2$ norms.",
-        r"$\|\alpha\|_G\le\|\alpha\|_1\le\sqrt n\,\|\alpha\|_2$", "ch03", "3",
-        label="ch03-lemma-2"),
+        r"$\|\alpha\|_G\le\|\alpha\|_1\le\sqrt n\,\|\alpha\|_2$",
+        "ch03",
+        "3",
+        label="ch03-lemma-2",
+    ),
     "lemma-3": Result(
         "Lemma 3",
         r"For $\rho_K>0$, $f$ is a unit max-margin function iff $\rho_K f$ minimises $L$; "
         r"$\min L=-\rho_K^2/2$; and $\rho_K\le\|p\|_G$ for every $p\in\Delta_n$.",
-        r"$\rho_K\le\|p\|_G$; $\min_f L(f)=-\tfrac12\rho_K^2$", "ch03", "3", label="ch03-lemma-3"),
+        r"$\rho_K\le\|p\|_G$; $\min_f L(f)=-\tfrac12\rho_K^2$",
+        "ch03",
+        "3",
+        label="ch03-lemma-3",
+    ),
     "minimax-margin": Result(
         "Minimax form of the margin",
         r"When positive, the normalised kernel margin is the distance from the origin to "
         r"the hull of the signed points (the bias-free hard-margin SVM).",
-        r"$\rho_K=\min_{p\in\Delta_n}\|p\|_G$", "ch03", "3", status="C/D",
-        label="ch03-prop-minimax"),
+        r"$\rho_K=\min_{p\in\Delta_n}\|p\|_G$",
+        "ch03",
+        "3",
+        status="C/D",
+        label="ch03-prop-minimax",
+    ),
     "nkp-bound": Result(
         "NKP bound",
         r"The Normalised Kernel Perceptron (Alg. 3) halts once $\rho_K>0$.",
-        r"$K\le 1/\rho_K^2$", "ch03", "4", status="C/D", label="ch03-prop-nkp-bound"),
+        r"$K\le 1/\rho_K^2$",
+        "ch03",
+        "4",
+        status="C/D",
+        label="ch03-prop-nkp-bound",
+    ),
     "nkp-equals-np": Result(
         "NKP = Normalised Perceptron (linear kernel)",
         r"With the linear kernel, NKP and Alg. 2 have identical iterates.",
-        r"exact identity $w_k=A\alpha_k$", "ch03", "4", label="ch03-prop-nkp-bound"),
+        r"exact identity $w_k=A\alpha_k$",
+        "ch03",
+        "4",
+        label="ch03-prop-nkp-bound",
+    ),
     "lemma-4": Result(
         "Lemma 4",
         r"Smoothing with the entropy lowers the loss by at most $\mu\log n$.",
-        r"$L(\alpha)-\mu\log n\le L_\mu(\alpha)\le L(\alpha)$", "ch04", "4"),
+        r"$L(\alpha)-\mu\log n\le L_\mu(\alpha)\le L(\alpha)$",
+        "ch04",
+        "4",
+    ),
     "lemma-5": Result(
         "Lemma 5 (excessive gap)",
         r"Every SNKP iterate satisfies the excessive-gap inequality when $\mu_0\ge2$.",
-        r"$L_{\mu_k}(\alpha_k)\le-\tfrac12\|p_k\|_G^2$ with $\mu_0=2$", "ch04", "4 and "
-        "Appendix", status="C/D"),
+        r"$L_{\mu_k}(\alpha_k)\le-\tfrac12\|p_k\|_G^2$ with $\mu_0=2$",
+        "ch04",
+        "4 and Appendix",
+        status="C/D",
+    ),
     "theorem-1": Result(
         "Theorem 1 (SNKP rate)",
         r"If $\rho_K>0$, SNKP (Alg. 4) halts with a separator.",
-        r"$K(K+1)\le 8\log n/\rho_K^2$, so $K<2\sqrt{2\log n}/\rho_K$", "ch04", "4",
-        status="C/D"),
+        r"$K(K+1)\le 8\log n/\rho_K^2$, so $K<2\sqrt{2\log n}/\rho_K$",
+        "ch04",
+        "4",
+        status="C/D",
+    ),
     "mu-closed-form": Result(
         "Closed form of the smoothing parameter",
         r"The recursion $\mu_{k+1}=(1-\theta_k)\mu_k$, $\theta_k=2/(k+3)$, has a closed "
         r"form.",
         r"$\mu_k=2\mu_0/((k+1)(k+2))$: $4/((k+1)(k+2))$ (SNKP), $4n/((k+1)(k+2))$ "
-        r"(SNKPVN)", "ch04", "4 and 6", status="D", label="ch04-prop-mu"),
+        r"(SNKPVN)",
+        "ch04",
+        "4 and 6",
+        status="D",
+        label="ch04-prop-mu",
+    ),
     "gordan": Result(
         "Lemma 6 (Gordan)",
         r"Exactly one holds: some $w$ has $A^\top w>0$, or some $p\in\Delta_n$ has "
         r"$Ap=0$.",
-        r"alternative: $\min_{p\in\Delta}\|Ap\|_2>0$ or $=0$", "ch05", "5"),
+        r"alternative: $\min_{p\in\Delta}\|Ap\|_2>0$ or $=0$",
+        "ch05",
+        "5",
+    ),
     "theorem-2": Result(
         "Theorem 2 (Gordan in an RKHS)",
         r"Exactly one holds: some $\alpha$ has $G\alpha>0$, or some $p\in\Delta_n$ has "
         r"$\|p\|_G=0$ ($Gp=0$).",
-        r"alternative: $\min_{p\in\Delta}\|p\|_G>0$ or $=0$", "ch05", "5.1"),
+        r"alternative: $\min_{p\in\Delta}\|p\|_G>0$ or $=0$",
+        "ch05",
+        "5.1",
+    ),
     "dantzig": Result(
         "Dantzig's bound for von Neumann's algorithm",
         r"Each NVN step (Alg. 5) with a non-positive inner product shrinks $\|w\|$.",
         r"$\|w_{k+1}\|^{-2}\ge\|w_k\|^{-2}+1$, so $\|w_k\|^2\le 1/(k+1)$ and "
-        r"$K\le\lceil 1/\varepsilon^2\rceil-1$", "ch05", "5", status="C/D"),
+        r"$K\le\lceil 1/\varepsilon^2\rceil-1$",
+        "ch05",
+        "5",
+        status="C/D",
+    ),
     "epelman-freund-primal": Result(
         "Epelman-Freund, primal side",
         r"NVN with the primal exit finds a separator when $\rho_2>0$.",
-        r"$K\le 1/\rho_2^2$", "ch05", "5", status="C/D"),
+        r"$K\le 1/\rho_2^2$",
+        "ch05",
+        "5",
+        status="C/D",
+    ),
     "epelman-freund-dual": Result(
         "Epelman-Freund, dual side (linear rate)",
         r"If the problem is infeasible with margin $\rho<0$, NVN converges linearly.",
         r"$\|w_{k+1}\|^2\le(1-\rho^2)\|w_k\|^2$, "
-        r"$K\le\lceil 2\ln(1/\varepsilon)/\rho^2\rceil$", "ch05", "5", status="C/D"),
+        r"$K\le\lceil 2\ln(1/\varepsilon)/\rho^2\rceil$",
+        "ch05",
+        "5",
+        status="C/D",
+    ),
     "theorem-3": Result(
         "Theorem 3 (negative margin)",
         r"If the primal is infeasible, $|\rho_K|$ is the radius of the largest ball "
         r"around $0$ (within the span) contained in the hull of the signed points.",
         r"$|\rho_K|=\sup\{\delta:\|f\|_K\le\delta\Rightarrow f\in\mathrm{conv}(a_i)\}$",
-        "ch05", "5.2", status="C/D"),
+        "ch05",
+        "5.2",
+        status="C/D",
+    ),
     "lemma-7": Result(
         "Lemma 7 (Hoffman-type bound)",
         r"If $\rho_K<0$, a small $\|q\|_G$ means $q$ is close to the witness set $W$.",
         r"$\mathrm{dist}(q,W)\le\sqrt2\|q\|_G/(\|q\|_G+|\rho_K|)\le"
-        r"\min\{\sqrt2,\sqrt2\|q\|_G/|\rho_K|\}$", "ch06", "6", status="C/D"),
+        r"\min\{\sqrt2,\sqrt2\|q\|_G/|\rho_K|\}$",
+        "ch06",
+        "6",
+        status="C/D",
+    ),
     "lemma-8": Result(
         "Lemma 8",
         r"Along SNKPVN ($\mu_0=2n$, any $q\in\Delta_n$) the smoothed loss is sandwiched.",
-        r"$-\tfrac12\|p_k\|_G^2\ge L^q_{\mu_k}(\alpha_k)\ge L(\alpha_k)-\mu_k$", "ch06", "6",
-        status="C/D"),
+        r"$-\tfrac12\|p_k\|_G^2\ge L^q_{\mu_k}(\alpha_k)\ge L(\alpha_k)-\mu_k$",
+        "ch06",
+        "6",
+        status="C/D",
+    ),
     "lemma-9": Result(
         "Lemma 9",
         r"If $W\ne\emptyset$, the smoothed loss along SNKPVN is bounded below by the "
         r"distance to $W$.",
         r"$-\tfrac12\|p_k\|_G^2\ge L^q_{\mu_k}(\alpha_k)\ge-\tfrac12\mu_k\,"
-        r"\mathrm{dist}(q,W)^2$", "ch06", "6", status="C/D"),
+        r"\mathrm{dist}(q,W)^2$",
+        "ch06",
+        "6",
+        status="C/D",
+    ),
     "snkpvn-bound": Result(
         "SNKPVN bound (separable case)",
         r"If $\rho_K>0$, SNKPVN$(q,\delta)$ halts for any $\delta$, and only with a "
         r"separator when $\delta\le\rho_K$.",
         r"$K(K+1)\le 8n/\max(\rho_K,\delta)^2$, so $K<2\sqrt{2n}/\max(\rho_K,\delta)$",
-        "ch06", "6", status="C/D"),
+        "ch06",
+        "6",
+        status="C/D",
+    ),
     "snkpvn-infeasible-bound": Result(
         "SNKPVN bound (infeasible case)",
         r"If $W\ne\emptyset$, SNKPVN$(q,\delta)$ returns a $\delta$-certificate.",
-        r"$K<2\sqrt n\,\mathrm{dist}(q,W)/\delta\le 2\sqrt{2n}/\delta$", "ch06", "6",
-        status="D"),
+        r"$K<2\sqrt n\,\mathrm{dist}(q,W)/\delta\le 2\sqrt{2n}/\delta$",
+        "ch06",
+        "6",
+        status="D",
+    ),
     "isnkpvn": Result(
         "ISNKPVN guarantee",
         r"ISNKPVN$(\gamma,\varepsilon)$ returns a separator or an $\varepsilon$-certificate; "
         r"$\|q_t\|_G$ falls by $\gamma$ per call.",
         r"feasible: at most $\lceil\log(\|q_0\|_G/\rho_K)/\log\gamma\rceil$ calls of "
         r"$<2\sqrt{2n}/\rho_K$ iterations; infeasible: about "
-        r"$\log(1/\varepsilon)/\log\gamma$ calls", "ch06", "6", status="C/D"),
+        r"$\log(1/\varepsilon)/\log\gamma$ calls",
+        "ch06",
+        "6",
+        status="C/D",
+    ),
 }
 
 
@@ -239,8 +333,9 @@ def chapter_notebooks(book_dir: Path | str = BOOK_DIR) -> dict[str, Path]:
     return out
 
 
-def recorded_checks(generated_dir: Path | str = GENERATED_DIR
-                    ) -> dict[str, dict[str, dict[str, Any]]]:
+def recorded_checks(
+    generated_dir: Path | str = GENERATED_DIR,
+) -> dict[str, dict[str, dict[str, Any]]]:
     """``chapter -> {id -> {"ok", "detail", "instances"}}`` from ``chNN.json`` records."""
     out = {}
     for p in sorted(Path(generated_dir).glob("ch[0-9][0-9].json")):
@@ -258,22 +353,31 @@ def _mark_ids(node: ast.AST) -> list[str]:
     """Ledger ids of every ``pytest.mark.ledger("...")`` call inside ``node``."""
     ids = []
     for sub in ast.walk(node):
-        if (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
-                and sub.func.attr == "ledger" and isinstance(sub.func.value, ast.Attribute)
-                and sub.func.value.attr == "mark"):
-            ids += [a.value for a in sub.args
-                    if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        if (
+            isinstance(sub, ast.Call)
+            and isinstance(sub.func, ast.Attribute)
+            and sub.func.attr == "ledger"
+            and isinstance(sub.func.value, ast.Attribute)
+            and sub.func.value.attr == "mark"
+        ):
+            ids += [
+                a.value
+                for a in sub.args
+                if isinstance(a, ast.Constant) and isinstance(a.value, str)
+            ]
     return ids
 
 
-def _visit_tests(body, prefix: str, parents: list[str], inherited: list[str],
-                 out: dict[str, list[str]]) -> None:
+def _visit_tests(
+    body, prefix: str, parents: list[str], inherited: list[str], out: dict[str, list[str]]
+) -> None:
     for node in body:
         if isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
             ids = inherited + [i for d in node.decorator_list for i in _mark_ids(d)]
             _visit_tests(node.body, prefix, parents + [node.name], ids, out)
-        elif (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-              and node.name.startswith("test")):
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith(
+            "test"
+        ):
             ids = inherited + [i for d in node.decorator_list for i in _mark_ids(d)]
             nodeid = "::".join([prefix, *parents, node.name])
             for rid in dict.fromkeys(ids):
@@ -295,7 +399,8 @@ def guarding_tests(tests_dir: Path | str = TESTS_DIR) -> dict[str, list[str]]:
         module_ids: list[str] = []
         for node in tree.body:
             if isinstance(node, ast.Assign) and any(
-                    isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets):
+                isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets
+            ):
                 module_ids += _mark_ids(node.value)
         _visit_tests(tree.body, f"{tests_dir.name}/{path.name}", [], module_ids, out)
     return out
@@ -393,13 +498,18 @@ def _aliases(rid: str) -> list[str]:
     out = [rid]
     for long, short in (("theorem-", "thm-"), ("lemma-", "lem-")):
         if rid.startswith(long):
-            num = rid[len(long):]
+            num = rid[len(long) :]
             out += [short + num, long.rstrip("-") + num, short.rstrip("-") + num]
     return out
 
 
-def locate(rid: str, chapter: str, labels: list[Label], checks: Mapping[str, list[int]],
-           preferred: str | None = None) -> Label | None:
+def locate(
+    rid: str,
+    chapter: str,
+    labels: list[Label],
+    checks: Mapping[str, list[int]],
+    preferred: str | None = None,
+) -> Label | None:
     """The label a ledger row links to in ``chapter``.
 
     In order: the registry's ``preferred`` label if the chapter defines it; a label
@@ -412,8 +522,9 @@ def locate(rid: str, chapter: str, labels: list[Label], checks: Mapping[str, lis
     if preferred and preferred in by_name:
         return by_name[preferred]
     names = _aliases(rid)
-    hits = [lab for lab in labels
-            if any(lab.name == a or lab.name.endswith("-" + a) for a in names)]
+    hits = [
+        lab for lab in labels if any(lab.name == a or lab.name.endswith("-" + a) for a in names)
+    ]
     if hits:
         hits.sort(key=lambda lab: (not lab.kind.startswith("prf:"), lab.cell))
         return hits[0]
@@ -422,8 +533,9 @@ def locate(rid: str, chapter: str, labels: list[Label], checks: Mapping[str, lis
         return None
     first = min(cells)
     above = [lab for lab in labels if lab.cell < first]
-    near = [lab for lab in above
-            if lab.kind.split(":")[-1] in _RESULT_KINDS or lab.kind == "target"]
+    near = [
+        lab for lab in above if lab.kind.split(":")[-1] in _RESULT_KINDS or lab.kind == "target"
+    ]
     if near:
         return near[-1]
     return above[-1] if above else None
@@ -443,13 +555,20 @@ class Row:
     @property
     def ok(self) -> bool:
         """Checked at least once, every record passed, and a test guards it."""
-        return bool(self.checks) and all(c.get("ok") for c in self.checks.values()) \
+        return (
+            bool(self.checks)
+            and all(c.get("ok") for c in self.checks.values())
             and bool(self.tests)
+        )
 
 
-def collect(*, book_dir: Path | str = BOOK_DIR, generated_dir: Path | str | None = None,
-            tests_dir: Path | str = TESTS_DIR,
-            registry: Mapping[str, Result] = REGISTRY) -> list[Row]:
+def collect(
+    *,
+    book_dir: Path | str = BOOK_DIR,
+    generated_dir: Path | str | None = None,
+    tests_dir: Path | str = TESTS_DIR,
+    registry: Mapping[str, Result] = REGISTRY,
+) -> list[Row]:
     """Assemble the ledger rows, in registry order."""
     book_dir = Path(book_dir)
     generated_dir = Path(generated_dir) if generated_dir else book_dir / "_generated"
@@ -464,19 +583,32 @@ def collect(*, book_dir: Path | str = BOOK_DIR, generated_dir: Path | str | None
         for ch in sorted(recorded):
             if rid in recorded[ch]:
                 row.checks[ch] = recorded[ch][rid]
-                row.where[ch] = (locate(rid, ch, labels[ch], checks_static[ch],
-                                        res.label if ch == res.chapter else None)
-                                 if ch in notebooks else None)
+                row.where[ch] = (
+                    locate(
+                        rid,
+                        ch,
+                        labels[ch],
+                        checks_static[ch],
+                        res.label if ch == res.chapter else None,
+                    )
+                    if ch in notebooks
+                    else None
+                )
         if res.chapter in notebooks:
-            row.stated = locate(rid, res.chapter, labels[res.chapter],
-                                checks_static[res.chapter], res.label)
+            row.stated = locate(
+                rid, res.chapter, labels[res.chapter], checks_static[res.chapter], res.label
+            )
         rows.append(row)
     return rows
 
 
-def problems(rows: Iterable[Row], *, registry: Mapping[str, Result] = REGISTRY,
-             generated_dir: Path | str = GENERATED_DIR, tests_dir: Path | str = TESTS_DIR
-             ) -> list[str]:
+def problems(
+    rows: Iterable[Row],
+    *,
+    registry: Mapping[str, Result] = REGISTRY,
+    generated_dir: Path | str = GENERATED_DIR,
+    tests_dir: Path | str = TESTS_DIR,
+) -> list[str]:
     """Everything that keeps the ledger from being complete, one sentence each.
 
     A row without a recorded check, with a failed check or without a guarding test;
@@ -485,8 +617,7 @@ def problems(rows: Iterable[Row], *, registry: Mapping[str, Result] = REGISTRY,
     msgs = []
     for row in rows:
         if not row.checks:
-            msgs.append(f"{row.rid}: no chapter records a check (expected in "
-                        f"{row.result.chapter})")
+            msgs.append(f"{row.rid}: no chapter records a check (expected in {row.result.chapter})")
         for ch, rec in row.checks.items():
             if not rec.get("ok"):
                 msgs.append(f"{row.rid}: the check in {ch} failed: {rec.get('detail')}")
@@ -527,8 +658,10 @@ def _test_link(nodeid: str) -> str:
 def table_markdown(rows: Iterable[Row], *, book_dir: Path | str = BOOK_DIR) -> str:
     """The ledger as a MyST pipe table (one row per result)."""
     notebooks = chapter_notebooks(book_dir)
-    lines = ["| result | statement | explicit constant | checked in | guarding tests "
-             "| status |", "|---|---|---|---|---|---|"]
+    lines = [
+        "| result | statement | explicit constant | checked in | guarding tests | status |",
+        "|---|---|---|---|---|---|",
+    ]
     for row in rows:
         res = row.result
         name = res.name + (f", {row.stated.link('statement')}" if row.stated else "")
@@ -547,9 +680,21 @@ def table_markdown(rows: Iterable[Row], *, book_dir: Path | str = BOOK_DIR) -> s
             status = "FAILED"
         if row.checks and not row.tests:
             status += ", untested"
-        lines.append("| " + " | ".join(_cell(x) for x in (
-            f"{name} [{res.status}]", res.statement, res.constant, checked, tests, status))
-            + " |")
+        lines.append(
+            "| "
+            + " | ".join(
+                _cell(x)
+                for x in (
+                    f"{name} [{res.status}]",
+                    res.statement,
+                    res.constant,
+                    checked,
+                    tests,
+                    status,
+                )
+            )
+            + " |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -575,8 +720,11 @@ def details_markdown(rows: Iterable[Row], *, book_dir: Path | str = BOOK_DIR) ->
 def main(argv: list[str] | None = None) -> int:
     """``python -m kperc_book.ledger [--strict]``: print the ledger table and its gaps."""
     ap = argparse.ArgumentParser(prog="python -m kperc_book.ledger", description=main.__doc__)
-    ap.add_argument("--strict", action="store_true",
-                    help="exit with status 1 if a result lacks a passing check or a test")
+    ap.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit with status 1 if a result lacks a passing check or a test",
+    )
     args = ap.parse_args(argv)
     rows = collect()
     print(table_markdown(rows), end="")

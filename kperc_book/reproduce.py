@@ -42,8 +42,19 @@ __all__ = ["ChapterFailed", "run_notebook", "reproduce", "main", "RUNS_PATH", "V
 RUNS_PATH = _paths.GENERATED_DIR / "runs.json"
 BUILD_DIR = _paths.BUILD_DIR / "reproduce"
 #: Distributions whose versions are recorded with every run.
-VERSIONED = ("kperc", "numpy", "scipy", "scikit-learn", "joblib", "matplotlib", "papermill",
-             "nbclient", "ipykernel", "myst-nb", "jupyter-book")
+VERSIONED = (
+    "kperc",
+    "numpy",
+    "scipy",
+    "scikit-learn",
+    "joblib",
+    "matplotlib",
+    "papermill",
+    "nbclient",
+    "ipykernel",
+    "myst-nb",
+    "jupyter-book",
+)
 
 
 class ChapterFailed(RuntimeError):
@@ -61,8 +72,10 @@ class RunResult:
 
 def versions() -> dict[str, str]:
     """Python, platform and the versions of :data:`VERSIONED` (``missing`` if absent)."""
-    out = {"python": platform.python_version(),
-           "platform": f"{platform.system()}-{platform.machine()}"}
+    out = {
+        "python": platform.python_version(),
+        "platform": f"{platform.system()}-{platform.machine()}",
+    }
     for dist in VERSIONED:
         try:
             out[dist] = metadata.version(dist)
@@ -71,22 +84,27 @@ def versions() -> dict[str, str]:
     return out
 
 
-def _effective(nb, preset: str, overrides: dict[str, str], path: Path
-               ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+def _effective(
+    nb, preset: str, overrides: dict[str, str], path: Path
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """(all parameters, the values to inject, the parsed ``-p`` overrides)."""
     defaults = nbu.parameters(nb)
     available = nbu.presets(nb)
     if preset not in available:
-        raise ValueError(f"{path.name}: unknown preset {preset!r}; this notebook has "
-                         f"{', '.join(sorted(available))}")
+        raise ValueError(
+            f"{path.name}: unknown preset {preset!r}; this notebook has "
+            f"{', '.join(sorted(available))}"
+        )
     inject: dict[str, Any] = {}
     cli: dict[str, Any] = {}
     for source, values in ((f"preset {preset!r}", available[preset]), ("-p", overrides)):
         for name, value in values.items():
             if name not in defaults:
                 known = ", ".join(defaults) or "(no cell tagged 'parameters')"
-                raise ValueError(f"{path.name}: unknown parameter {name!r} (from {source}); "
-                                 f"its parameters cell defines: {known}")
+                raise ValueError(
+                    f"{path.name}: unknown parameter {name!r} (from {source}); "
+                    f"its parameters cell defines: {known}"
+                )
             if source == "-p":
                 value = nbu.parse_value(value, defaults[name])
                 cli[name] = value
@@ -109,8 +127,7 @@ def _snapshot(dirs: list[Path], key: str | None = None) -> dict[Path, bytes | No
     return snap
 
 
-def _restore(snap: dict[Path, bytes | None], dirs: list[Path], key: str | None = None
-             ) -> None:
+def _restore(snap: dict[Path, bytes | None], dirs: list[Path], key: str | None = None) -> None:
     """Undo what a failed chapter wrote in ``dirs`` (its own files added or changed).
 
     Only files named after the chapter key are touched, so that a failing chapter
@@ -135,8 +152,9 @@ def _failed_cell(out_path: Path, err: Exception, source_nb) -> str:
     where = "a cell"
     try:
         out = nbformat.read(out_path, as_version=4)
-        bad = next(c for c in out.cells
-                   if c.get("metadata", {}).get("papermill", {}).get("exception"))
+        bad = next(
+            c for c in out.cells if c.get("metadata", {}).get("papermill", {}).get("exception")
+        )
         first = nbu._source(bad).strip().splitlines()
         first = first[0] if first else ""
         if nbu.INJECTED_TAG in bad.get("metadata", {}).get("tags", []):
@@ -153,10 +171,17 @@ def _failed_cell(out_path: Path, err: Exception, source_nb) -> str:
     return f"{where} raised {ename}: {evalue}"
 
 
-def run_notebook(path: Path | str, *, overrides: dict[str, str] | None = None,
-                 preset: str = "default", build_dir: Path | str = BUILD_DIR,
-                 repo_dir: Path | str = nbu.REPO_DIR, restore_dirs: list[Path] | None = None,
-                 kernel_name: str = "python3", progress: bool = False) -> RunResult:
+def run_notebook(
+    path: Path | str,
+    *,
+    overrides: dict[str, str] | None = None,
+    preset: str = "default",
+    build_dir: Path | str = BUILD_DIR,
+    repo_dir: Path | str = nbu.REPO_DIR,
+    restore_dirs: list[Path] | None = None,
+    kernel_name: str = "python3",
+    progress: bool = False,
+) -> RunResult:
     """Execute one notebook with papermill and replace it atomically on success.
 
     Parameters
@@ -203,19 +228,29 @@ def run_notebook(path: Path | str, *, overrides: dict[str, str] | None = None,
     ok = False
     try:
         try:
-            pm.execute_notebook(str(src_tmp), str(out_tmp), parameters=inject or None,
-                                cwd=str(path.parent), kernel_name=kernel_name,
-                                progress_bar=progress, log_output=False,
-                                request_save_on_cell_execute=False)
+            pm.execute_notebook(
+                str(src_tmp),
+                str(out_tmp),
+                parameters=inject or None,
+                cwd=str(path.parent),
+                kernel_name=kernel_name,
+                progress_bar=progress,
+                log_output=False,
+                request_save_on_cell_execute=False,
+            )
         except pm.PapermillExecutionError as err:
             failed = build_dir / f"{path.stem}.failed.ipynb"
             detail = _failed_cell(out_tmp, err, nb)
             if out_tmp.exists():
                 out_tmp.replace(failed)
-            shown = (failed.relative_to(Path(repo_dir).resolve())
-                     if failed.resolve().is_relative_to(Path(repo_dir).resolve()) else failed)
-            raise ChapterFailed(f"{path.name}: {detail}; {path.name} is unchanged "
-                                f"(executed copy kept at {shown})") from None
+            shown = (
+                failed.relative_to(Path(repo_dir).resolve())
+                if failed.resolve().is_relative_to(Path(repo_dir).resolve())
+                else failed
+            )
+            raise ChapterFailed(
+                f"{path.name}: {detail}; {path.name} is unchanged (executed copy kept at {shown})"
+            ) from None
         runtime = time.perf_counter() - t0
         done = nbformat.read(out_tmp, as_version=4)
         nbu.normalise(done, nb_dir=path.parent, repo_dir=Path(repo_dir))
@@ -246,8 +281,9 @@ def _command(result: RunResult) -> str:
     return shlex.join(parts)
 
 
-def record_run(result: RunResult, runs_path: Path | str = RUNS_PATH,
-               repo_dir: Path | str = nbu.REPO_DIR) -> dict[str, Any]:
+def record_run(
+    result: RunResult, runs_path: Path | str = RUNS_PATH, repo_dir: Path | str = nbu.REPO_DIR
+) -> dict[str, Any]:
     """Add ``result`` to ``runs.json`` (parameters, runtime, versions) and return the entry."""
     runs_path = Path(runs_path)
     repo_dir = Path(repo_dir)
@@ -275,10 +311,17 @@ def record_run(result: RunResult, runs_path: Path | str = RUNS_PATH,
     return entry
 
 
-def reproduce(chapters: list[str] | None = None, *, overrides: dict[str, str] | None = None,
-              preset: str = "default", repo_dir: Path | str = nbu.REPO_DIR,
-              runs_path: Path | str | None = None, build_dir: Path | str | None = None,
-              update_report: bool = True, out=sys.stdout) -> list[RunResult]:
+def reproduce(
+    chapters: list[str] | None = None,
+    *,
+    overrides: dict[str, str] | None = None,
+    preset: str = "default",
+    repo_dir: Path | str = nbu.REPO_DIR,
+    runs_path: Path | str | None = None,
+    build_dir: Path | str | None = None,
+    update_report: bool = True,
+    out=sys.stdout,
+) -> list[RunResult]:
     """Re-execute the named chapters (default: every notebook of ``_toc.yml``).
 
     Everything is validated before the first notebook runs: unknown chapters, presets
@@ -313,13 +356,22 @@ def reproduce(chapters: list[str] | None = None, *, overrides: dict[str, str] | 
     for k, p in enumerate(paths, 1):
         label = f"[{k}/{len(paths)}] {p.stem}"
         print(f"{label}: running ...", file=out, flush=True)
-        res = run_notebook(p, overrides=overrides, preset=preset, build_dir=build_dir,
-                           repo_dir=repo_dir, restore_dirs=restore,
-                           progress=sys.stderr.isatty())
+        res = run_notebook(
+            p,
+            overrides=overrides,
+            preset=preset,
+            build_dir=build_dir,
+            repo_dir=repo_dir,
+            restore_dirs=restore,
+            progress=sys.stderr.isatty(),
+        )
         record_run(res, runs_path, repo_dir)
         results.append(res)
-        print(f"{label}: done in {res.runtime_s:.1f} s "
-              f"(elapsed {time.perf_counter() - t_all:.1f} s)", file=out, flush=True)
+        print(
+            f"{label}: done in {res.runtime_s:.1f} s (elapsed {time.perf_counter() - t_all:.1f} s)",
+            file=out,
+            flush=True,
+        )
     if update_report:
         from . import report
 
@@ -331,16 +383,32 @@ def reproduce(chapters: list[str] | None = None, *, overrides: dict[str, str] | 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m kperc_book.reproduce",
-        description="Re-execute book chapters with papermill (all of _toc.yml by default).")
-    ap.add_argument("chapters", nargs="*",
-                    help="chapters to run: ch04, ch04_smoothed_perceptron(.ipynb), ledger...")
-    ap.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
-                    metavar=("NAME", "VALUE"),
-                    help="override a value of the notebook's parameters cell (repeatable)")
-    ap.add_argument("--preset", default="default",
-                    help="parameter preset from the notebook metadata: default or full")
-    ap.add_argument("--list", action="store_true",
-                    help="print the notebooks of _toc.yml that exist (relative paths) and exit")
+        description="Re-execute book chapters with papermill (all of _toc.yml by default).",
+    )
+    ap.add_argument(
+        "chapters",
+        nargs="*",
+        help="chapters to run: ch04, ch04_smoothed_perceptron(.ipynb), ledger...",
+    )
+    ap.add_argument(
+        "-p",
+        "--parameter",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("NAME", "VALUE"),
+        help="override a value of the notebook's parameters cell (repeatable)",
+    )
+    ap.add_argument(
+        "--preset",
+        default="default",
+        help="parameter preset from the notebook metadata: default or full",
+    )
+    ap.add_argument(
+        "--list",
+        action="store_true",
+        help="print the notebooks of _toc.yml that exist (relative paths) and exit",
+    )
     args = ap.parse_args(argv)
     if args.list:
         for p in nbu.toc_notebooks():

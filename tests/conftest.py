@@ -33,28 +33,36 @@ settings.register_profile(
     max_examples=25,
     deadline=None,
     print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                           HealthCheck.filter_too_much],
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ],
 )
 settings.register_profile(
     "thorough",
     max_examples=200,
     deadline=None,
     print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                           HealthCheck.filter_too_much],
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "kperc"))
 
 #: Seeds drawn by hypothesis (each seed is one reproducible random instance).
 seeds = st.integers(min_value=0, max_value=2**31 - 1)
 
-LEDGER_IDS = frozenset("""
+LEDGER_IDS = frozenset(
+    """
 block-novikoff np-bound normalizing-never-hurts np-equals-perceptron lemma-1 lemma-2
 lemma-3 minimax-margin nkp-bound nkp-equals-np lemma-4 lemma-5 theorem-1 mu-closed-form
 gordan theorem-2 dantzig epelman-freund-primal epelman-freund-dual theorem-3 lemma-7
 lemma-8 lemma-9 snkpvn-bound snkpvn-infeasible-bound isnkpvn
-""".split())
+""".split()
+)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -80,20 +88,26 @@ class Problem:
         return self.G.shape[0]
 
 
-def planted_problem(seed: int, *, n: int | None = None, d: int | None = None,
-                    rho: float | None = None, norm_range=(1.0, 1.0)) -> Problem:
+def planted_problem(
+    seed: int,
+    *,
+    n: int | None = None,
+    d: int | None = None,
+    rho: float | None = None,
+    norm_range=(1.0, 1.0),
+) -> Problem:
     """Linear separable data with an exactly planted normalised margin."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(4, 40)) if n is None else n
     d = int(rng.integers(2, 6)) if d is None else d
     rho = float(np.exp(rng.uniform(np.log(0.05), np.log(0.6)))) if rho is None else rho
-    ds = data.planted(n, d, rho, near=float(rng.uniform(0, 1)), norm_range=norm_range,
-                      seed=seed)
+    ds = data.planted(n, d, rho, near=float(rng.uniform(0, 1)), norm_range=norm_range, seed=seed)
     return Problem(kperc.gram_matrix(ds.X, ds.y), ds.info["rho"], ds.X, ds.y, "linear")
 
 
-def kernel_problem(seed: int, kernel: str | None = None, *, n: int | None = None,
-                   min_rho: float = 0.03) -> Problem:
+def kernel_problem(
+    seed: int, kernel: str | None = None, *, n: int | None = None, min_rho: float = 0.03
+) -> Problem:
     """A separable kernel (rbf or poly) problem; ``rho`` from :func:`kperc.margin`.
 
     Points are uniform in the square ``[-1, 1]^2``; labels come from a circle (which a
@@ -122,8 +136,9 @@ def kernel_problem(seed: int, kernel: str | None = None, *, n: int | None = None
     raise RuntimeError("no kernel instance with a large enough margin")  # pragma: no cover
 
 
-def infeasible_problem(seed: int, *, n: int | None = None, d: int | None = None,
-                       rho: float | None = None) -> Problem:
+def infeasible_problem(
+    seed: int, *, n: int | None = None, d: int | None = None, rho: float | None = None
+) -> Problem:
     """Inseparable linear data with a negative span-restricted margin."""
     rng = np.random.default_rng(seed)
     d = int(rng.integers(2, 4)) if d is None else d

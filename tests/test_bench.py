@@ -108,8 +108,14 @@ def test_targets_are_listed_with_values(quick_record):
     ids = {t["id"] for t in rec["targets"]}
     for alg in bench.PERITER_ALGOS:
         assert f"periter-dense-{alg}" in ids and f"periter-factored-{alg}" in ids
-    assert {"large-nkp-speedup", "large-sklearn-speedup", "large-snkp-time",
-            "memory-peak", "memory-iterations", "regen-total"} <= ids
+    assert {
+        "large-nkp-speedup",
+        "large-sklearn-speedup",
+        "large-snkp-time",
+        "memory-peak",
+        "memory-iterations",
+        "regen-total",
+    } <= ids
     for t in rec["targets"]:
         assert t["met"] in (True, False, None)
         assert isinstance(t["detail"], str) and t["detail"]
@@ -171,18 +177,25 @@ def _rows(spec):
 
 
 def test_crossover_interpolates_between_the_bracketing_margins():
-    c = bench.crossover(_rows([(1e-1, 1.0, False, 0.1, False),
-                               (1e-2, 1.0, False, 0.5, False),
-                               (1e-3, 1.0, False, 2.0, False)]))
+    c = bench.crossover(
+        _rows(
+            [
+                (1e-1, 1.0, False, 0.1, False),
+                (1e-2, 1.0, False, 0.5, False),
+                (1e-3, 1.0, False, 2.0, False),
+            ]
+        )
+    )
     assert c["kind"] == "interpolated"
     assert c["bracket"] == [1e-3, 1e-2]
     # log-linear interpolation of the speed-up 0.5 -> 2 puts 1 half-way in log rho
-    assert c["rho_star"] == pytest.approx(10 ** -2.5)
+    assert c["rho_star"] == pytest.approx(10**-2.5)
 
 
 def test_crossover_uses_capped_runs_as_bounds():
-    c = bench.crossover(_rows([(1e-1, 1.0, False, 0.1, False),
-                               (1e-2, 1.0, False, 3.0, True)]))  # NKP stopped: >= 3
+    c = bench.crossover(
+        _rows([(1e-1, 1.0, False, 0.1, False), (1e-2, 1.0, False, 3.0, True)])
+    )  # NKP stopped: >= 3
     assert c["kind"] == "interpolated" and c["points"][1]["relation"] == ">="
     both = bench.crossover(_rows([(1e-2, 5.0, True, 5.0, True)]))
     assert both["kind"] == "undecided" and both["rho_star"] is None
@@ -194,15 +207,41 @@ def test_crossover_uses_capped_runs_as_bounds():
 
 def test_evaluate_targets_on_a_synthetic_record():
     cfg = bench.quick_config()
-    per = {"rows": [{"n": 500, "operator": "dense", "algorithm": "snkp", "ratio": 1.5},
-                    {"n": 1000, "operator": "dense", "algorithm": "snkp", "ratio": 1.1}]}
-    large = {"rows": [
-        {"n": 100, "solver": "snkp", "time_s": 1.0, "nit": 10, "separated": True,
-         "capped": False, "generate_s": 0.1},
-        {"n": 100, "solver": "nkp", "time_s": 11.0, "nit": 99, "separated": False,
-         "capped": True},
-        {"n": 100, "solver": "sklearn-perceptron", "time_s": 3.0, "nit": 5,
-         "separated": True, "capped": False}]}
+    per = {
+        "rows": [
+            {"n": 500, "operator": "dense", "algorithm": "snkp", "ratio": 1.5},
+            {"n": 1000, "operator": "dense", "algorithm": "snkp", "ratio": 1.1},
+        ]
+    }
+    large = {
+        "rows": [
+            {
+                "n": 100,
+                "solver": "snkp",
+                "time_s": 1.0,
+                "nit": 10,
+                "separated": True,
+                "capped": False,
+                "generate_s": 0.1,
+            },
+            {
+                "n": 100,
+                "solver": "nkp",
+                "time_s": 11.0,
+                "nit": 99,
+                "separated": False,
+                "capped": True,
+            },
+            {
+                "n": 100,
+                "solver": "sklearn-perceptron",
+                "time_s": 3.0,
+                "nit": 5,
+                "separated": True,
+                "capped": False,
+            },
+        ]
+    }
     t = {x["id"]: x for x in bench.evaluate_targets({"periter": per, "large": large}, cfg)}
     assert t["periter-dense-snkp"]["value"] == 1.5 and t["periter-dense-snkp"]["met"] is False
     assert t["large-nkp-speedup"]["met"] is True  # a stopped NKP still proves >= 11
@@ -319,8 +358,7 @@ def test_fast_loops_are_bit_identical_to_the_textbook_form(factored):
         assert np.array_equal(r.alpha, _textbook_nkp(G, iters))
         # NVN keeps its iterate scaled (p = c pt) and ||w||^2 by its recurrence: the
         # same steps, equal up to round-off rather than bit for bit.
-        r = kperc.nvn(G, eps=1e-9, primal_exit=False, max_iter=iters, check_input=False,
-                      trace=True)
+        r = kperc.nvn(G, eps=1e-9, primal_exit=False, max_iter=iters, check_input=False, trace=True)
         p, js = _textbook_nvn(G, iters)
         assert list(r.trace["j"][:-1]) == js
         np.testing.assert_allclose(r.p, p, rtol=0, atol=1e-13)

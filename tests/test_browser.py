@@ -28,9 +28,15 @@ REPO = Path(__file__).resolve().parent.parent
 HTML = Path(os.environ.get("KPERC_HTML_DIR", REPO / "_build" / "html"))
 REQUIRE = os.environ.get("KPERC_REQUIRE_BROWSER") == "1"
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 ASSET_DIRS = {"_static", "_sources", "_downloads", "_images", "_sphinx_design_static"}
 
 
@@ -43,8 +49,11 @@ def _unavailable(msg: str):
 def _pages() -> list[str]:
     if not HTML.is_dir():
         return []
-    return sorted(p.relative_to(HTML).as_posix() for p in HTML.rglob("*.html")
-                  if not (set(p.relative_to(HTML).parts[:-1]) & ASSET_DIRS))
+    return sorted(
+        p.relative_to(HTML).as_posix()
+        for p in HTML.rglob("*.html")
+        if not (set(p.relative_to(HTML).parts[:-1]) & ASSET_DIRS)
+    )
 
 
 PAGES = _pages()
@@ -123,8 +132,7 @@ class _Quiet(SimpleHTTPRequestHandler):
 def site():
     if not PAGES:
         _unavailable(f"{HTML} has no pages: build the book first (make html)")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet,
-                                                                    directory=str(HTML)))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(HTML)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -187,8 +195,10 @@ def test_page_in_browser(site, browser, rel):
 
     context.route("**/*", route)
     page = context.new_page()
-    page.on("console", lambda m: errors.append(f"console {m.type}: {m.text}")
-            if m.type == "error" else None)
+    page.on(
+        "console",
+        lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None,
+    )
     page.on("pageerror", lambda e: errors.append(f"uncaught: {e}"))
     try:
         page.goto(site + rel, wait_until="load", timeout=60000)
@@ -198,14 +208,15 @@ def test_page_in_browser(site, browser, rel):
         problems = []
         if n_math:
             try:
-                page.wait_for_function("() => window.MathJax && MathJax.startup && "
-                                       "MathJax.startup.promise", timeout=30000)
+                page.wait_for_function(
+                    "() => window.MathJax && MathJax.startup && MathJax.startup.promise",
+                    timeout=30000,
+                )
                 containers, merrors, version = page.evaluate(_MATH_JS)
             except Exception as exc:  # noqa: BLE001 - reported as a failure below
                 containers, merrors, version = 0, 0, f"not loaded ({exc})"
             if containers == 0:
-                problems.append(f"{n_math} math elements but no mjx-container "
-                                f"(MathJax {version})")
+                problems.append(f"{n_math} math elements but no mjx-container (MathJax {version})")
             if merrors:
                 problems.append(f"{merrors} MathJax errors")
             if not any("/_static/mathjax/" in u for u in requests):

@@ -15,12 +15,15 @@ from kperc._classifier import expected_failed_checks
 from kperc_book import data
 
 
-@pytest.mark.parametrize("params", [
-    {},
-    {"kernel": "linear", "max_iter": 2000},
-    {"kernel": "poly", "algorithm": "nkp"},
-    {"kernel": "linear", "fit_intercept": False, "max_iter": 2000},
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"kernel": "linear", "max_iter": 2000},
+        {"kernel": "poly", "algorithm": "nkp"},
+        {"kernel": "linear", "fit_intercept": False, "max_iter": 2000},
+    ],
+)
 def test_check_estimator(params):
     est = SNKPClassifier(**params)
     expected = expected_failed_checks(est)

@@ -13,8 +13,13 @@ from kperc_book import data
 
 
 @pytest.mark.ledger("minimax-margin")
-@given(seed=seeds, n=st.integers(2, 60), d=st.integers(2, 8),
-       rho=st.sampled_from([0.9, 0.3, 0.05, 1e-3, 1e-4]), near=st.floats(0, 1))
+@given(
+    seed=seeds,
+    n=st.integers(2, 60),
+    d=st.integers(2, 8),
+    rho=st.sampled_from([0.9, 0.3, 0.05, 1e-3, 1e-4]),
+    near=st.floats(0, 1),
+)
 def test_planted_margin_is_exact(seed, n, d, rho, near):
     ds = data.planted(n, d, rho, near=near, norm_range=(0.2, 5.0), seed=seed)
     assert ds.X.shape == (n, d) and set(np.unique(ds.y)) <= {-1.0, 1.0}

@@ -17,10 +17,12 @@ def test_regenerating_into_a_fresh_folder_gives_the_same_files(tmp_path):
     assert set(fresh) == set(stored) == set(data.REGISTRY)
     for name, entry in fresh.items():
         assert entry["sha256"] == stored[name]["sha256"], name
-        assert (tmp_path / entry["file"]).read_bytes() == (data.DATA_DIR / entry["file"]
-                                                           ).read_bytes(), name
+        assert (tmp_path / entry["file"]).read_bytes() == (
+            data.DATA_DIR / entry["file"]
+        ).read_bytes(), name
     assert json.loads((tmp_path / "manifest.json").read_text()) == json.loads(
-        (data.DATA_DIR / "manifest.json").read_text())
+        (data.DATA_DIR / "manifest.json").read_text()
+    )
 
 
 def test_a_tampered_file_is_detected(tmp_path):

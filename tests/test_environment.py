@@ -22,8 +22,12 @@ REPO = Path(__file__).resolve().parent.parent
 
 def _key(text: str) -> tuple[str, tuple[str, ...], str, str]:
     r = Requirement(text)
-    return (canonicalize_name(r.name), tuple(sorted(r.extras)),
-            str(SpecifierSet(str(r.specifier))), str(r.marker or ""))
+    return (
+        canonicalize_name(r.name),
+        tuple(sorted(r.extras)),
+        str(SpecifierSet(str(r.specifier))),
+        str(r.marker or ""),
+    )
 
 
 def _pyproject():
@@ -51,16 +55,18 @@ def test_environment_yml_and_pyproject_name_the_same_dependencies():
 
 def test_environment_python_satisfies_requires_python():
     env = _environment()
-    python = next(d for d in env["dependencies"] if isinstance(d, str)
-                  and d.startswith("python"))
+    python = next(d for d in env["dependencies"] if isinstance(d, str) and d.startswith("python"))
     version = python.split("=", 1)[1]
     assert SpecifierSet(_pyproject()["requires-python"]).contains(version + ".0")
 
 
 def test_jupyter_book_is_pinned_to_1x():
     book = _pyproject()["optional-dependencies"]["book"]
-    spec = next(Requirement(x).specifier for x in book
-                if canonicalize_name(Requirement(x).name) == "jupyter-book")
+    spec = next(
+        Requirement(x).specifier
+        for x in book
+        if canonicalize_name(Requirement(x).name) == "jupyter-book"
+    )
     assert spec.contains("1.0.4.post1") and not spec.contains("2.0.0")
     assert not spec.contains("1.0.3")
 
@@ -72,7 +78,8 @@ def test_ci_runs_exactly_the_readme_test_command():
     commands = [ln.split("#")[0].strip() for b in blocks for ln in b.splitlines()]
     assert "make" in commands and "make test" in commands
     run = (REPO / ".ci" / "run").read_text()
-    executed = [ln.strip() for ln in run.splitlines()
-                if ln.strip() and not ln.lstrip().startswith("#")]
+    executed = [
+        ln.strip() for ln in run.splitlines() if ln.strip() and not ln.lstrip().startswith("#")
+    ]
     assert executed[-1] == "exec make test"
     assert sum("make test" in ln for ln in executed) == 1

@@ -224,8 +224,11 @@ def test_write_and_read_timings(tmp_path):
 
 def test_committed_timings_match_live_iterations():
     tim = ch04.read_timings()
-    live = {(r["problem"], m): r[f"nit_{m}"] for r in ch04.real_data_iterations()
-            for m in ("nkp", "snkp")}
+    live = {
+        (r["problem"], m): r[f"nit_{m}"]
+        for r in ch04.real_data_iterations()
+        for m in ("nkp", "snkp")
+    }
     for r in tim["rows"]:
         assert live[(r["problem"], r["method"])] == r["nit"]
 

@@ -49,8 +49,7 @@ def test_edge_instance_margin_zero_and_witness(d, seed):
 
 @pytest.mark.ledger("gordan")
 def test_gordan_exactly_one_alternative():
-    df = ch05.gordan_sweep(["planted", "cap", "edge", "gauss"], range(2), n=20, d=(2, 4),
-                           rho=0.1)
+    df = ch05.gordan_sweep(["planted", "cap", "edge", "gauss"], range(2), n=20, d=(2, 4), rho=0.1)
     assert df["exactly_one"].all() and df["dual_gap_ok"].all()
     assert df.loc[df["kind"] == "planted", "separator"].all()
     assert df.loc[df["kind"].isin(["cap", "edge"]), "certificate"].all()
@@ -96,8 +95,16 @@ def test_no_primal_exit_stalls_at_the_margin():
 @pytest.mark.ledger("epelman-freund-primal")
 @pytest.mark.ledger("epelman-freund-dual")
 def test_nvn_bounds_small_sweep():
-    pts = ch05.rate_points([-0.3, -0.05], [2, 3], [0], n=20, eps=1e-3, edge_eps=3e-2,
-                           planted_rhos=[0.2, 0.05], planted_seeds=[0, 1])
+    pts = ch05.rate_points(
+        [-0.3, -0.05],
+        [2, 3],
+        [0],
+        n=20,
+        eps=1e-3,
+        edge_eps=3e-2,
+        planted_rhos=[0.2, 0.05],
+        planted_seeds=[0, 1],
+    )
     pts += ch05.eps_points([-0.2], [1e-1, 1e-3, 1e-5], n=20, edge_min_eps=3e-2)
     df = ch05.nvn_sweep(pts)
     c = ch05.nvn_checks(df)
@@ -196,8 +203,10 @@ def test_sample_q_in_simplex(seed, kind):
 
 @pytest.mark.ledger("lemma-7")
 def test_lemma7():
-    pts = [dict(kind="cap", n=12, d=2, rho=-0.2, seed=0, n_q=6),
-           dict(kind="edge", n=12, d=3, rho=0.0, seed=0, n_q=6)]
+    pts = [
+        dict(kind="cap", n=12, d=2, rho=-0.2, seed=0, n_q=6),
+        dict(kind="edge", n=12, d=3, rho=0.0, seed=0, n_q=6),
+    ]
     df = ch06.lemma7_sweep(pts)
     for dist, bound in zip(df["dist"], df["bound"], strict=True):
         assert np.all(dist <= bound + 1e-9)
@@ -209,9 +218,11 @@ def test_lemma7():
 @pytest.mark.ledger("lemma-8")
 @pytest.mark.ledger("lemma-9")
 def test_sandwiches():
-    pts = [dict(kind="planted", n=15, d=3, rho=0.1, seed=0, q_kind="dirichlet-1", delta=1e-3),
-           dict(kind="cap", n=15, d=2, rho=-0.1, seed=0, q_kind="barycentre", delta=1e-3),
-           dict(kind="edge", n=15, d=2, rho=0.0, seed=0, q_kind="vertex", delta=1e-2)]
+    pts = [
+        dict(kind="planted", n=15, d=3, rho=0.1, seed=0, q_kind="dirichlet-1", delta=1e-3),
+        dict(kind="cap", n=15, d=2, rho=-0.1, seed=0, q_kind="barycentre", delta=1e-3),
+        dict(kind="edge", n=15, d=2, rho=0.0, seed=0, q_kind="vertex", delta=1e-2),
+    ]
     df = ch06.sandwich_sweep(pts)
     assert (df["lemma8_left"] <= 0).all() and (df["lemma8_right"] >= 0).all()
     inf = df[df["kind"] != "planted"]
@@ -224,10 +235,15 @@ def test_sandwiches():
 @pytest.mark.ledger("snkpvn-bound")
 @pytest.mark.ledger("snkpvn-infeasible-bound")
 def test_snkpvn_bounds():
-    pts = [dict(kind="planted", n=15, d=3, rho=0.05, seed=0, q_kind=qk, delta_rel=dr)
-           for qk in ("barycentre", "vertex") for dr in (0.5, 5.0)]
-    pts += [dict(kind=k, n=15, d=2, rho=r, seed=0, q_kind="dirichlet-1", delta_rel=1e-2)
-            for k, r in (("cap", -0.1), ("edge", 0.0))]
+    pts = [
+        dict(kind="planted", n=15, d=3, rho=0.05, seed=0, q_kind=qk, delta_rel=dr)
+        for qk in ("barycentre", "vertex")
+        for dr in (0.5, 5.0)
+    ]
+    pts += [
+        dict(kind=k, n=15, d=2, rho=r, seed=0, q_kind="dirichlet-1", delta_rel=1e-2)
+        for k, r in (("cap", -0.1), ("edge", 0.0))
+    ]
     df = ch06.snkpvn_sweep(pts)
     assert df["ok"].all() and (df["ratio"] < 1).all()
     fe = df[df["kind"] == "planted"]
@@ -250,10 +266,12 @@ def test_isnkpvn_bound_helpers():
 
 @pytest.mark.ledger("isnkpvn")
 def test_isnkpvn_runs():
-    pts = [dict(kind="cap", n=20, d=2, rho=-0.05, seed=0, eps=1e-3),
-           dict(kind="edge", n=20, d=2, rho=0.0, seed=0, eps=1e-2),
-           dict(kind="planted", n=20, d=3, rho=0.02, seed=0, eps=1e-4),
-           dict(kind="planted", n=20, d=3, rho=0.05, seed=1, eps=1e-4, gamma=4.0)]
+    pts = [
+        dict(kind="cap", n=20, d=2, rho=-0.05, seed=0, eps=1e-3),
+        dict(kind="edge", n=20, d=2, rho=0.0, seed=0, eps=1e-2),
+        dict(kind="planted", n=20, d=3, rho=0.02, seed=0, eps=1e-4),
+        dict(kind="planted", n=20, d=3, rho=0.05, seed=1, eps=1e-4, gamma=4.0),
+    ]
     df = ch06.isnkpvn_sweep(pts)
     assert df["ok"].all() and df["verified"].all() and df["decrease"].all()
     assert (df["nit"] < df["total_bound"]).all() and (df["nouter"] <= df["calls_bound"]).all()

@@ -23,8 +23,8 @@ def _glue_output(name, text, *, display=False, extra=None):
     for key, val in (extra or {}).items():
         data[prefix + key] = val
     return nbformat.v4.new_output(
-        "display_data", data=data,
-        metadata={"scrapbook": {"name": name, "mime_prefix": prefix}})
+        "display_data", data=data, metadata={"scrapbook": {"name": name, "mime_prefix": prefix}}
+    )
 
 
 def _write_chapter(book, stem, outputs):
@@ -39,22 +39,25 @@ def _write_chapter(book, stem, outputs):
 
 
 def test_read_glue_parses_every_kind_of_value(tmp_path):
-    path = _write_chapter(tmp_path, "ch04_x", [
-        _glue_output("slope", "1.02"),
-        _glue_output("count", "17", display=True),
-        _glue_output("npval", "np.float64(0.25)"),
-        _glue_output("word", "'abc'"),
-        _glue_output("fig", "<Figure size 640x480 with 1 Axes>", extra={"image/png": "AAA"}),
-        nbformat.v4.new_output("stream", name="stdout", text="[check] x: OK\n"),
-        _glue_output("slope", "1.5"),  # glued twice: the last value wins
-    ])
+    path = _write_chapter(
+        tmp_path,
+        "ch04_x",
+        [
+            _glue_output("slope", "1.02"),
+            _glue_output("count", "17", display=True),
+            _glue_output("npval", "np.float64(0.25)"),
+            _glue_output("word", "'abc'"),
+            _glue_output("fig", "<Figure size 640x480 with 1 Axes>", extra={"image/png": "AAA"}),
+            nbformat.v4.new_output("stream", name="stdout", text="[check] x: OK\n"),
+            _glue_output("slope", "1.5"),  # glued twice: the last value wins
+        ],
+    )
     got = ch07.read_glue(path)
     assert got == {"slope": 1.5, "count": 17, "npval": 0.25, "word": "abc", "fig": None}
 
 
 def test_glued_values_returns_requested_numbers(tmp_path):
-    _write_chapter(tmp_path, "ch04_smoothed", [_glue_output("a", "0.5"),
-                                               _glue_output("b", "3")])
+    _write_chapter(tmp_path, "ch04_smoothed", [_glue_output("a", "0.5"), _glue_output("b", "3")])
     assert ch07.glued_values("ch04", ["a", "b"], book_dir=tmp_path) == {"a": 0.5, "b": 3}
 
 
@@ -70,8 +73,9 @@ def test_glued_values_fails_clearly_when_a_key_is_missing(tmp_path):
 
 
 def test_glued_values_refuses_non_numbers(tmp_path):
-    _write_chapter(tmp_path, "ch04_smoothed", [_glue_output("a", "'text'"),
-                                               _glue_output("b", "nan")])
+    _write_chapter(
+        tmp_path, "ch04_smoothed", [_glue_output("a", "'text'"), _glue_output("b", "nan")]
+    )
     with pytest.raises(ch07.MissingGlueError, match="not finite numbers"):
         ch07.glued_values("ch04", ["a"], book_dir=tmp_path)
 
@@ -85,8 +89,10 @@ def test_glued_values_falls_back_to_the_generated_record(tmp_path):
 
 def test_summary_table_quotes_every_measurement(tmp_path):
     need = ch07.required_glue()
-    outputs = {ch: [_glue_output(k, f"{1 + i / 10}") for i, k in enumerate(keys)]
-               for ch, keys in need.items()}
+    outputs = {
+        ch: [_glue_output(k, f"{1 + i / 10}") for i, k in enumerate(keys)]
+        for ch, keys in need.items()
+    }
     for ch, outs in outputs.items():
         _write_chapter(tmp_path, f"{ch}_topic", outs)
     values = ch07.measured_values(book_dir=tmp_path)
@@ -172,10 +178,19 @@ def test_sweep_counts_respect_their_bounds():
 
 
 def test_check_bounds_detects_a_violation():
-    row = {"n": 100, "rho_exact": 0.1, "norm_q0": 0.5, "snkp": 10 ** 6,
-           "snkp_outcome": "separator", "snkpvn": 3, "snkpvn_outcome": "separator",
-           "isnkpvn": 3, "isnkpvn_calls": 1, "isnkpvn_outcome": "separator",
-           "lower_bound": 5}
+    row = {
+        "n": 100,
+        "rho_exact": 0.1,
+        "norm_q0": 0.5,
+        "snkp": 10**6,
+        "snkp_outcome": "separator",
+        "snkpvn": 3,
+        "snkpvn_outcome": "separator",
+        "isnkpvn": 3,
+        "isnkpvn_calls": 1,
+        "isnkpvn_outcome": "separator",
+        "lower_bound": 5,
+    }
     res = ch07.check_bounds([row], rho=0.1)
     assert not res["theorem-1"]["ok"]
     assert not res["snkpvn-lower"]["ok"]

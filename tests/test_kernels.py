@@ -51,8 +51,9 @@ def test_callable_kernel_and_diagonal():
         return (P @ Q.T + 1.0) ** 3
 
     G = kperc.gram_matrix(X, y, cubic)
-    np.testing.assert_allclose(G, kperc.gram_matrix(X, y, "poly", degree=3, gamma=1.0,
-                                                    coef0=1.0), atol=1e-12)
+    np.testing.assert_allclose(
+        G, kperc.gram_matrix(X, y, "poly", degree=3, gamma=1.0, coef0=1.0), atol=1e-12
+    )
     np.testing.assert_allclose(kernel_diagonal(X, cubic), np.diag(cubic(X, X)), rtol=1e-12)
 
 

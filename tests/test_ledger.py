@@ -61,8 +61,9 @@ def test_guarding_tests_exist():
             path, *names = node.split("::")
             source = (REPO / path).read_text()
             for name in names:
-                assert re.search(rf"^\s*(class|def|async def) {re.escape(name)}\b", source,
-                                 re.M), f"{node} (ledger {rid}) not found"
+                assert re.search(rf"^\s*(class|def|async def) {re.escape(name)}\b", source, re.M), (
+                    f"{node} (ledger {rid}) not found"
+                )
 
 
 def test_every_result_has_a_passing_check():
@@ -70,8 +71,10 @@ def test_every_result_has_a_passing_check():
     missing = [r.rid for r in rows if not r.checks]
     failed = [(r.rid, ch) for r in rows for ch, rec in r.checks.items() if not rec["ok"]]
     assert not failed, f"failed checks: {failed}"
-    assert not missing, (f"no chapter records a check of {missing}; run the chapters "
-                         "(python -m kperc_book.reproduce)")
+    assert not missing, (
+        f"no chapter records a check of {missing}; run the chapters "
+        "(python -m kperc_book.reproduce)"
+    )
 
 
 def test_ids_used_by_chapters_are_registered():
@@ -118,7 +121,8 @@ def test_ledger_page_is_current():
     assert page.exists()
     rows = ledger.collect()
     assert _glued_markdown(page, "ledger-table") == ledger.table_markdown(rows), (
-        "book/ledger.ipynb is stale: run `python -m kperc_book.reproduce ledger`")
+        "book/ledger.ipynb is stale: run `python -m kperc_book.reproduce ledger`"
+    )
     assert _glued_markdown(page, "ledger-details") == ledger.details_markdown(rows)
 
 
@@ -140,26 +144,41 @@ CODE = nbformat.v4.new_code_cell
 @pytest.fixture
 def fake_book(tmp_path):
     book = tmp_path / "book"
-    _notebook(book / "ch04_smooth.ipynb", [
-        MD("(ch04-sec)=\n# Title\n\n```{prf:algorithm} SNKP\n:label: ch04-alg-snkp\n\nx\n```"),
-        MD("```{prf:lemma} Excessive gap\n:label: ch04-lem-5\n\ntext\n```\n\n"
-           "```{prf:theorem}\n:label: ch04-rate\n\ntext\n```"),
-        CODE('ch.check("lemma-5", True, "d", instances=3)\nch.check("theorem-1", ok, "x")'),
-        MD("```{glue:figure} ch04-fig\n:name: fig-ch04-rates\n\ncaption\n```\n\n"
-           "(ch04-later)=\n## Later"),
-        CODE("ch.check(result_id='mu-closed-form', ok=True, detail='x')"),
-        CODE("for rid in ids:\n    ch.check(rid, True, 'x')"),
-    ])
+    _notebook(
+        book / "ch04_smooth.ipynb",
+        [
+            MD("(ch04-sec)=\n# Title\n\n```{prf:algorithm} SNKP\n:label: ch04-alg-snkp\n\nx\n```"),
+            MD(
+                "```{prf:lemma} Excessive gap\n:label: ch04-lem-5\n\ntext\n```\n\n"
+                "```{prf:theorem}\n:label: ch04-rate\n\ntext\n```"
+            ),
+            CODE('ch.check("lemma-5", True, "d", instances=3)\nch.check("theorem-1", ok, "x")'),
+            MD(
+                "```{glue:figure} ch04-fig\n:name: fig-ch04-rates\n\ncaption\n```\n\n"
+                "(ch04-later)=\n## Later"
+            ),
+            CODE("ch.check(result_id='mu-closed-form', ok=True, detail='x')"),
+            CODE("for rid in ids:\n    ch.check(rid, True, 'x')"),
+        ],
+    )
     gen = book / "_generated"
     gen.mkdir()
-    (gen / "ch04.json").write_text(json.dumps({"checks": {
-        "lemma-5": {"ok": True, "detail": "sandwich held", "instances": 3},
-        "theorem-1": {"ok": True, "detail": "K < bound", "instances": 10},
-        "mu-closed-form": {"ok": False, "detail": "broken", "instances": 1},
-        "bogus": {"ok": True, "detail": "", "instances": None}}}))
+    (gen / "ch04.json").write_text(
+        json.dumps(
+            {
+                "checks": {
+                    "lemma-5": {"ok": True, "detail": "sandwich held", "instances": 3},
+                    "theorem-1": {"ok": True, "detail": "K < bound", "instances": 10},
+                    "mu-closed-form": {"ok": False, "detail": "broken", "instances": 1},
+                    "bogus": {"ok": True, "detail": "", "instances": None},
+                }
+            }
+        )
+    )
     tests = tmp_path / "tests"
     tests.mkdir()
-    (tests / "test_a.py").write_text(textwrap.dedent('''
+    (tests / "test_a.py").write_text(
+        textwrap.dedent("""
         import pytest
         pytestmark = [pytest.mark.ledger("theorem-1")]
 
@@ -178,7 +197,8 @@ def fake_book(tmp_path):
 
         def helper():
             pass
-    '''))
+    """)
+    )
     (tests / "conftest.py").write_text("@pytest.mark.ledger('lemma-5')\ndef test_x(): pass\n")
     return tmp_path
 
@@ -186,11 +206,15 @@ def fake_book(tmp_path):
 def test_guarding_tests_finds_every_kind_of_marker(fake_book):
     found = ledger.guarding_tests(fake_book / "tests")
     assert found["lemma-5"] == ["tests/test_a.py::test_one"]
-    assert found["theorem-1"] == ["tests/test_a.py::test_one",
-                                  "tests/test_a.py::TestGroup::test_two",
-                                  "tests/test_a.py::TestGroup::test_three"]
-    assert found["mu-closed-form"] == ["tests/test_a.py::TestGroup::test_two",
-                                       "tests/test_a.py::TestGroup::test_three"]
+    assert found["theorem-1"] == [
+        "tests/test_a.py::test_one",
+        "tests/test_a.py::TestGroup::test_two",
+        "tests/test_a.py::TestGroup::test_three",
+    ]
+    assert found["mu-closed-form"] == [
+        "tests/test_a.py::TestGroup::test_two",
+        "tests/test_a.py::TestGroup::test_three",
+    ]
     assert found["zz"] == ["tests/test_a.py::TestGroup::test_three"]
 
 
@@ -214,15 +238,16 @@ def test_locate_prefers_named_then_nearest(fake_book):
     assert ledger.locate("lemma-5", "ch04", labels, cells).name == "ch04-lem-5"
     assert ledger.locate("theorem-1", "ch04", labels, cells).name == "ch04-rate"
     assert ledger.locate("mu-closed-form", "ch04", labels, cells).name == "ch04-later"
-    assert ledger.locate("theorem-1", "ch04", labels, cells,
-                         preferred="ch04-alg-snkp").name == "ch04-alg-snkp"
+    assert (
+        ledger.locate("theorem-1", "ch04", labels, cells, preferred="ch04-alg-snkp").name
+        == "ch04-alg-snkp"
+    )
     assert ledger.locate("gordan", "ch04", labels, cells) is None
 
 
 def test_collect_table_and_problems(fake_book):
     book, tests = fake_book / "book", fake_book / "tests"
-    reg = {k: ledger.REGISTRY[k] for k in ("lemma-5", "theorem-1", "mu-closed-form",
-                                             "gordan")}
+    reg = {k: ledger.REGISTRY[k] for k in ("lemma-5", "theorem-1", "mu-closed-form", "gordan")}
     rows = ledger.collect(book_dir=book, tests_dir=tests, registry=reg)
     by = {r.rid: r for r in rows}
     assert by["lemma-5"].ok and by["theorem-1"].ok
@@ -239,8 +264,7 @@ def test_collect_table_and_problems(fake_book):
     assert "\\Vert" in table or "\\|" not in table  # norm bars never split a cell
     details = ledger.details_markdown(rows, book_dir=book)
     assert "sandwich held" in details and "not checked by any chapter yet" in details
-    gaps = ledger.problems(rows, registry=reg, generated_dir=book / "_generated",
-                           tests_dir=tests)
+    gaps = ledger.problems(rows, registry=reg, generated_dir=book / "_generated", tests_dir=tests)
     text = "\n".join(gaps)
     assert "gordan: no chapter records a check" in text
     assert "mu-closed-form: the check in ch04 failed" in text

@@ -122,8 +122,13 @@ def test_lemma1_separable_iff_some_alpha_separates(seed):
     n = prob.n
     c = np.zeros(n + 1)
     c[-1] = -1.0
-    res = linprog(c, A_ub=np.hstack([-prob.G, np.ones((n, 1))]), b_ub=np.zeros(n),
-                  bounds=[(-1, 1)] * n + [(None, 1)], method="highs")
+    res = linprog(
+        c,
+        A_ub=np.hstack([-prob.G, np.ones((n, 1))]),
+        b_ub=np.zeros(n),
+        bounds=[(-1, 1)] * n + [(None, 1)],
+        method="highs",
+    )
     t = -res.fun
     if prob.rho > 0:
         assert t > 1e-9
@@ -166,7 +171,7 @@ def test_lemma3_min_of_loss(seed):
         det = kperc.margin_details(prob.G)
         assert abs(kperc.loss(prob.G, det.rho * det.alpha) + prob.rho**2 / 2) <= 1e-12
         assert abs(kperc.loss(prob.G, det.p) + prob.rho**2 / 2) <= 1e-12
-        floor = -prob.rho**2 / 2
+        floor = -(prob.rho**2) / 2
     else:
         floor = 0.0
     for _ in range(100):
@@ -200,13 +205,22 @@ def test_gordan_exactly_one_alternative(seed, n, d):
     # (i) LP: max t s.t. Z w >= t, |w|_inf <= 1
     c = np.zeros(d + 1)
     c[-1] = -1.0
-    lp = linprog(c, A_ub=np.hstack([-Z, np.ones((n, 1))]), b_ub=np.zeros(n),
-                 bounds=[(-1, 1)] * d + [(None, 1)], method="highs")
+    lp = linprog(
+        c,
+        A_ub=np.hstack([-Z, np.ones((n, 1))]),
+        b_ub=np.zeros(n),
+        bounds=[(-1, 1)] * d + [(None, 1)],
+        method="highs",
+    )
     primal = -lp.fun > 1e-9
     # (ii) LP feasibility: Z^T p = 0, p in the simplex
-    lp2 = linprog(np.zeros(n), A_eq=np.vstack([Z.T, np.ones((1, n))]),
-                  b_eq=np.concatenate([np.zeros(d), [1.0]]), bounds=[(0, None)] * n,
-                  method="highs")
+    lp2 = linprog(
+        np.zeros(n),
+        A_eq=np.vstack([Z.T, np.ones((1, n))]),
+        b_eq=np.concatenate([np.zeros(d), [1.0]]),
+        bounds=[(0, None)] * n,
+        method="highs",
+    )
     dual = lp2.status == 0
     assert primal != dual
     rho = kperc.data_margin(X, y)
@@ -257,9 +271,13 @@ def test_theorem3_inradius(seed):
     assert abs((nu @ B).max() - abs(det.rho)) <= 1e-9
 
     def in_hull(x):
-        lp = linprog(np.zeros(n), A_eq=np.vstack([B, np.ones((1, n))]),
-                     b_eq=np.concatenate([x, [1.0]]), bounds=[(0, None)] * n,
-                     method="highs")
+        lp = linprog(
+            np.zeros(n),
+            A_eq=np.vstack([B, np.ones((1, n))]),
+            b_eq=np.concatenate([x, [1.0]]),
+            bounds=[(0, None)] * n,
+            method="highs",
+        )
         return lp.status == 0
 
     for u in U[:20]:
@@ -282,8 +300,7 @@ def test_duplicate_opposite_has_zero_margin(seed):
 def _clarabel_dist(B: np.ndarray, q: np.ndarray) -> float:
     n = q.size
     x = cp.Variable(n)
-    prob = cp.Problem(cp.Minimize(cp.sum_squares(x - q)),
-                      [x >= 0, cp.sum(x) == 1, B @ x == 0])
+    prob = cp.Problem(cp.Minimize(cp.sum_squares(x - q)), [x >= 0, cp.sum(x) == 1, B @ x == 0])
     prob.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
     return float(np.linalg.norm(x.value - q))
 

@@ -11,14 +11,16 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 # the home, work and temporary folders of the build machines (spelled in pieces so that
 # this file does not match itself)
-MACHINE = re.compile(r"(?<![\w.~-])/(" + "|".join(["wo" + "rk", "ro" + "ot", "t" + "mp"])
-                     + r")(?=/|\b)")
+MACHINE = re.compile(
+    r"(?<![\w.~-])/(" + "|".join(["wo" + "rk", "ro" + "ot", "t" + "mp"]) + r")(?=/|\b)"
+)
 
 
 def _committed() -> list[Path]:
     try:
-        out = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True,
-                             check=True).stdout
+        out = subprocess.run(
+            ["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True
+        ).stdout
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("not a git checkout: nothing is committed here")
     return [REPO / p for p in out.decode().split("\0") if p]

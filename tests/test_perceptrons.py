@@ -167,8 +167,9 @@ def test_nkp_reproduces_normalized_perceptron(seed):
         assert part.outcome == "max_iter" and part.nit == k
         np.testing.assert_allclose(A.T @ part.alpha, npr.trace["w"][k], atol=1e-12)
     # traced margins agree
-    np.testing.assert_allclose(res.trace["norm_alpha_G"], np.linalg.norm(
-        npr.trace["w"], axis=1), atol=1e-12)
+    np.testing.assert_allclose(
+        res.trace["norm_alpha_G"], np.linalg.norm(npr.trace["w"], axis=1), atol=1e-12
+    )
 
 
 @pytest.mark.ledger("nkp-bound")
@@ -255,10 +256,12 @@ def test_snkp_trace_matches_losses(seed):
         assert res.nit == k
         a = res.alpha
         assert np.isclose(res.trace["L"][-1], kperc.loss(prob.G, a), rtol=0, atol=1e-12)
-        assert np.isclose(res.trace["L_mu"][-1], kperc.smoothed_loss(prob.G, a, res.mu),
-                          rtol=0, atol=1e-12)
-        assert np.isclose(res.trace["norm_p_G"][-1], kperc.g_seminorm(prob.G, res.p),
-                          rtol=0, atol=1e-12)
+        assert np.isclose(
+            res.trace["L_mu"][-1], kperc.smoothed_loss(prob.G, a, res.mu), rtol=0, atol=1e-12
+        )
+        assert np.isclose(
+            res.trace["norm_p_G"][-1], kperc.g_seminorm(prob.G, res.p), rtol=0, atol=1e-12
+        )
 
 
 @pytest.mark.ledger("mu-closed-form")

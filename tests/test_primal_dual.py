@@ -97,8 +97,9 @@ def test_snkpvn_trace_matches_losses(seed):
         assert res.outcome == "max_iter" and res.nit == k
         a = res.alpha
         assert np.isclose(res.trace["L"][-1], kperc.loss(prob.G, a), atol=1e-12, rtol=0)
-        assert np.isclose(res.trace["L_mu_q"][-1],
-                          kperc.smoothed_loss_q(prob.G, a, res.mu, q), atol=1e-12, rtol=0)
+        assert np.isclose(
+            res.trace["L_mu_q"][-1], kperc.smoothed_loss_q(prob.G, a, res.mu, q), atol=1e-12, rtol=0
+        )
 
 
 @pytest.mark.ledger("mu-closed-form")
@@ -107,8 +108,7 @@ def test_snkpvn_mu_closed_form(seed):
     prob = infeasible_problem(seed)
     res = kperc.snkpvn(prob.G, None, 1e-12, trace=True, max_iter=150)
     k = res.trace["k"]
-    np.testing.assert_allclose(res.trace["mu"], 4.0 * prob.n / ((k + 1) * (k + 2)),
-                               rtol=1e-12)
+    np.testing.assert_allclose(res.trace["mu"], 4.0 * prob.n / ((k + 1) * (k + 2)), rtol=1e-12)
 
 
 @pytest.mark.ledger("lemma-9")
@@ -175,8 +175,7 @@ def test_isnkpvn_feasible_returns_separator(seed, gamma):
 
 
 @pytest.mark.ledger("isnkpvn")
-@given(seed=seeds, gamma=st.sampled_from([1.5, 2.0, 4.0]),
-       eps=st.sampled_from([1e-2, 1e-3, 1e-5]))
+@given(seed=seeds, gamma=st.sampled_from([1.5, 2.0, 4.0]), eps=st.sampled_from([1e-2, 1e-3, 1e-5]))
 def test_isnkpvn_infeasible_returns_certificate(seed, gamma, eps):
     prob = infeasible_problem(seed)
     res = kperc.isnkpvn(prob.G, gamma=gamma, eps=eps, trace=True)

@@ -16,9 +16,11 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def test_savefig_calls_literal_fstring_and_untraceable():
-    src = ('%matplotlib inline\nch.savefig(fig, "rates")\n'
-           'for k in (1, 2):\n    ch.savefig(figs[k], f"panel-{k}")\n'
-           'ch.savefig(fig, name)\nfig.savefig("plain.png")\n')
+    src = (
+        '%matplotlib inline\nch.savefig(fig, "rates")\n'
+        'for k in (1, 2):\n    ch.savefig(figs[k], f"panel-{k}")\n'
+        'ch.savefig(fig, name)\nfig.savefig("plain.png")\n'
+    )
     patterns = nbu.savefig_calls(src)
     assert patterns == ["rates", "panel\\-.+"]
 
@@ -27,17 +29,20 @@ def test_savefig_calls_literal_fstring_and_untraceable():
 def repo(tmp_path):
     (tmp_path / "_toc.yml").write_text(
         "format: jb-book\nroot: book/index\nchapters:\n  - file: book/ch04_smooth\n"
-        "  - file: book/ch05_missing\n  - file: book/api\n  - file: book/reproducibility\n")
+        "  - file: book/ch05_missing\n  - file: book/api\n  - file: book/reproducibility\n"
+    )
     book = tmp_path / "book"
     (book / "figures").mkdir(parents=True)
     (book / "_generated").mkdir()
     (book / "index.md").write_text("# x\n")
     (book / "api.md").write_text("# api\n")
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell("# Ch4"),
-                nbformat.v4.new_code_cell("n = 1"),
-                nbformat.v4.new_code_cell('ch.savefig(fig, "rates")'),
-                nbformat.v4.new_code_cell('for k in (1, 2):\n    ch.savefig(f, f"panel-{k}")')]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# Ch4"),
+        nbformat.v4.new_code_cell("n = 1"),
+        nbformat.v4.new_code_cell('ch.savefig(fig, "rates")'),
+        nbformat.v4.new_code_cell('for k in (1, 2):\n    ch.savefig(f, f"panel-{k}")'),
+    ]
     nbformat.write(nb, book / "ch04_smooth.ipynb")
     ids = [c.id for c in nb.cells]
     pngs = {}
@@ -47,30 +52,64 @@ def repo(tmp_path):
         pngs[name] = hashlib.sha256(content).hexdigest()
     # the record of panel-2 is stale: the file on disk changed after the run
     (book / "figures" / "ch04-panel-2.png").write_bytes(b"changed")
-    figures = {f"ch04-{n}.png": {"file": f"figures/ch04-{n}.png", "sha256": h,
-                                 "data": {"moons": "ab" * 32} if n == "rates" else {}}
-               for n, h in pngs.items()}
-    (book / "_generated" / "ch04.json").write_text(json.dumps(
-        {"chapter": "ch04", "checks": {}, "figures": figures, "datasets": {}}))
-    (book / "_generated" / "runs.json").write_text(json.dumps({"chapters": {"ch04_smooth": {
-        "notebook": "book/ch04_smooth.ipynb", "preset": "full", "overrides": {"n": 3},
-        "parameters": {"n": 3, "kernel": "rbf"}, "runtime_s": 12.34,
-        "finished_utc": "2024-01-01T00:00:00Z",
-        "versions": {"numpy": "2.0.0", "python": "3.11.7"},
-        "command": "python -m kperc_book.reproduce ch04 --preset full -p n 3"}}}))
+    figures = {
+        f"ch04-{n}.png": {
+            "file": f"figures/ch04-{n}.png",
+            "sha256": h,
+            "data": {"moons": "ab" * 32} if n == "rates" else {},
+        }
+        for n, h in pngs.items()
+    }
+    (book / "_generated" / "ch04.json").write_text(
+        json.dumps({"chapter": "ch04", "checks": {}, "figures": figures, "datasets": {}})
+    )
+    (book / "_generated" / "runs.json").write_text(
+        json.dumps(
+            {
+                "chapters": {
+                    "ch04_smooth": {
+                        "notebook": "book/ch04_smooth.ipynb",
+                        "preset": "full",
+                        "overrides": {"n": 3},
+                        "parameters": {"n": 3, "kernel": "rbf"},
+                        "runtime_s": 12.34,
+                        "finished_utc": "2024-01-01T00:00:00Z",
+                        "versions": {"numpy": "2.0.0", "python": "3.11.7"},
+                        "command": "python -m kperc_book.reproduce ch04 --preset full -p n 3",
+                    }
+                }
+            }
+        )
+    )
     (tmp_path / "data").mkdir()
-    (tmp_path / "data" / "manifest.json").write_text(json.dumps({"datasets": {"moons": {
-        "file": "moons.npz", "generator": "kperc.datasets.moons", "params": {"n": 200, "seed": 0},
-        "seed": 0, "shape": {"X": [200, 2], "y": [200]}, "sha256": "ab" * 32,
-        "provenance": "sklearn make_moons"}}}))
+    (tmp_path / "data" / "manifest.json").write_text(
+        json.dumps(
+            {
+                "datasets": {
+                    "moons": {
+                        "file": "moons.npz",
+                        "generator": "kperc.datasets.moons",
+                        "params": {"n": 200, "seed": 0},
+                        "seed": 0,
+                        "shape": {"X": [200, 2], "y": [200]},
+                        "sha256": "ab" * 32,
+                        "provenance": "sklearn make_moons",
+                    }
+                }
+            }
+        )
+    )
     return tmp_path, ids
 
 
 def test_figure_rows_find_the_cell_hash_and_data(repo):
     root, ids = repo
     rows = {r["figure"]: r for r in report.figure_rows(root)}
-    assert set(rows) == {"figures/ch04-rates.png", "figures/ch04-panel-1.png",
-                         "figures/ch04-panel-2.png"}
+    assert set(rows) == {
+        "figures/ch04-rates.png",
+        "figures/ch04-panel-1.png",
+        "figures/ch04-panel-2.png",
+    }
     rates = rows["figures/ch04-rates.png"]
     assert rates["notebook"] == "ch04_smooth" and rates["cells"] == [(2, ids[2])]
     assert rates["data"] == {"moons": "ab" * 32} and rates["file_matches"]
@@ -82,7 +121,9 @@ def test_chapter_rows_skip_markdown_pages_and_flag_missing(repo):
     root, _ = repo
     rows = report.chapter_rows(root)
     assert [(r["stem"], r["exists"], r["run"] is not None) for r in rows] == [
-        ("ch04_smooth", True, True), ("ch05_missing", False, False)]
+        ("ch04_smooth", True, True),
+        ("ch05_missing", False, False),
+    ]
 
 
 def test_render_shows_runs_versions_figures_and_datasets(repo):
@@ -104,4 +145,5 @@ def test_committed_page_is_up_to_date():
     page = REPO / "book" / "reproducibility.md"
     assert page.exists(), "run `python -m kperc_book.report` (make does) and commit the page"
     assert page.read_text() == report.render(REPO), (
-        "book/reproducibility.md is stale: run `python -m kperc_book.report`")
+        "book/reproducibility.md is stale: run `python -m kperc_book.report`"
+    )

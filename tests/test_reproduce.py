@@ -28,8 +28,11 @@ def _notebook(params: str, cells: list[str], presets=None):
     p.metadata["tags"] = ["parameters"]
     nb.cells = [nbformat.v4.new_markdown_cell("# A chapter"), p]
     nb.cells += [nbformat.v4.new_code_cell(src) for src in cells]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     if presets:
         nb.metadata["kperc"] = {"presets": presets}
     return nb
@@ -43,29 +46,44 @@ def book(tmp_path):
     (b / "_generated").mkdir(parents=True)
     (b / "figures").mkdir()
     (b / "index.md").write_text("# Index\n")
-    nbformat.write(_notebook(
-        "n = 2\nscale = 0.5\nlabel = 'a'\nsize = n * 2",
-        ["import os\nprint('cwd', os.getcwd())\nprint('value', n * scale, label, size)",
-         "from myst_nb import glue\nglue('value', n * scale, display=False)"],
-        presets={"full": {"n": 40}}), b / "ch01_alpha.ipynb")
-    nbformat.write(_notebook(
-        "fail = False",
-        ["import pathlib\npathlib.Path('_generated/ch02.json').write_text('{}')\n"
-         "pathlib.Path('figures/ch02-new.png').write_bytes(b'x')",
-         "if fail:\n    raise RuntimeError('planted failure')\nprint('fine')"]),
-        b / "ch02_beta.ipynb")
+    nbformat.write(
+        _notebook(
+            "n = 2\nscale = 0.5\nlabel = 'a'\nsize = n * 2",
+            [
+                "import os\nprint('cwd', os.getcwd())\nprint('value', n * scale, label, size)",
+                "from myst_nb import glue\nglue('value', n * scale, display=False)",
+            ],
+            presets={"full": {"n": 40}},
+        ),
+        b / "ch01_alpha.ipynb",
+    )
+    nbformat.write(
+        _notebook(
+            "fail = False",
+            [
+                "import pathlib\npathlib.Path('_generated/ch02.json').write_text('{}')\n"
+                "pathlib.Path('figures/ch02-new.png').write_bytes(b'x')",
+                "if fail:\n    raise RuntimeError('planted failure')\nprint('fine')",
+            ],
+        ),
+        b / "ch02_beta.ipynb",
+    )
     return tmp_path
 
 
 def _run(book, chapters, **kw):
-    return rp.reproduce(chapters, repo_dir=book, update_report=kw.pop("update_report", False),
-                        out=open("/dev/null", "w"), **kw)  # noqa: SIM115
+    return rp.reproduce(
+        chapters,
+        repo_dir=book,
+        update_report=kw.pop("update_report", False),
+        out=open("/dev/null", "w"),
+        **kw,
+    )  # noqa: SIM115
 
 
 def _text_outputs(path: Path) -> str:
     nb = nbformat.read(path, as_version=4)
-    return "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
-                   for o in c.outputs)
+    return "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
 
 
 def test_resolve_accepts_keys_stems_files_and_paths(book):
@@ -117,7 +135,12 @@ def test_failure_leaves_notebook_and_records_untouched(book):
     assert not (book / "book" / "_generated" / "ch02.json").exists()
     assert not (book / "book" / "figures" / "ch02-new.png").exists()
     assert sorted(p.name for p in (book / "book").iterdir()) == [
-        "_generated", "ch01_alpha.ipynb", "ch02_beta.ipynb", "figures", "index.md"]
+        "_generated",
+        "ch01_alpha.ipynb",
+        "ch02_beta.ipynb",
+        "figures",
+        "index.md",
+    ]
     assert not (book / "book" / "_generated" / "runs.json").exists()
     # the same chapter without the planted failure succeeds
     _run(book, ["ch02"])
@@ -149,8 +172,7 @@ def test_two_runs_give_byte_identical_normalised_notebooks(book):
     assert nb_path.read_bytes() == first
     nb = json.loads(first)
     assert "papermill" not in nb["metadata"]
-    injected = [c for c in nb["cells"] if "injected-parameters" in
-                c["metadata"].get("tags", [])]
+    injected = [c for c in nb["cells"] if "injected-parameters" in c["metadata"].get("tags", [])]
     assert len(injected) == 1 and injected[0]["id"] == "injected-parameters"
     for cell in nb["cells"]:
         assert "papermill" not in cell["metadata"]
@@ -175,8 +197,9 @@ def test_defaults_remove_earlier_overrides_and_preset_yields_to_p(book):
     nb = nbformat.read(nb_path, as_version=4)
     assert not any("injected-parameters" in c.metadata.get("tags", []) for c in nb.cells)
     assert "value 1.0 a 4\n" in _text_outputs(nb_path)
-    entry = json.loads((book / "book" / "_generated" / "runs.json").read_text())[
-        "chapters"]["ch01_alpha"]
+    entry = json.loads((book / "book" / "_generated" / "runs.json").read_text())["chapters"][
+        "ch01_alpha"
+    ]
     assert entry["overrides"] == {} and entry["command"] == "python -m kperc_book.reproduce ch01"
     page = (book / "book" / "reproducibility.md").read_text()
     assert "{doc}`ch01_alpha`" in page and "python -m kperc_book.reproduce ch01" in page
@@ -192,10 +215,15 @@ def test_normalise_merges_split_stream_outputs():
     """How the kernel flushed stdout must not change the stored notebook."""
     from kperc_book import _notebooks as nbu
 
-    outs = [{"output_type": "stream", "name": "stdout", "text": "a\n"},
-            {"output_type": "stream", "name": "stdout", "text": ["b\n", "c\n"]},
-            {"output_type": "stream", "name": "stderr", "text": "w\n"},
-            {"output_type": "stream", "name": "stdout", "text": "d\n"}]
+    outs = [
+        {"output_type": "stream", "name": "stdout", "text": "a\n"},
+        {"output_type": "stream", "name": "stdout", "text": ["b\n", "c\n"]},
+        {"output_type": "stream", "name": "stderr", "text": "w\n"},
+        {"output_type": "stream", "name": "stdout", "text": "d\n"},
+    ]
     merged = nbu._merge_streams(outs)
     assert [(o["name"], o["text"]) for o in merged] == [
-        ("stdout", "a\nb\nc\n"), ("stderr", "w\n"), ("stdout", "d\n")]
+        ("stdout", "a\nb\nc\n"),
+        ("stderr", "w\n"),
+        ("stdout", "d\n"),
+    ]

@@ -20,8 +20,12 @@ def snkp_point(rho: float, seed: int) -> dict:
     ds = kperc.datasets.planted(60, 4, rho, near=0.5, seed=seed)
     G = kperc.gram_matrix(ds.X, ds.y)
     r = kperc.snkp(G)
-    return {"nit": int(r.nit), "outcome": r.outcome, "alpha_sum": float(r.alpha.sum()),
-            "alpha": r.alpha}
+    return {
+        "nit": int(r.nit),
+        "outcome": r.outcome,
+        "alpha_sum": float(r.alpha.sum()),
+        "alpha": r.alpha,
+    }
 
 
 def where_point(i: int) -> dict:
@@ -84,9 +88,12 @@ def test_same_sweep_runs_unchanged_on_a_dask_cluster():
     """joblib's dask backend on a local dask.distributed cluster gives the serial rows."""
     distributed = pytest.importorskip("dask.distributed")
     serial = sweep(snkp_point, POINTS)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         with parallel_config(backend="dask"):
             on_dask = sweep(snkp_point, POINTS, n_jobs=2)
             where = sweep(where_point, grid(i=range(4)), n_jobs=2)

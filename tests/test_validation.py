@@ -157,8 +157,9 @@ def test_max_iter_must_be_an_integer():
     assert kperc.nkp(G, max_iter=np.int64(100)).success
 
 
-@pytest.mark.parametrize("q", [[0.5, 0.5, 0.5, -0.5], [0.2, 0.2, 0.2, 0.2],
-                               [1.0, 0.0, 0.0], [np.nan, 0.5, 0.5, 0.0]])
+@pytest.mark.parametrize(
+    "q", [[0.5, 0.5, 0.5, -0.5], [0.2, 0.2, 0.2, 0.2], [1.0, 0.0, 0.0], [np.nan, 0.5, 0.5, 0.0]]
+)
 def test_q_must_lie_in_the_simplex(q):
     G = kperc.gram_matrix(*_good_data())
     with pytest.raises(ValueError, match="q "):
@@ -203,8 +204,11 @@ def test_inputs_are_never_modified():
 
 def test_running_out_of_iterations_is_an_outcome():
     inf = infeasible_problem(1)
-    for res in (kperc.nkp(inf.G, max_iter=7), kperc.snkp(inf.G, max_iter=7),
-                kperc.perceptron(inf.X, inf.y, max_iter=7),
-                kperc.normalized_perceptron(inf.X, inf.y, max_iter=7)):
+    for res in (
+        kperc.nkp(inf.G, max_iter=7),
+        kperc.snkp(inf.G, max_iter=7),
+        kperc.perceptron(inf.X, inf.y, max_iter=7),
+        kperc.normalized_perceptron(inf.X, inf.y, max_iter=7),
+    ):
         assert res.outcome == "max_iter" and res.status == 2 and not res.success
         assert res.nit == 7 and "max_iter" in res.message

@@ -103,8 +103,7 @@ def cone_geometry(X, y) -> dict[str, Any]:
     }
 
 
-def separating_fraction(X, y, arc: tuple[float, float], n_grid: int = 3600
-                        ) -> dict[str, float]:
+def separating_fraction(X, y, arc: tuple[float, float], n_grid: int = 3600) -> dict[str, float]:
     """Brute-force check of the separating arc on ``n_grid`` equally spaced directions.
 
     Returns
@@ -128,8 +127,11 @@ def separating_fraction(X, y, arc: tuple[float, float], n_grid: int = 3600
     inside = dist < half - step
     outside = dist > half + step
     mism = int(np.sum(inside & ~sep) + np.sum(outside & sep))
-    return {"fraction": float(sep.mean()), "predicted": float((hi - lo) / (2 * np.pi)),
-            "mismatches": mism}
+    return {
+        "fraction": float(sep.mean()),
+        "predicted": float((hi - lo) / (2 * np.pi)),
+        "mismatches": mism,
+    }
 
 
 # ---------------------------------------------------------------------------------------
@@ -171,12 +173,16 @@ def circles_margins(X, y) -> dict[str, float]:
     # w1 x1 + w2 x2 + w3 (x1^2 + x2^2) + w4 = 0 is a circle when w3 != 0
     c = -w[:2] / (2 * w[2])
     rad2 = float(c @ c - w[3] / w[2])
-    return {"rho2_plane": float(rho_plane), "rho2_lifted": float(det.rho), "w_lifted": w,
-            "center": c, "radius": float(np.sqrt(rad2)) if rad2 > 0 else float("nan")}
+    return {
+        "rho2_plane": float(rho_plane),
+        "rho2_lifted": float(det.rho),
+        "w_lifted": w,
+        "center": c,
+        "radius": float(np.sqrt(rad2)) if rad2 > 0 else float("nan"),
+    }
 
 
-def kernel_separation(name: str = "circles-rbf", *, max_iter: int = 20_000
-                      ) -> dict[str, Any]:
+def kernel_separation(name: str = "circles-rbf", *, max_iter: int = 20_000) -> dict[str, Any]:
     """Separate a stored kernel problem with SNKP, two ways that must agree.
 
     :func:`kperc.snkp` runs on the normalised signed Gram matrix of
@@ -193,8 +199,9 @@ def kernel_separation(name: str = "circles-rbf", *, max_iter: int = 20_000
     """
     G, ds, kernel, params = data.problem(name)
     res = kperc.snkp(G, max_iter=max_iter)
-    clf = kperc.SNKPClassifier(kernel=kernel, fit_intercept=False, max_iter=max_iter,
-                               **params).fit(ds.X, ds.y)
+    clf = kperc.SNKPClassifier(kernel=kernel, fit_intercept=False, max_iter=max_iter, **params).fit(
+        ds.X, ds.y
+    )
     rho = kperc.margin(G)
     n = G.shape[0]
     return {
@@ -213,8 +220,9 @@ def kernel_separation(name: str = "circles-rbf", *, max_iter: int = 20_000
     }
 
 
-def decision_grid(clf, xlim: tuple[float, float], ylim: tuple[float, float],
-                  n: int = 200) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def decision_grid(
+    clf, xlim: tuple[float, float], ylim: tuple[float, float], n: int = 200
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Decision function of a fitted classifier on an ``n x n`` grid (for contour plots)."""
     gx = np.linspace(*xlim, n)
     gy = np.linspace(*ylim, n)
@@ -229,34 +237,71 @@ def decision_grid(clf, xlim: tuple[float, float], ylim: tuple[float, float],
 #: (paper section, chapter document, chapter title, algorithms and results,
 #:  kperc functions)
 ROADMAP: list[tuple[str, str, str, str, tuple[str, ...]]] = [
-    ("1 Introduction", "ch01_introduction", "Introduction",
-     "problems (1)-(3); unnormalised and normalised margins; the cone view",
-     ("data_margin", "margin_details", "SNKPClassifier")),
-    ("2 Linear feasibility", "ch02_linear_feasibility", "Linear feasibility",
-     "Algorithm 1 (Perceptron), Algorithm 2 (Normalised Perceptron), Block-Novikoff, "
-     "normalised margins, Winnow",
-     ("perceptron", "normalized_perceptron", "winnow", "data_margin", "linf_margin")),
-    ("3 Kernels and RKHSs", "ch03_kernels", "Kernels",
-     "normalised Gram matrix, loss L, Lemmas 1-3, Algorithm 3 (NKP)",
-     ("gram_matrix", "gram_operator", "loss", "margin", "nkp")),
-    ("4 Smoothed perceptron", "ch04_smoothed_perceptron", "SNKP",
-     "entropy smoothing, Lemmas 4-5, Algorithm 4 (SNKP), Theorem 1",
-     ("snkp", "smoothed_loss", "entropy_prox", "SNKPClassifier")),
-    ("5 Infeasible problems", "ch05_infeasible_problems", "Infeasible problems",
-     "Gordan's theorem, Algorithm 5 (normalised Von Neumann), negative margins, "
-     "Theorems 2-3",
-     ("nvn", "von_neumann_linear", "margin_details")),
-    ("6 Primal-dual algorithms", "ch06_primal_dual", "Primal-dual",
-     "Lemmas 7-9, Algorithm 6 (SNKPVN), Algorithm 7 (ISNKPVN)",
-     ("snkpvn", "isnkpvn", "smoothed_loss_q", "euclidean_prox", "dist_to_witness")),
-    ("7 Discussion", "ch07_discussion", "Discussion",
-     "open problems: sqrt(log n) for the primal-dual method, smoothed Winnow", ()),
-    ("back matter", "ledger", "Theorem ledger",
-     "every stated result with its numerical checks and tests", ()),
-    ("back matter", "benchmarks", "Benchmarks",
-     "all algorithms on the shared kernel problems", ()),
-    ("back matter", "reproducibility", "Reproducibility",
-     "datasets, figures and hashes; how to regenerate", ()),
+    (
+        "1 Introduction",
+        "ch01_introduction",
+        "Introduction",
+        "problems (1)-(3); unnormalised and normalised margins; the cone view",
+        ("data_margin", "margin_details", "SNKPClassifier"),
+    ),
+    (
+        "2 Linear feasibility",
+        "ch02_linear_feasibility",
+        "Linear feasibility",
+        "Algorithm 1 (Perceptron), Algorithm 2 (Normalised Perceptron), Block-Novikoff, "
+        "normalised margins, Winnow",
+        ("perceptron", "normalized_perceptron", "winnow", "data_margin", "linf_margin"),
+    ),
+    (
+        "3 Kernels and RKHSs",
+        "ch03_kernels",
+        "Kernels",
+        "normalised Gram matrix, loss L, Lemmas 1-3, Algorithm 3 (NKP)",
+        ("gram_matrix", "gram_operator", "loss", "margin", "nkp"),
+    ),
+    (
+        "4 Smoothed perceptron",
+        "ch04_smoothed_perceptron",
+        "SNKP",
+        "entropy smoothing, Lemmas 4-5, Algorithm 4 (SNKP), Theorem 1",
+        ("snkp", "smoothed_loss", "entropy_prox", "SNKPClassifier"),
+    ),
+    (
+        "5 Infeasible problems",
+        "ch05_infeasible_problems",
+        "Infeasible problems",
+        "Gordan's theorem, Algorithm 5 (normalised Von Neumann), negative margins, Theorems 2-3",
+        ("nvn", "von_neumann_linear", "margin_details"),
+    ),
+    (
+        "6 Primal-dual algorithms",
+        "ch06_primal_dual",
+        "Primal-dual",
+        "Lemmas 7-9, Algorithm 6 (SNKPVN), Algorithm 7 (ISNKPVN)",
+        ("snkpvn", "isnkpvn", "smoothed_loss_q", "euclidean_prox", "dist_to_witness"),
+    ),
+    (
+        "7 Discussion",
+        "ch07_discussion",
+        "Discussion",
+        "open problems: sqrt(log n) for the primal-dual method, smoothed Winnow",
+        (),
+    ),
+    (
+        "back matter",
+        "ledger",
+        "Theorem ledger",
+        "every stated result with its numerical checks and tests",
+        (),
+    ),
+    ("back matter", "benchmarks", "Benchmarks", "all algorithms on the shared kernel problems", ()),
+    (
+        "back matter",
+        "reproducibility",
+        "Reproducibility",
+        "datasets, figures and hashes; how to regenerate",
+        (),
+    ),
     ("back matter", "api", "API", "reference of the kperc package", ()),
 ]
 
@@ -266,11 +311,9 @@ def roadmap_functions() -> list[str]:
     return sorted({f for row in ROADMAP for f in row[4]})
 
 
-def roadmap_markdown(rows: Sequence[tuple[str, str, str, str, tuple[str, ...]]] = ROADMAP
-                     ) -> str:
+def roadmap_markdown(rows: Sequence[tuple[str, str, str, str, tuple[str, ...]]] = ROADMAP) -> str:
     """The roadmap as a MyST table (chapter links as ``{doc}`` roles)."""
-    lines = ["| paper section | chapter | algorithms and results | `kperc` |",
-             "|---|---|---|---|"]
+    lines = ["| paper section | chapter | algorithms and results | `kperc` |", "|---|---|---|---|"]
     for sec, doc, title, what, funcs in rows:
         fl = ", ".join(f"`{f}`" for f in funcs) if funcs else "-"
         lines.append(f"| {sec} | {{doc}}`{title} <{doc}>` | {what} | {fl} |")

@@ -66,8 +66,9 @@ def sweep(func, points, *, n_jobs: int = 1) -> list[dict]:
 # ---------------------------------------------------------------------------------------
 # Algorithm 1 with an explicit choice of the violated point
 # ---------------------------------------------------------------------------------------
-def perceptron_rule(X, y, rule: str = "most", *, max_iter: int = 100_000
-                    ) -> tuple[int, bool, np.ndarray]:
+def perceptron_rule(
+    X, y, rule: str = "most", *, max_iter: int = 100_000
+) -> tuple[int, bool, np.ndarray]:
     """Algorithm 1 (Perceptron on raw data) with a chosen rule for the violated point.
 
     Algorithm 1 may update with *any* violated point (``y_i x_i^T w <= 0``). Two
@@ -127,9 +128,16 @@ def perceptron_rule(X, y, rule: str = "most", *, max_iter: int = 100_000
 # ---------------------------------------------------------------------------------------
 # Planted instances: halting indices against the two bounds
 # ---------------------------------------------------------------------------------------
-def planted_run(n: int, d: int, rho: float, seed: int, *, near: float = 0.5,
-                norm_range: tuple[float, float] = (0.2, 5.0), max_iter: int = 1_000_000
-                ) -> dict[str, float]:
+def planted_run(
+    n: int,
+    d: int,
+    rho: float,
+    seed: int,
+    *,
+    near: float = 0.5,
+    norm_range: tuple[float, float] = (0.2, 5.0),
+    max_iter: int = 1_000_000,
+) -> dict[str, float]:
     """Perceptron and Normalised Perceptron on one planted instance.
 
     Parameters
@@ -166,9 +174,16 @@ def planted_run(n: int, d: int, rho: float, seed: int, *, near: float = 0.5,
     }
 
 
-def planted_sweep(rhos: Sequence[float], seeds: Sequence[int], *, n: int = 100, d: int = 5,
-                  near: float = 0.5, norm_range: tuple[float, float] = (0.2, 5.0),
-                  n_jobs: int = 1) -> pd.DataFrame:
+def planted_sweep(
+    rhos: Sequence[float],
+    seeds: Sequence[int],
+    *,
+    n: int = 100,
+    d: int = 5,
+    near: float = 0.5,
+    norm_range: tuple[float, float] = (0.2, 5.0),
+    n_jobs: int = 1,
+) -> pd.DataFrame:
     """:func:`planted_run` over a grid of planted margins and seeds.
 
     Returns
@@ -177,8 +192,10 @@ def planted_sweep(rhos: Sequence[float], seeds: Sequence[int], *, n: int = 100, 
         One row per instance with the columns of :func:`planted_run` and the ratios
         ``ratio_perceptron = nit / bound`` and ``ratio_np``.
     """
-    pts = [dict(p, n=n, d=d, near=near, norm_range=tuple(norm_range))
-           for p in grid(rho=list(rhos), seed=list(seeds))]
+    pts = [
+        dict(p, n=n, d=d, near=near, norm_range=tuple(norm_range))
+        for p in grid(rho=list(rhos), seed=list(seeds))
+    ]
     df = pd.DataFrame(sweep(planted_run, pts, n_jobs=n_jobs))
     df["ratio_perceptron"] = df["nit_perceptron"] / df["bound_perceptron"]
     df["ratio_np"] = df["nit_np"] / df["bound_np"]
@@ -188,8 +205,7 @@ def planted_sweep(rhos: Sequence[float], seeds: Sequence[int], *, n: int = 100, 
 # ---------------------------------------------------------------------------------------
 # The two-rays example of Section 2.2
 # ---------------------------------------------------------------------------------------
-def two_rays_run(r: float, n_per_ray: int = 10, *, max_iter: int = 200_000
-                 ) -> dict[str, float]:
+def two_rays_run(r: float, n_per_ray: int = 10, *, max_iter: int = 200_000) -> dict[str, float]:
     """Margins, bounds and halting indices on :func:`kperc.datasets.two_rays`.
 
     Parameters
@@ -234,8 +250,9 @@ def two_rays_run(r: float, n_per_ray: int = 10, *, max_iter: int = 200_000
     }
 
 
-def two_rays_sweep(rs: Sequence[float], n_per_ray: int = 10, *, max_iter: int = 200_000,
-                   n_jobs: int = 1) -> pd.DataFrame:
+def two_rays_sweep(
+    rs: Sequence[float], n_per_ray: int = 10, *, max_iter: int = 200_000, n_jobs: int = 1
+) -> pd.DataFrame:
     """:func:`two_rays_run` for every spread ``r`` in ``rs``."""
     pts = [dict(r=float(r), n_per_ray=n_per_ray, max_iter=max_iter) for r in rs]
     return pd.DataFrame(sweep(two_rays_run, pts, n_jobs=n_jobs))
@@ -275,8 +292,14 @@ def margin_ratio_run(seed: int, kind: str = "planted") -> dict[str, float]:
     hi = float(np.exp(rng.uniform(0.0, np.log(20.0))))
     if kind == "planted":
         rho_p = float(np.exp(rng.uniform(np.log(0.03), np.log(0.5))))
-        ds = data.planted(n, d, rho_p, near=float(rng.uniform(0, 1)),
-                          norm_range=(1.0 / np.sqrt(hi), np.sqrt(hi)), seed=seed)
+        ds = data.planted(
+            n,
+            d,
+            rho_p,
+            near=float(rng.uniform(0, 1)),
+            norm_range=(1.0 / np.sqrt(hi), np.sqrt(hi)),
+            seed=seed,
+        )
         X, y = ds.X, ds.y
     elif kind == "gaussian":
         w = rng.standard_normal(d)
@@ -293,23 +316,37 @@ def margin_ratio_run(seed: int, kind: str = "planted") -> dict[str, float]:
     rho = kperc.data_margin(X, y, normalize=False)
     rho2 = kperc.data_margin(X, y)
     R = float(norms.max())
-    return {"n": int(X.shape[0]), "d": d, "spread": float(norms.max() / norms.min()),
-            "rho": float(rho), "R": R, "rho2": float(rho2),
-            "ratio": float(rho / R / rho2)}
+    return {
+        "n": int(X.shape[0]),
+        "d": d,
+        "spread": float(norms.max() / norms.min()),
+        "rho": float(rho),
+        "R": R,
+        "rho2": float(rho2),
+        "ratio": float(rho / R / rho2),
+    }
 
 
-def margin_ratio_sweep(seeds: Sequence[int], kinds: Sequence[str] = ("planted", "gaussian"),
-                       *, n_jobs: int = 1) -> pd.DataFrame:
+def margin_ratio_sweep(
+    seeds: Sequence[int], kinds: Sequence[str] = ("planted", "gaussian"), *, n_jobs: int = 1
+) -> pd.DataFrame:
     """:func:`margin_ratio_run` for every kind and seed (one row each)."""
-    return pd.DataFrame(sweep(margin_ratio_run, grid(kind=list(kinds), seed=list(seeds)),
-                              n_jobs=n_jobs))
+    return pd.DataFrame(
+        sweep(margin_ratio_run, grid(kind=list(kinds), seed=list(seeds)), n_jobs=n_jobs)
+    )
 
 
 # ---------------------------------------------------------------------------------------
 # Normalised Perceptron = most-violated-point Perceptron (same sign patterns)
 # ---------------------------------------------------------------------------------------
-def sign_pattern_run(seed: int, *, n: int = 60, d: int = 4, rho: float = 0.05,
-                     norm_range: tuple[float, float] = (0.2, 5.0)) -> dict[str, float]:
+def sign_pattern_run(
+    seed: int,
+    *,
+    n: int = 60,
+    d: int = 4,
+    rho: float = 0.05,
+    norm_range: tuple[float, float] = (0.2, 5.0),
+) -> dict[str, float]:
     """Compare the sign patterns of the Normalised Perceptron and the Perceptron.
 
     Both run on the same planted instance: Algorithm 2 through
@@ -344,8 +381,7 @@ def sign_pattern_run(seed: int, *, n: int = 60, d: int = 4, rho: float = 0.05,
     jq = np.asarray(q.trace["j"])
     jp = np.asarray(p.trace["j"])
     chosen = jp[:-1] if len(jp) > 1 else np.zeros(0, dtype=int)
-    U = np.vstack([np.zeros(d), np.cumsum(A[chosen], axis=0)]) if chosen.size else \
-        np.zeros((1, d))
+    U = np.vstack([np.zeros(d), np.cumsum(A[chosen], axis=0)]) if chosen.size else np.zeros((1, d))
     k = np.arange(U.shape[0])[:, None]
     scaled = np.allclose(k * Wq[: U.shape[0]], U, rtol=1e-10, atol=1e-10)
     raw = kperc.perceptron(X, y, trace=True)
@@ -363,9 +399,15 @@ def sign_pattern_run(seed: int, *, n: int = 60, d: int = 4, rho: float = 0.05,
     }
 
 
-def sign_pattern_sweep(seeds: Sequence[int], *, n: int = 60, d: int = 4, rho: float = 0.05,
-                       norm_range: tuple[float, float] = (0.2, 5.0), n_jobs: int = 1
-                       ) -> pd.DataFrame:
+def sign_pattern_sweep(
+    seeds: Sequence[int],
+    *,
+    n: int = 60,
+    d: int = 4,
+    rho: float = 0.05,
+    norm_range: tuple[float, float] = (0.2, 5.0),
+    n_jobs: int = 1,
+) -> pd.DataFrame:
     """:func:`sign_pattern_run` for every seed."""
     pts = [dict(seed=s, n=n, d=d, rho=rho, norm_range=tuple(norm_range)) for s in seeds]
     rows = sweep(sign_pattern_run, pts, n_jobs=n_jobs)
@@ -409,8 +451,9 @@ def sparse_target(n: int, d: int, k: int = 3, *, seed: int = 0) -> data.Dataset:
     X = rng.choice([-1.0, 1.0], size=(n, d))
     y = np.sign(X @ w)
     rho2_w = float(np.min(y * (X @ w)) / (np.sqrt(k) * np.sqrt(d)))
-    return data.Dataset(X, y, {"w_star": w, "support": support,
-                               "rho_inf_lower": 1.0 / k, "rho2_wstar": rho2_w})
+    return data.Dataset(
+        X, y, {"w_star": w, "support": support, "rho_inf_lower": 1.0 / k, "rho2_wstar": rho2_w}
+    )
 
 
 def winnow_bound(rho_inf: float, d: int) -> float:
@@ -425,8 +468,9 @@ def winnow_bound(rho_inf: float, d: int) -> float:
     return float(2.0 * np.log(2 * d) / rho_inf**2)
 
 
-def winnow_run(d: int, seed: int, *, n: int | None = None, k: int = 3,
-               max_iter: int = 200_000) -> dict[str, float]:
+def winnow_run(
+    d: int, seed: int, *, n: int | None = None, k: int = 3, max_iter: int = 200_000
+) -> dict[str, float]:
     """Margins and iteration counts of Winnow and the Normalised Perceptron.
 
     Parameters
@@ -468,8 +512,9 @@ def winnow_run(d: int, seed: int, *, n: int | None = None, k: int = 3,
     }
 
 
-def winnow_sweep(ds: Sequence[int], seeds: Sequence[int], *, k: int = 3,
-                 n_jobs: int = 1) -> pd.DataFrame:
+def winnow_sweep(
+    ds: Sequence[int], seeds: Sequence[int], *, k: int = 3, n_jobs: int = 1
+) -> pd.DataFrame:
     """:func:`winnow_run` over dimensions and seeds (one row each)."""
     pts = [dict(p, k=k) for p in grid(d=list(ds), seed=list(seeds))]
     return pd.DataFrame(sweep(winnow_run, pts, n_jobs=n_jobs))

@@ -59,8 +59,9 @@ KERNELS = ("linear", "poly", "rbf")
 # ---------------------------------------------------------------------------------------
 # Instances
 # ---------------------------------------------------------------------------------------
-def random_instance(kernel: str, seed: int, *, n: int | None = None,
-                    min_rho: float = 0.02) -> dict[str, Any]:
+def random_instance(
+    kernel: str, seed: int, *, n: int | None = None, min_rho: float = 0.02
+) -> dict[str, Any]:
     """A seeded separable problem for one kernel.
 
     * ``"linear"``: :func:`kperc.datasets.planted` in ``R^5`` with a log-uniform planted
@@ -91,11 +92,25 @@ def random_instance(kernel: str, seed: int, *, n: int | None = None,
     n = int(rng.integers(20, 61)) if n is None else int(n)
     if kernel == "linear":
         rho = float(np.exp(rng.uniform(np.log(0.05), np.log(0.5))))
-        ds = kdata.planted(n, 5, rho, near=float(rng.uniform(0.2, 0.9)),
-                           norm_range=(0.5, 2.0), seed=int(rng.integers(2**31)))
+        ds = kdata.planted(
+            n,
+            5,
+            rho,
+            near=float(rng.uniform(0.2, 0.9)),
+            norm_range=(0.5, 2.0),
+            seed=int(rng.integers(2**31)),
+        )
         G = kperc.gram_matrix(ds.X, ds.y)
-        return {"G": G, "rho": kperc.margin(G), "rho_planted": rho, "X": ds.X, "y": ds.y,
-                "kernel": kernel, "params": {}, "seed": seed}
+        return {
+            "G": G,
+            "rho": kperc.margin(G),
+            "rho_planted": rho,
+            "X": ds.X,
+            "y": ds.y,
+            "kernel": kernel,
+            "params": {},
+            "seed": seed,
+        }
     for _ in range(100):
         X = rng.uniform(-1.0, 1.0, (6 * n, 2))
         radius2 = float(rng.uniform(0.3, 0.7))
@@ -113,8 +128,15 @@ def random_instance(kernel: str, seed: int, *, n: int | None = None,
         G = kperc.gram_matrix(X, y, kernel, **params)
         rho = kperc.margin(G)
         if rho >= min_rho:
-            return {"G": G, "rho": rho, "X": X, "y": y, "kernel": kernel, "params": params,
-                    "seed": seed}
+            return {
+                "G": G,
+                "rho": rho,
+                "X": X,
+                "y": y,
+                "kernel": kernel,
+                "params": params,
+                "seed": seed,
+            }
     raise RuntimeError("no instance with a large enough margin")  # pragma: no cover
 
 
@@ -126,8 +148,7 @@ def inseparable_instance(seed: int) -> dict[str, Any]:
     rho = -float(rng.uniform(0.05, 0.5))
     ds = kdata.infeasible(n, d, rho, seed=int(rng.integers(2**31)))
     G = kperc.gram_matrix(ds.X, ds.y)
-    return {"G": G, "rho": ds.info["rho"], "X": ds.X, "y": ds.y, "kernel": "linear",
-            "seed": seed}
+    return {"G": G, "rho": ds.info["rho"], "X": ds.X, "y": ds.y, "kernel": "linear", "seed": seed}
 
 
 def random_alphas(rng: np.random.Generator, n: int, m: int) -> np.ndarray:
@@ -225,12 +246,19 @@ def check_lemma1(seeds: range | list[int], *, n_alpha: int = 200) -> dict[str, A
         nrm = np.sqrt(np.maximum(np.einsum("ij,ij->i", alphas, GA), 0.0))
         ok = nrm > 1e-12
         max_ratio = max(max_ratio, float(np.max(GA.min(axis=1)[ok] / nrm[ok])))
-    ok = (viol == 0 and min_star > 1 - 1e-6 and max_cert < 1e-7 and max_ratio < 1e-7
-          and neg > 0)
-    return {"instances": n_sep + len(insep), "n_separable": n_sep,
-            "n_inseparable": len(insep), "n_alpha_tested": tested, "n_negative_L": neg,
-            "violations_a": viol, "min_Galpha_star": min_star, "max_cert_norm": max_cert,
-            "max_ratio_inseparable": max_ratio, "ok": bool(ok)}
+    ok = viol == 0 and min_star > 1 - 1e-6 and max_cert < 1e-7 and max_ratio < 1e-7 and neg > 0
+    return {
+        "instances": n_sep + len(insep),
+        "n_separable": n_sep,
+        "n_inseparable": len(insep),
+        "n_alpha_tested": tested,
+        "n_negative_L": neg,
+        "violations_a": viol,
+        "min_Galpha_star": min_star,
+        "max_cert_norm": max_cert,
+        "max_ratio_inseparable": max_ratio,
+        "ok": bool(ok),
+    }
 
 
 def check_lemma2(seeds: range | list[int], *, n_alpha: int = 200) -> dict[str, Any]:
@@ -261,9 +289,14 @@ def check_lemma2(seeds: range | list[int], *, n_alpha: int = 200) -> dict[str, A
         r3 = max(r3, float(np.max(ng / (np.sqrt(lam) * n2))))
         count += alphas.shape[0]
     tol = 1 + 1e-12
-    return {"instances": len(insts), "vectors": count, "max_ratio_G_1": r1,
-            "max_ratio_1_2": r2, "max_ratio_G_lam": r3,
-            "ok": bool(r1 <= tol and r2 <= tol and r3 <= tol)}
+    return {
+        "instances": len(insts),
+        "vectors": count,
+        "max_ratio_G_1": r1,
+        "max_ratio_1_2": r2,
+        "max_ratio_G_lam": r3,
+        "ok": bool(r1 <= tol and r2 <= tol and r3 <= tol),
+    }
 
 
 def check_lemma3(seeds: range | list[int], *, n_p: int = 200) -> dict[str, Any]:
@@ -306,9 +339,15 @@ def check_lemma3(seeds: range | list[int], *, n_p: int = 200) -> dict[str, Any]:
         excess = min(excess, float(np.min((L + 0.5 * rho**2) / rho**2)))
         count += 2 * n_p
     ok = err < 1e-6 and min_ratio >= 1 - 1e-9 and wd <= 1e-12 and excess >= -1e-9
-    return {"instances": len(insts), "points": count, "max_value_error": err,
-            "min_ratio": min_ratio, "max_weak_duality_violation": wd,
-            "min_L_excess": excess, "ok": bool(ok)}
+    return {
+        "instances": len(insts),
+        "points": count,
+        "max_value_error": err,
+        "min_ratio": min_ratio,
+        "max_weak_duality_violation": wd,
+        "min_L_excess": excess,
+        "ok": bool(ok),
+    }
 
 
 def _slsqp_min_norm(G: np.ndarray) -> float:
@@ -316,11 +355,17 @@ def _slsqp_min_norm(G: np.ndarray) -> float:
     from scipy.optimize import minimize
 
     n = G.shape[0]
-    res = minimize(lambda p: p @ G @ p, np.full(n, 1.0 / n), jac=lambda p: 2 * G @ p,
-                   bounds=[(0.0, 1.0)] * n, method="SLSQP",
-                   constraints=[{"type": "eq", "fun": lambda p: p.sum() - 1.0,
-                                 "jac": lambda p: np.ones((1, n))}],
-                   options={"ftol": 1e-12, "maxiter": 1000})
+    res = minimize(
+        lambda p: p @ G @ p,
+        np.full(n, 1.0 / n),
+        jac=lambda p: 2 * G @ p,
+        bounds=[(0.0, 1.0)] * n,
+        method="SLSQP",
+        constraints=[
+            {"type": "eq", "fun": lambda p: p.sum() - 1.0, "jac": lambda p: np.ones((1, n))}
+        ],
+        options={"ftol": 1e-12, "maxiter": 1000},
+    )
     p = np.clip(res.x, 0.0, None)
     p /= p.sum()
     return float(np.sqrt(max(p @ G @ p, 0.0)))
@@ -348,8 +393,12 @@ def minimax_case(kernel: str, seed: int) -> dict[str, Any]:
         gap = np.inf
     s = _slsqp_min_norm(G)
     planted = abs(md.rho - inst["rho_planted"]) if "rho_planted" in inst else 0.0
-    return {"rel_gap": gap, "rel_below_slsqp": (md.rho - s) / md.rho,
-            "rel_slsqp": abs(s - md.rho) / md.rho, "planted_error": planted}
+    return {
+        "rel_gap": gap,
+        "rel_below_slsqp": (md.rho - s) / md.rho,
+        "rel_slsqp": abs(s - md.rho) / md.rho,
+        "planted_error": planted,
+    }
 
 
 def check_minimax(seeds: range | list[int], *, n_jobs: int = 1) -> dict[str, Any]:
@@ -376,15 +425,22 @@ def check_minimax(seeds: range | list[int], *, n_jobs: int = 1) -> dict[str, Any
     absd = max(r["rel_slsqp"] for r in rows)
     planted = max(r["planted_error"] for r in rows)
     ok = gap < 1e-6 and below < 1e-6 and planted < 1e-9
-    return {"instances": len(rows), "max_rel_gap": gap, "max_rel_slsqp": below,
-            "max_rel_slsqp_abs": absd, "planted_error": planted, "ok": bool(ok)}
+    return {
+        "instances": len(rows),
+        "max_rel_gap": gap,
+        "max_rel_slsqp": below,
+        "max_rel_slsqp_abs": absd,
+        "planted_error": planted,
+        "ok": bool(ok),
+    }
 
 
 # ---------------------------------------------------------------------------------------
 # SVC comparison
 # ---------------------------------------------------------------------------------------
-def svc_comparison(G: np.ndarray, y: np.ndarray, *, C: float = 1e8,
-                   tol: float = 1e-10) -> dict[str, Any]:
+def svc_comparison(
+    G: np.ndarray, y: np.ndarray, *, C: float = 1e8, tol: float = 1e-10
+) -> dict[str, Any]:
     """Margins of scikit-learn's hard-margin SVC on the normalised kernel, next to ``rho_K``.
 
     The SVC is fit with ``kernel="precomputed"`` on ``K_ij / sqrt(K_ii K_jj) = y_i y_j
@@ -411,11 +467,15 @@ def svc_comparison(G: np.ndarray, y: np.ndarray, *, C: float = 1e8,
     fx = Kn @ c
     wn = float(np.sqrt(max(c @ fx, 0.0)))
     b = float(svc.intercept_[0])
-    return {"rho_K": kperc.margin(G), "gamma_svc": float(np.min(y * (fx + b))) / wn,
-            "homogeneous": float(np.min(y * fx)) / wn, "intercept": b,
-            "functional_min": float(np.min(y * (fx + b))),
-            "max_dual": float(np.abs(svc.dual_coef_).max()),
-            "n_support": int(svc.support_.size)}
+    return {
+        "rho_K": kperc.margin(G),
+        "gamma_svc": float(np.min(y * (fx + b))) / wn,
+        "homogeneous": float(np.min(y * fx)) / wn,
+        "intercept": b,
+        "functional_min": float(np.min(y * (fx + b))),
+        "max_dual": float(np.abs(svc.dual_coef_).max()),
+        "n_support": int(svc.support_.size),
+    }
 
 
 def intercept_margins(G: np.ndarray, y: np.ndarray, cs) -> np.ndarray:
@@ -470,14 +530,22 @@ def nkp_margin_trace(G: np.ndarray, *, max_iter: int = 20000) -> dict[str, Any]:
     m = r.trace["margin"][1:]
     first = r.first_separator_nit
     rho = kperc.margin(G)
-    return {"k": k, "margin": m, "first": first, "rho": rho,
-            "margin_at_first": float(r.trace["margin"][first]) if first is not None else None,
-            "margin_final": float(m[-1]), "best": float(m.max()), "L": r.trace["L"][1:],
-            "L_star": -0.5 * rho**2}
+    return {
+        "k": k,
+        "margin": m,
+        "first": first,
+        "rho": rho,
+        "margin_at_first": float(r.trace["margin"][first]) if first is not None else None,
+        "margin_final": float(m[-1]),
+        "best": float(m.max()),
+        "L": r.trace["L"][1:],
+        "L_star": -0.5 * rho**2,
+    }
 
 
-def nkp_bound_point(kind: str, seed: int, rho: float | None = None, n: int = 100,
-                    d: int = 10) -> dict[str, Any]:
+def nkp_bound_point(
+    kind: str, seed: int, rho: float | None = None, n: int = 100, d: int = 10
+) -> dict[str, Any]:
     """One NKP run with its bound ``1/rho_K^2``.
 
     ``kind="planted"`` uses :func:`kperc.datasets.planted` (linear kernel, margin ``rho``,
@@ -498,12 +566,19 @@ def nkp_bound_point(kind: str, seed: int, rho: float | None = None, n: int = 100
         G, rho_k = inst["G"], inst["rho"]
     r = kperc.nkp(G, check_input=False)
     bound = 1.0 / rho_k**2
-    return {"n": int(G.shape[0]), "rho_K": rho_k, "nit": int(r.nit), "bound": bound,
-            "ratio": r.nit / bound, "separator": bool(r.outcome == "separator")}
+    return {
+        "n": int(G.shape[0]),
+        "rho_K": rho_k,
+        "nit": int(r.nit),
+        "bound": bound,
+        "ratio": r.nit / bound,
+        "separator": bool(r.outcome == "separator"),
+    }
 
 
-def nkp_bound_sweep(rhos, seeds, kernel_seeds, *, n: int = 100, d: int = 10,
-                    n_jobs: int = 1) -> list[dict[str, Any]]:
+def nkp_bound_sweep(
+    rhos, seeds, kernel_seeds, *, n: int = 100, d: int = 10, n_jobs: int = 1
+) -> list[dict[str, Any]]:
     """NKP's halting index against ``1/rho_K^2`` on planted and kernel instances.
 
     Parameters
@@ -524,8 +599,11 @@ def nkp_bound_sweep(rhos, seeds, kernel_seeds, *, n: int = 100, d: int = 10,
     list of dict
         One row per run (see :func:`nkp_bound_point`), with ``kind`` and ``seed``.
     """
-    pts = [{"kind": "planted", "rho": float(r), "seed": int(s), "n": n, "d": d}
-           for r in rhos for s in seeds]
+    pts = [
+        {"kind": "planted", "rho": float(r), "seed": int(s), "n": n, "d": d}
+        for r in rhos
+        for s in seeds
+    ]
     pts += [{"kind": k, "seed": int(s)} for k in ("poly", "rbf") for s in kernel_seeds]
     return sweep(nkp_bound_point, pts, n_jobs=n_jobs)
 
@@ -551,10 +629,14 @@ def nkp_vs_np(seed: int, *, n: int = 60, d: int = 5, rho: float = 0.05) -> dict[
     mdiff = float(np.max(np.abs(m_np - m_k))) if same_len else np.inf
     adiff = float(np.max(np.abs(r_np.alpha - r_k.alpha)))
     wdiff = float(np.linalg.norm(r_np.w - A.T @ r_k.alpha))
-    return {"nit_np": int(r_np.nit), "nit_nkp": int(r_k.nit), "max_alpha_diff": adiff,
-            "max_margin_diff": mdiff, "max_w_diff": wdiff,
-            "same": bool(r_np.nit == r_k.nit and adiff < 1e-12 and mdiff < 1e-9
-                         and wdiff < 1e-9)}
+    return {
+        "nit_np": int(r_np.nit),
+        "nit_nkp": int(r_k.nit),
+        "max_alpha_diff": adiff,
+        "max_margin_diff": mdiff,
+        "max_w_diff": wdiff,
+        "same": bool(r_np.nit == r_k.nit and adiff < 1e-12 and mdiff < 1e-9 and wdiff < 1e-9),
+    }
 
 
 # ---------------------------------------------------------------------------------------
@@ -574,14 +656,28 @@ def real_problem_summary(name: str) -> dict[str, Any]:
     rho = kperc.margin(G)
     r = kperc.nkp(G)
     acc = float(np.mean(G @ r.alpha > 0))
-    return {"problem": name, "dataset": kdata.PROBLEMS[name][0], "n": int(G.shape[0]),
-            "d": int(ds.X.shape[1]), "kernel": kernel, "rho_K": rho, "nkp_nit": int(r.nit),
-            "nkp_bound": 1.0 / rho**2, "train_accuracy": acc,
-            "n_support": int(np.sum(r.alpha > 0))}
+    return {
+        "problem": name,
+        "dataset": kdata.PROBLEMS[name][0],
+        "n": int(G.shape[0]),
+        "d": int(ds.X.shape[1]),
+        "kernel": kernel,
+        "rho_K": rho,
+        "nkp_nit": int(r.nit),
+        "nkp_bound": 1.0 / rho**2,
+        "train_accuracy": acc,
+        "n_support": int(np.sum(r.alpha > 0)),
+    }
 
 
-def decision_function(X_train: np.ndarray, y_train: np.ndarray, alpha: np.ndarray,
-                      X_eval: np.ndarray, kernel: str, params: dict[str, Any]) -> np.ndarray:
+def decision_function(
+    X_train: np.ndarray,
+    y_train: np.ndarray,
+    alpha: np.ndarray,
+    X_eval: np.ndarray,
+    kernel: str,
+    params: dict[str, Any],
+) -> np.ndarray:
     """``f(x) = sum_i alpha_i y_i K(x_i, x) / sqrt(K(x_i, x_i))`` at the rows of ``X_eval``."""
     coef = alpha * y_train / np.sqrt(kernel_diagonal(X_train, kernel, **params))
     keep = np.flatnonzero(coef)
@@ -589,8 +685,7 @@ def decision_function(X_train: np.ndarray, y_train: np.ndarray, alpha: np.ndarra
     return K @ coef[keep]
 
 
-def decision_grid(name: str, *, resolution: int = 150, pad: float = 0.3
-                  ) -> dict[str, Any]:
+def decision_grid(name: str, *, resolution: int = 150, pad: float = 0.3) -> dict[str, Any]:
     """Decision functions of NKP's first separator and of the max-margin function on a grid.
 
     Only for 2-D problems of :data:`kperc_book.data.PROBLEMS`.
@@ -616,15 +711,24 @@ def decision_grid(name: str, *, resolution: int = 150, pad: float = 0.3
     f1 = decision_function(ds.X, ds.y, r.alpha, P, kernel, params).reshape(xx.shape)
     f2 = decision_function(ds.X, ds.y, md.alpha, P, kernel, params).reshape(xx.shape)
     ga = G @ r.alpha
-    return {"X": ds.X, "y": ds.y, "xx": xx, "yy": yy, "f_nkp": f1 / np.abs(f1).max(),
-            "f_max": f2 / np.abs(f2).max(), "nkp_nit": int(r.nit), "rho_K": md.rho,
-            "margin_nkp": float(ga.min() / np.sqrt(r.alpha @ ga)), "kernel": kernel,
-            "params": params}
+    return {
+        "X": ds.X,
+        "y": ds.y,
+        "xx": xx,
+        "yy": yy,
+        "f_nkp": f1 / np.abs(f1).max(),
+        "f_max": f2 / np.abs(f2).max(),
+        "nkp_nit": int(r.nit),
+        "rho_K": md.rho,
+        "margin_nkp": float(ga.min() / np.sqrt(r.alpha @ ga)),
+        "kernel": kernel,
+        "params": params,
+    }
 
 
-
-def linear_svc_margin(G: np.ndarray, y: np.ndarray, *, C: float = 1e4, tol: float = 1e-8,
-                      max_iter: int = 200_000) -> dict[str, Any]:
+def linear_svc_margin(
+    G: np.ndarray, y: np.ndarray, *, C: float = 1e4, tol: float = 1e-8, max_iter: int = 200_000
+) -> dict[str, Any]:
     """Hard-margin SVM without intercept, via liblinear on explicit normalised features.
 
     :class:`sklearn.svm.SVC` always fits an intercept. Without one, scikit-learn's
@@ -645,8 +749,15 @@ def linear_svc_margin(G: np.ndarray, y: np.ndarray, *, C: float = 1e4, tol: floa
     lam, V = np.linalg.eigh(G)
     B = (V * np.sqrt(np.clip(lam, 0.0, None))).T
     F = (B * y[None, :]).T
-    clf = LinearSVC(fit_intercept=False, loss="hinge", C=C, tol=tol, max_iter=max_iter,
-                    dual=True, random_state=0).fit(F, y)
+    clf = LinearSVC(
+        fit_intercept=False,
+        loss="hinge",
+        C=C,
+        tol=tol,
+        max_iter=max_iter,
+        dual=True,
+        random_state=0,
+    ).fit(F, y)
     w = clf.coef_[0]
     fm = float(np.min(y * (F @ w)))
     return {"margin": fm / float(np.linalg.norm(w)), "functional_min": fm}

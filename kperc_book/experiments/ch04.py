@@ -58,8 +58,7 @@ __all__ = [
 ]
 
 #: The real kernel problems of Chapter 3 (data bundled with scikit-learn).
-REAL_PROBLEMS = ("breast_cancer-rbf", "digits_3_vs_8-rbf", "circles-rbf", "moons-rbf",
-                 "xor-poly")
+REAL_PROBLEMS = ("breast_cancer-rbf", "digits_3_vs_8-rbf", "circles-rbf", "moons-rbf", "xor-poly")
 
 #: Where :func:`write_timings` stores its measurements.
 TIMINGS_PATH = TIMINGS_DIR / "ch04-realdata.json"
@@ -84,9 +83,16 @@ def mu_closed_form(k, mu0: float = 2.0):
 # ---------------------------------------------------------------------------------------
 # Rates against the margin
 # ---------------------------------------------------------------------------------------
-def rate_point(rho: float, seed: int, n: int = 300, d: int = 20, near: float = 1.0,
-               near_width: float = 0.2, norm_low: float = 0.5, norm_high: float = 2.0
-               ) -> dict[str, Any]:
+def rate_point(
+    rho: float,
+    seed: int,
+    n: int = 300,
+    d: int = 20,
+    near: float = 1.0,
+    near_width: float = 0.2,
+    norm_low: float = 0.5,
+    norm_high: float = 2.0,
+) -> dict[str, Any]:
     """Perceptron, Normalised Perceptron (NKP) and SNKP on one planted instance.
 
     The instance is :func:`kperc.datasets.planted` with normalised margin ``rho`` (exact)
@@ -106,8 +112,9 @@ def rate_point(rho: float, seed: int, n: int = 300, d: int = 20, near: float = 1
         ``bound_nkp``, ``bound_snkp``, ``rho_raw``, ``R``, ``n``, ``theorem1``
         (``K(K+1) <= 8 log n / rho^2``) and ``separated`` (all three found a separator).
     """
-    ds = kdata.planted(n, d, rho, near=near, near_width=near_width,
-                       norm_range=(norm_low, norm_high), seed=seed)
+    ds = kdata.planted(
+        n, d, rho, near=near, near_width=near_width, norm_range=(norm_low, norm_high), seed=seed
+    )
     X, y = ds.X, ds.y
     G = kperc.gram_matrix(X, y)
     R = float(np.max(np.linalg.norm(X, axis=1)))
@@ -119,15 +126,31 @@ def rate_point(rho: float, seed: int, n: int = 300, d: int = 20, near: float = 1
     rn = kperc.nkp(G, max_iter=int(b_n) + 2, check_input=False)
     rs = kperc.snkp(G, max_iter=int(b_s) + 2, check_input=False)
     k = rs.nit
-    return {"n": n, "R": R, "rho_raw": rho_raw,
-            "nit_perceptron": int(rp.nit), "nit_nkp": int(rn.nit), "nit_snkp": int(k),
-            "bound_perceptron": b_p, "bound_nkp": b_n, "bound_snkp": b_s,
-            "theorem1": bool(k * (k + 1) <= 8.0 * math.log(n) / rho**2),
-            "separated": bool(rp.outcome == rn.outcome == rs.outcome == "separator")}
+    return {
+        "n": n,
+        "R": R,
+        "rho_raw": rho_raw,
+        "nit_perceptron": int(rp.nit),
+        "nit_nkp": int(rn.nit),
+        "nit_snkp": int(k),
+        "bound_perceptron": b_p,
+        "bound_nkp": b_n,
+        "bound_snkp": b_s,
+        "theorem1": bool(k * (k + 1) <= 8.0 * math.log(n) / rho**2),
+        "separated": bool(rp.outcome == rn.outcome == rs.outcome == "separator"),
+    }
 
 
-def rate_sweep(rhos, seeds, *, n: int = 300, d: int = 20, near: float = 1.0,
-               near_width: float = 0.2, n_jobs: int = 1) -> list[dict[str, Any]]:
+def rate_sweep(
+    rhos,
+    seeds,
+    *,
+    n: int = 300,
+    d: int = 20,
+    near: float = 1.0,
+    near_width: float = 0.2,
+    n_jobs: int = 1,
+) -> list[dict[str, Any]]:
     """:func:`rate_point` over a grid of margins and seeds (in parallel with joblib).
 
     The most expensive points (small margins) are scheduled first.
@@ -137,8 +160,11 @@ def rate_sweep(rhos, seeds, *, n: int = 300, d: int = 20, near: float = 1.0,
     list of dict
         One row per (rho, seed), in grid order.
     """
-    pts = [{"rho": float(r), "seed": int(s), "n": n, "d": d, "near": near,
-            "near_width": near_width} for r in rhos for s in seeds]
+    pts = [
+        {"rho": float(r), "seed": int(s), "n": n, "d": d, "near": near, "near_width": near_width}
+        for r in rhos
+        for s in seeds
+    ]
     order = sorted(range(len(pts)), key=lambda i: pts[i]["rho"])
     rows = sweep(rate_point, [pts[i] for i in order], n_jobs=n_jobs)
     out: list[dict[str, Any]] = [{}] * len(pts)
@@ -147,8 +173,9 @@ def rate_sweep(rhos, seeds, *, n: int = 300, d: int = 20, near: float = 1.0,
     return out
 
 
-def fit_slopes(rows: list[dict[str, Any]], *, rho_max: float = 0.03,
-               methods=("perceptron", "nkp", "snkp")) -> dict[str, float]:
+def fit_slopes(
+    rows: list[dict[str, Any]], *, rho_max: float = 0.03, methods=("perceptron", "nkp", "snkp")
+) -> dict[str, float]:
     """Least-squares slopes of ``log(halting index)`` against ``log(1/rho)``.
 
     Only rows with ``rho <= rho_max`` (the small-margin part of the sweep) and a positive
@@ -161,8 +188,11 @@ def fit_slopes(rows: list[dict[str, Any]], *, rho_max: float = 0.03,
     """
     out = {}
     for m in methods:
-        sel = [(r["rho"], r[f"nit_{m}"]) for r in rows
-               if r["rho"] <= rho_max * (1 + 1e-12) and r[f"nit_{m}"] > 0]
+        sel = [
+            (r["rho"], r[f"nit_{m}"])
+            for r in rows
+            if r["rho"] <= rho_max * (1 + 1e-12) and r[f"nit_{m}"] > 0
+        ]
         if len(sel) < 2:
             raise ValueError(f"not enough points with rho <= {rho_max} to fit a slope")
         x = np.log(1.0 / np.array([s[0] for s in sel]))
@@ -171,8 +201,9 @@ def fit_slopes(rows: list[dict[str, Any]], *, rho_max: float = 0.03,
     return out
 
 
-def summarize_rates(rows: list[dict[str, Any]], methods=("perceptron", "nkp", "snkp")
-                    ) -> dict[str, Any]:
+def summarize_rates(
+    rows: list[dict[str, Any]], methods=("perceptron", "nkp", "snkp")
+) -> dict[str, Any]:
     """Per-margin median, minimum and maximum of each method's halting index and bound.
 
     Returns
@@ -202,8 +233,9 @@ def summarize_rates(rows: list[dict[str, Any]], methods=("perceptron", "nkp", "s
 # ---------------------------------------------------------------------------------------
 # Dependence on n
 # ---------------------------------------------------------------------------------------
-def crowded(n: int, rho: float, *, d: int = 5, jitter: float = 0.3, width: float = 0.2,
-            seed: int = 0) -> kdata.Dataset:
+def crowded(
+    n: int, rho: float, *, d: int = 5, jitter: float = 0.3, width: float = 0.2, seed: int = 0
+) -> kdata.Dataset:
     """Separable points with margin exactly ``rho`` and a crowd next to one support point.
 
     Two support points ``s_+- = rho e_1 +- sqrt(1 - rho^2) e_2`` have midpoint
@@ -232,8 +264,13 @@ def crowded(n: int, rho: float, *, d: int = 5, jitter: float = 0.3, width: float
     V[:, 1] = 1.0
     V[:, 2:] = jitter * rng.standard_normal((m, d - 2))
     V /= np.linalg.norm(V, axis=1, keepdims=True)
-    A = np.vstack([rho * e[0] + c * e[1], rho * e[0] - c * e[1],
-                   t[:, None] * e[0] + np.sqrt(1.0 - t * t)[:, None] * V])
+    A = np.vstack(
+        [
+            rho * e[0] + c * e[1],
+            rho * e[0] - c * e[1],
+            t[:, None] * e[0] + np.sqrt(1.0 - t * t)[:, None] * V,
+        ]
+    )
     y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
     return kdata.Dataset(A * y[:, None], y, {"rho": float(rho)})
 
@@ -260,25 +297,35 @@ def n_point(family: str, n: int, rho: float, seed: int) -> dict[str, Any]:
     rs = kperc.snkp(G, max_iter=int(b_s) + 2, check_input=False)
     rn = kperc.nkp(G, max_iter=int(1.0 / rho**2) + 2, check_input=False)
     k = rs.nit
-    return {"nit_snkp": int(k), "nit_nkp": int(rn.nit), "bound_snkp": b_s,
-            "bound_nkp": 1.0 / rho**2,
-            "theorem1": bool(k * (k + 1) <= 8.0 * math.log(n) / rho**2),
-            "separated": bool(rs.outcome == rn.outcome == "separator")}
+    return {
+        "nit_snkp": int(k),
+        "nit_nkp": int(rn.nit),
+        "bound_snkp": b_s,
+        "bound_nkp": 1.0 / rho**2,
+        "theorem1": bool(k * (k + 1) <= 8.0 * math.log(n) / rho**2),
+        "separated": bool(rs.outcome == rn.outcome == "separator"),
+    }
 
 
-def n_sweep(ns, seeds, *, rho: float = 0.01, families=("planted", "crowded"),
-            n_jobs: int = 1) -> list[dict[str, Any]]:
+def n_sweep(
+    ns, seeds, *, rho: float = 0.01, families=("planted", "crowded"), n_jobs: int = 1
+) -> list[dict[str, Any]]:
     """:func:`n_point` over families, sizes and seeds."""
-    pts = [{"family": f, "n": int(n), "rho": float(rho), "seed": int(s)}
-           for f in families for n in ns for s in seeds]
+    pts = [
+        {"family": f, "n": int(n), "rho": float(rho), "seed": int(s)}
+        for f in families
+        for n in ns
+        for s in seeds
+    ]
     return sweep(n_point, pts, n_jobs=n_jobs)
 
 
 # ---------------------------------------------------------------------------------------
 # Lemmas 4 and 5, the closed form of mu_k, and mu_0
 # ---------------------------------------------------------------------------------------
-def snkp_sandwich(G, *, max_iter: int | None = None, mu0: float = 2.0,
-                  extra: int = 0) -> dict[str, Any]:
+def snkp_sandwich(
+    G, *, max_iter: int | None = None, mu0: float = 2.0, extra: int = 0
+) -> dict[str, Any]:
     """The four terms of the sandwich along one SNKP run.
 
     ``L(alpha_k) - mu_k log n <= L_mu_k(alpha_k) <= -||p_k||_G^2 / 2 <= L(alpha_k)``.
@@ -306,14 +353,25 @@ def snkp_sandwich(G, *, max_iter: int | None = None, mu0: float = 2.0,
     halt = int(r0.nit) if r0.outcome == "separator" else None
     if max_iter is None:
         max_iter = (halt if halt is not None else 1000) + extra
-    r = kperc.snkp(G, mu0=mu0, max_iter=max(int(max_iter), 1), trace=True, halt=False,
-                   check_input=False)
+    r = kperc.snkp(
+        G, mu0=mu0, max_iter=max(int(max_iter), 1), trace=True, halt=False, check_input=False
+    )
     t = r.trace
     lower = t["L"] - t["mu"] * math.log(n)
     upper = -0.5 * t["norm_p_G"] ** 2
-    return {"k": t["k"], "L": t["L"], "L_mu": t["L_mu"], "upper": upper, "lower": lower,
-            "mu": t["mu"], "halt": halt, "n": n, "slack4": t["L_mu"] - lower,
-            "slack5": upper - t["L_mu"], "slack_wd": t["L"] - upper}
+    return {
+        "k": t["k"],
+        "L": t["L"],
+        "L_mu": t["L_mu"],
+        "upper": upper,
+        "lower": lower,
+        "mu": t["mu"],
+        "halt": halt,
+        "n": n,
+        "slack4": t["L_mu"] - lower,
+        "slack5": upper - t["L_mu"],
+        "slack_wd": t["L"] - upper,
+    }
 
 
 def _sandwich_instances(planted_seeds, kernel_seeds, real: tuple[str, ...]):
@@ -324,8 +382,14 @@ def _sandwich_instances(planted_seeds, kernel_seeds, real: tuple[str, ...]):
         rng = np.random.default_rng([41, s])
         rho = float(np.exp(rng.uniform(np.log(0.005), np.log(0.3))))
         n = int(rng.integers(10, 300))
-        ds = kdata.planted(n, int(rng.integers(2, 30)), rho, near=float(rng.uniform(0, 1)),
-                           near_width=float(rng.uniform(0.1, 1.0)), seed=s)
+        ds = kdata.planted(
+            n,
+            int(rng.integers(2, 30)),
+            rho,
+            near=float(rng.uniform(0, 1)),
+            near_width=float(rng.uniform(0.1, 1.0)),
+            seed=s,
+        )
         out.append(("planted", kperc.gram_matrix(ds.X, ds.y), rho))
     for s in kernel_seeds:
         for kern in ("poly", "rbf"):
@@ -344,16 +408,30 @@ def _sandwich_case(kind: str, G, rho: float, extra: int) -> dict[str, Any]:
     halt = s["halt"]
     n = s["n"]
     thm = halt is not None and halt * (halt + 1) <= 8.0 * math.log(n) / rho**2
-    return {"kind": kind, "n": n, "rho": rho, "iterates": int(k.size),
-            "min_slack4": float(s["slack4"].min()), "min_slack5": float(s["slack5"].min()),
-            "min_slack_wd": float(s["slack_wd"].min()), "mu_rel_err": mu_err,
-            "halt": halt, "theorem1": bool(thm),
-            "theorem1_ratio": (halt / snkp_bound(n, rho)) if halt is not None else np.inf}
+    return {
+        "kind": kind,
+        "n": n,
+        "rho": rho,
+        "iterates": int(k.size),
+        "min_slack4": float(s["slack4"].min()),
+        "min_slack5": float(s["slack5"].min()),
+        "min_slack_wd": float(s["slack_wd"].min()),
+        "mu_rel_err": mu_err,
+        "halt": halt,
+        "theorem1": bool(thm),
+        "theorem1_ratio": (halt / snkp_bound(n, rho)) if halt is not None else np.inf,
+    }
 
 
-def check_sandwich(planted_seeds, kernel_seeds, *, real: tuple[str, ...] = REAL_PROBLEMS,
-                   extra: int = 200, n_jobs: int = 1, tol: float = 1e-10
-                   ) -> dict[str, Any]:
+def check_sandwich(
+    planted_seeds,
+    kernel_seeds,
+    *,
+    real: tuple[str, ...] = REAL_PROBLEMS,
+    extra: int = 200,
+    n_jobs: int = 1,
+    tol: float = 1e-10,
+) -> dict[str, Any]:
     """Lemmas 4 and 5, weak duality, ``mu_k``'s closed form and Theorem 1 on many runs.
 
     Every SNKP run continues ``extra`` iterations past its halting index (the lemmas
@@ -368,19 +446,28 @@ def check_sandwich(planted_seeds, kernel_seeds, *, real: tuple[str, ...] = REAL_
     """
     cases = _sandwich_instances(planted_seeds, kernel_seeds, tuple(real))
     pts = [{"kind": k, "G": G, "rho": rho, "extra": extra} for k, G, rho in cases]
-    rows = [{k: v for k, v in r.items() if k != "G"}
-            for r in sweep(_sandwich_case, pts, n_jobs=n_jobs)]
+    rows = [
+        {k: v for k, v in r.items() if k != "G"} for r in sweep(_sandwich_case, pts, n_jobs=n_jobs)
+    ]
     s4 = min(r["min_slack4"] for r in rows)
     s5 = min(r["min_slack5"] for r in rows)
     swd = min(r["min_slack_wd"] for r in rows)
     mu = max(r["mu_rel_err"] for r in rows)
     t1 = max(r["theorem1_ratio"] for r in rows)
-    return {"rows": rows, "instances": len(rows),
-            "iterates": int(sum(r["iterates"] for r in rows)), "min_slack4": s4,
-            "min_slack5": s5, "min_slack_wd": swd, "max_mu_rel_err": mu,
-            "max_theorem1_ratio": t1, "ok4": bool(s4 >= -tol),
-            "ok5": bool(s5 >= -tol and swd >= -tol), "ok_mu": bool(mu < 1e-12),
-            "ok_theorem1": bool(all(r["theorem1"] for r in rows))}
+    return {
+        "rows": rows,
+        "instances": len(rows),
+        "iterates": int(sum(r["iterates"] for r in rows)),
+        "min_slack4": s4,
+        "min_slack5": s5,
+        "min_slack_wd": swd,
+        "max_mu_rel_err": mu,
+        "max_theorem1_ratio": t1,
+        "ok4": bool(s4 >= -tol),
+        "ok5": bool(s5 >= -tol and swd >= -tol),
+        "ok_mu": bool(mu < 1e-12),
+        "ok_theorem1": bool(all(r["theorem1"] for r in rows)),
+    }
 
 
 def mu0_search(mu0: float, seeds, *, max_iter: int = 100) -> dict[str, Any] | None:
@@ -409,10 +496,19 @@ def mu0_search(mu0: float, seeds, *, max_iter: int = 100) -> dict[str, Any] | No
         bad = np.flatnonzero(sw["slack5"] < -1e-12)
         if bad.size:
             ref = snkp_sandwich(G, max_iter=max_iter, mu0=2.0)
-            return {"seed": int(s), "n": n, "d": d, "rho": rho, "k": int(bad[0]),
-                    "violation": float(-sw["slack5"].min()), "violations": int(bad.size),
-                    "slack_mu2_min": float(ref["slack5"].min()), "tried": i + 1,
-                    "sandwich": sw, "sandwich_mu2": ref}
+            return {
+                "seed": int(s),
+                "n": n,
+                "d": d,
+                "rho": rho,
+                "k": int(bad[0]),
+                "violation": float(-sw["slack5"].min()),
+                "violations": int(bad.size),
+                "slack_mu2_min": float(ref["slack5"].min()),
+                "tried": i + 1,
+                "sandwich": sw,
+                "sandwich_mu2": ref,
+            }
     return None
 
 
@@ -436,10 +532,18 @@ def real_data_iterations(names=REAL_PROBLEMS) -> list[dict[str, Any]]:
         rn = kperc.nkp(G)
         rs = kperc.snkp(G)
         k = rs.nit
-        rows.append({"problem": name, "n": int(n), "rho_K": rho, "nit_nkp": int(rn.nit),
-                     "bound_nkp": 1.0 / rho**2, "nit_snkp": int(k),
-                     "bound_snkp": snkp_bound(n, rho),
-                     "theorem1": bool(k * (k + 1) <= 8.0 * math.log(n) / rho**2)})
+        rows.append(
+            {
+                "problem": name,
+                "n": int(n),
+                "rho_K": rho,
+                "nit_nkp": int(rn.nit),
+                "bound_nkp": 1.0 / rho**2,
+                "nit_snkp": int(k),
+                "bound_snkp": snkp_bound(n, rho),
+                "theorem1": bool(k * (k + 1) <= 8.0 * math.log(n) / rho**2),
+            }
+        )
     return rows
 
 
@@ -448,14 +552,21 @@ def _machine() -> dict[str, Any]:
 
     import scipy
 
-    return {"platform": platform.platform(), "machine": platform.machine(),
-            "processor": platform.processor() or "unknown", "cpu_count": os.cpu_count(),
-            "python": platform.python_version(), "numpy": np.__version__,
-            "scipy": scipy.__version__, "kperc": kperc.__version__}
+    return {
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "processor": platform.processor() or "unknown",
+        "cpu_count": os.cpu_count(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "kperc": kperc.__version__,
+    }
 
 
-def write_timings(path: Path | str | None = None, *, repeats: int = 21,
-                  names=REAL_PROBLEMS) -> dict[str, Any]:
+def write_timings(
+    path: Path | str | None = None, *, repeats: int = 21, names=REAL_PROBLEMS
+) -> dict[str, Any]:
     """Median wall time of SNKP and NKP on each real problem; write it as JSON.
 
     The Gram matrix is built once per problem (not timed); each method is run once to
@@ -491,15 +602,25 @@ def write_timings(path: Path | str | None = None, *, repeats: int = 21,
                 t0 = time.perf_counter()
                 func(G, check_input=False)
                 times.append(time.perf_counter() - t0)
-            rows.append({"problem": name, "n": int(G.shape[0]), "method": mname,
-                         "nit": int(res.nit), "seconds_median": float(np.median(times)),
-                         "seconds_min": float(np.min(times)), "repeats": int(repeats)})
-    payload = {"rows": rows,
-               "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-               "machine": _machine(),
-               "command": "python -m kperc_book.experiments.ch04 --timings",
-               "note": "Gram matrix built once per problem and not timed; one warm-up "
-                       "run, then the median of the timed runs (time.perf_counter)."}
+            rows.append(
+                {
+                    "problem": name,
+                    "n": int(G.shape[0]),
+                    "method": mname,
+                    "nit": int(res.nit),
+                    "seconds_median": float(np.median(times)),
+                    "seconds_min": float(np.min(times)),
+                    "repeats": int(repeats),
+                }
+            )
+    payload = {
+        "rows": rows,
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "machine": _machine(),
+        "command": "python -m kperc_book.experiments.ch04 --timings",
+        "note": "Gram matrix built once per problem and not timed; one warm-up "
+        "run, then the median of the timed runs (time.perf_counter).",
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n")
@@ -515,10 +636,12 @@ def read_timings(path: Path | str | None = None) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m kperc_book.experiments.ch04 --timings [--repeats R] [--output FILE]``."""
-    ap = argparse.ArgumentParser(prog="python -m kperc_book.experiments.ch04",
-                                 description=__doc__.splitlines()[0])
-    ap.add_argument("--timings", action="store_true",
-                    help="measure SNKP and NKP wall time on the real problems")
+    ap = argparse.ArgumentParser(
+        prog="python -m kperc_book.experiments.ch04", description=__doc__.splitlines()[0]
+    )
+    ap.add_argument(
+        "--timings", action="store_true", help="measure SNKP and NKP wall time on the real problems"
+    )
     ap.add_argument("--repeats", type=int, default=21)
     ap.add_argument("--output", type=Path, default=None)
     args = ap.parse_args(argv)
@@ -527,8 +650,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     payload = write_timings(args.output, repeats=args.repeats)
     for r in payload["rows"]:
-        print(f"{r['problem']:<20} n={r['n']:<4} {r['method']:<5} nit={r['nit']:<5} "
-              f"median={1e3 * r['seconds_median']:.3f} ms")
+        print(
+            f"{r['problem']:<20} n={r['n']:<4} {r['method']:<5} nit={r['nit']:<5} "
+            f"median={1e3 * r['seconds_median']:.3f} ms"
+        )
     print(f"wrote {args.output or TIMINGS_PATH.name}")
     return 0
 

@@ -132,8 +132,9 @@ def lp_separation(B: np.ndarray) -> tuple[float, np.ndarray]:
     c = np.zeros(r + 1)
     c[-1] = -1.0
     A_ub = np.hstack([-B.T, np.ones((n, 1))])  # t - b_i^T u <= 0
-    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(n),
-                  bounds=[(-1.0, 1.0)] * r + [(None, 1.0)], method="highs")
+    res = linprog(
+        c, A_ub=A_ub, b_ub=np.zeros(n), bounds=[(-1.0, 1.0)] * r + [(None, 1.0)], method="highs"
+    )
     if not res.success:  # pragma: no cover - bounded and feasible (u = 0, t = min 0)
         raise RuntimeError(res.message)
     return float(-res.fun) + 0.0, res.x[:r]  # + 0.0: no "-0" in printed tables
@@ -229,14 +230,26 @@ def gordan_run(kind: str, n: int, d: int, rho: float, seed: int) -> dict[str, An
     wstar = A.T @ p
     # at a positive nearest point w*, min_i a_i^T w* = ||w*||^2 (optimality)
     gap_ok = certificate or abs((A @ wstar).min() - mn**2) <= 1e-9
-    return {"lp_value": value, "min_norm": mn, "separator": separator,
-            "certificate": certificate, "exactly_one": separator != certificate,
-            "dual_gap_ok": bool(gap_ok), "rho_exact": float(ds.info["rho"])}
+    return {
+        "lp_value": value,
+        "min_norm": mn,
+        "separator": separator,
+        "certificate": certificate,
+        "exactly_one": separator != certificate,
+        "dual_gap_ok": bool(gap_ok),
+        "rho_exact": float(ds.info["rho"]),
+    }
 
 
-def gordan_sweep(kinds: Sequence[str], seeds: Iterable[int], *, n: int = 30,
-                 d: Sequence[int] = (2, 3, 5), rho: float = 0.1, n_jobs: int = 1
-                 ) -> pd.DataFrame:
+def gordan_sweep(
+    kinds: Sequence[str],
+    seeds: Iterable[int],
+    *,
+    n: int = 30,
+    d: Sequence[int] = (2, 3, 5),
+    rho: float = 0.1,
+    n_jobs: int = 1,
+) -> pd.DataFrame:
     """:func:`gordan_run` over instance kinds, dimensions and seeds.
 
     ``rho`` is used with the sign the kind needs (``+rho`` planted, ``-rho`` cap).
@@ -274,10 +287,19 @@ def _kernel_row(name: str, G: np.ndarray, note: str) -> dict[str, Any]:
         rho = kperc.margin(G)
     except ValueError:  # inseparable with rank > 6: no exact negative margin
         rho = float("nan")
-    return {"example": name, "n": G.shape[0], "rank": B.shape[0], "lambda_min": lam[0],
-            "lp_value": value, "min_norm_p_G": pG, "separator": separator,
-            "certificate": certificate, "exactly_one": separator != certificate,
-            "rho_K": rho, "note": note}
+    return {
+        "example": name,
+        "n": G.shape[0],
+        "rank": B.shape[0],
+        "lambda_min": lam[0],
+        "lp_value": value,
+        "min_norm_p_G": pG,
+        "separator": separator,
+        "certificate": certificate,
+        "exactly_one": separator != certificate,
+        "rho_K": rho,
+        "note": note,
+    }
 
 
 def kernel_examples(seed: int = 0, n: int = 12) -> pd.DataFrame:
@@ -316,14 +338,27 @@ def kernel_examples(seed: int = 0, n: int = 12) -> pd.DataFrame:
     m = 5
     Xd = np.vstack([X[:m], X[:1]])
     yd = np.concatenate([y[:m], -y[:1]])
-    rows.append(_kernel_row("rbf-duplicate", kperc.gram_matrix(Xd, yd, "rbf", gamma=1.0),
-                            "x_1 repeated with the opposite label"))
+    rows.append(
+        _kernel_row(
+            "rbf-duplicate",
+            kperc.gram_matrix(Xd, yd, "rbf", gamma=1.0),
+            "x_1 repeated with the opposite label",
+        )
+    )
     quad = {"degree": 2, "gamma": 1.0, "coef0": 0.0}
-    rows.append(_kernel_row("quadratic-random", kperc.gram_matrix(X, y, "poly", **quad),
-                            "feature space of dimension 3"))
+    rows.append(
+        _kernel_row(
+            "quadratic-random",
+            kperc.gram_matrix(X, y, "poly", **quad),
+            "feature space of dimension 3",
+        )
+    )
     yx = np.sign(X[:, 0] * X[:, 1])
-    rows.append(_kernel_row("quadratic-xor", kperc.gram_matrix(X, yx, "poly", **quad),
-                            "labels sign(x_1 x_2)"))
+    rows.append(
+        _kernel_row(
+            "quadratic-xor", kperc.gram_matrix(X, yx, "poly", **quad), "labels sign(x_1 x_2)"
+        )
+    )
     rows.append(_kernel_row("linear-random", kperc.gram_matrix(X, y), "rank 2"))
     return pd.DataFrame(rows)
 
@@ -351,15 +386,17 @@ def kernel_gordan_run(kind: str, n: int, seed: int) -> dict[str, Any]:
     else:
         raise ValueError(f"unknown kernel kind {kind!r}")
     row = _kernel_row(kind, G, "")
-    row["inverse_separator"] = bool(kind == "rbf"
-                                    and (G @ np.linalg.solve(G, np.ones(n))).min() > 0)
+    row["inverse_separator"] = bool(
+        kind == "rbf" and (G @ np.linalg.solve(G, np.ones(n))).min() > 0
+    )
     row.pop("example")
     row.pop("note")
     return row
 
 
-def kernel_gordan_sweep(kinds: Sequence[str], sizes: Sequence[int], seeds: Iterable[int],
-                        *, n_jobs: int = 1) -> pd.DataFrame:
+def kernel_gordan_sweep(
+    kinds: Sequence[str], sizes: Sequence[int], seeds: Iterable[int], *, n_jobs: int = 1
+) -> pd.DataFrame:
     """:func:`kernel_gordan_run` over kernel kinds, sizes and seeds."""
     pts = grid(kind=list(kinds), n=list(sizes), seed=list(seeds))
     return pd.DataFrame(sweep(kernel_gordan_run, pts, n_jobs=n_jobs))
@@ -389,12 +426,24 @@ def nvn_path(X, y, *, eps: float = 1e-3, max_iter: int = 100_000) -> dict[str, A
     res = kperc.von_neumann_linear(X, y, eps=eps, max_iter=max_iter, trace=True)
     A = kperc.signed_normalized_points(X, y)
     p = res.p
-    cert = bool(res.outcome == "certificate" and p.min() >= 0
-                and abs(p.sum() - 1) <= 1e-12 and np.linalg.norm(A.T @ p) <= eps)
+    cert = bool(
+        res.outcome == "certificate"
+        and p.min() >= 0
+        and abs(p.sum() - 1) <= 1e-12
+        and np.linalg.norm(A.T @ p) <= eps
+    )
     sep = bool(res.outcome == "separator" and (A @ res.w).min() > 0)
-    return {"A": A, "hull": hull_polygon(A), "W": np.asarray(res.trace["w"]),
-            "outcome": res.outcome, "nit": res.nit, "p": p, "w": res.w,
-            "certificate_ok": cert, "separator_ok": sep}
+    return {
+        "A": A,
+        "hull": hull_polygon(A),
+        "W": np.asarray(res.trace["w"]),
+        "outcome": res.outcome,
+        "nit": res.nit,
+        "p": p,
+        "w": res.w,
+        "certificate_ok": cert,
+        "separator_ok": sep,
+    }
 
 
 def dantzig_bound(eps: float) -> int:
@@ -409,9 +458,17 @@ def ef_dual_bound(rho: float, eps: float, norm_w0: float) -> int:
     return int(math.ceil(2.0 * math.log(norm_w0 / eps) / (-math.log1p(-rho * rho))))
 
 
-def nvn_run(kind: str, n: int, d: int, rho: float, seed: int, eps: float = 1e-3,
-            max_iter: int | None = None, keep_trace: bool = False,
-            cross_check_max: int = 50_000) -> dict[str, Any]:
+def nvn_run(
+    kind: str,
+    n: int,
+    d: int,
+    rho: float,
+    seed: int,
+    eps: float = 1e-3,
+    max_iter: int | None = None,
+    keep_trace: bool = False,
+    cross_check_max: int = 50_000,
+) -> dict[str, Any]:
     """Algorithm 5 in kernel form on one instance, against every bound of Section 5.
 
     The run uses only ``G`` (:func:`kperc.nvn`, with the primal exit); when it stops
@@ -445,15 +502,19 @@ def nvn_run(kind: str, n: int, d: int, rho: float, seed: int, eps: float = 1e-3,
     norm_w0 = float(np.sqrt(sq[0]))
     p = res.p
     pG = kperc.g_seminorm(G, p)
-    cert = bool(res.outcome == "certificate" and p.min() >= 0
-                and abs(p.sum() - 1) <= 1e-12 and pG <= eps)
+    cert = bool(
+        res.outcome == "certificate" and p.min() >= 0 and abs(p.sum() - 1) <= 1e-12 and pG <= eps
+    )
     sep = bool(res.outcome == "separator" and (G @ res.alpha).min() > 0)
     checked = res.nit <= cross_check_max
     agrees = True
     if checked:
         lin = kperc.von_neumann_linear(ds.X, ds.y, eps=eps, max_iter=max_iter)
-        agrees = bool(lin.nit == res.nit and lin.outcome == res.outcome
-                      and np.allclose(lin.p, res.p, atol=1e-9))
+        agrees = bool(
+            lin.nit == res.nit
+            and lin.outcome == res.outcome
+            and np.allclose(lin.p, res.p, atol=1e-9)
+        )
     ef_primal = 1.0 / rho_exact**2 if rho_exact > 0 else float("nan")
     if rho_exact < 0:
         efd = float(ef_dual_bound(rho_exact, eps, norm_w0))
@@ -468,12 +529,24 @@ def nvn_run(kind: str, n: int, d: int, rho: float, seed: int, eps: float = 1e-3,
         bound = min(efd, dz)
     else:
         bound = dz
-    out = {"rho_exact": rho_exact, "outcome": res.outcome, "nit": res.nit, "norm_w0": norm_w0,
-           "final_norm": float(np.sqrt(sq[-1])), "dantzig_ratio": dantzig_ratio,
-           "dantzig_nit_bound": dz, "ef_primal_bound": ef_primal, "ef_dual_bound": efd,
-           "ef_step_ratio": step_ratio, "bound": bound, "ratio": res.nit / max(bound, 1.0),
-           "certificate_ok": cert, "separator_ok": sep, "linear_agrees": agrees,
-           "linear_checked": checked}
+    out = {
+        "rho_exact": rho_exact,
+        "outcome": res.outcome,
+        "nit": res.nit,
+        "norm_w0": norm_w0,
+        "final_norm": float(np.sqrt(sq[-1])),
+        "dantzig_ratio": dantzig_ratio,
+        "dantzig_nit_bound": dz,
+        "ef_primal_bound": ef_primal,
+        "ef_dual_bound": efd,
+        "ef_step_ratio": step_ratio,
+        "bound": bound,
+        "ratio": res.nit / max(bound, 1.0),
+        "certificate_ok": cert,
+        "separator_ok": sep,
+        "linear_agrees": agrees,
+        "linear_checked": checked,
+    }
     if keep_trace:
         out["sq"] = sq
     return out
@@ -484,36 +557,73 @@ def nvn_sweep(points: Sequence[dict[str, Any]], *, n_jobs: int = 1) -> pd.DataFr
     return pd.DataFrame(sweep(nvn_run, points, n_jobs=n_jobs))
 
 
-def rate_points(rhos: Sequence[float], dims: Sequence[int], seeds: Iterable[int], *,
-                n: int = 40, eps: float = 1e-3, edge_eps: float = 3e-3,
-                planted_rhos: Sequence[float] = (), planted_seeds: Iterable[int] = (),
-                planted_d: int = 5) -> list[dict[str, Any]]:
+def rate_points(
+    rhos: Sequence[float],
+    dims: Sequence[int],
+    seeds: Iterable[int],
+    *,
+    n: int = 40,
+    eps: float = 1e-3,
+    edge_eps: float = 3e-3,
+    planted_rhos: Sequence[float] = (),
+    planted_seeds: Iterable[int] = (),
+    planted_d: int = 5,
+) -> list[dict[str, Any]]:
     """Keyword dictionaries for :func:`nvn_sweep`: ``"cap"`` instances (margins
     ``rhos``), ``"edge"`` instances (margin 0, tolerance ``edge_eps``) in every dimension,
     and ``"planted"`` separable instances in dimension ``planted_d``."""
     seeds = list(seeds)
-    pts = [{"kind": "cap", "n": n, "d": d, "rho": r, "seed": s, "eps": eps}
-           for d in dims for r in rhos for s in seeds]
-    pts += [{"kind": "edge", "n": n, "d": d, "rho": 0.0, "seed": s, "eps": edge_eps}
-            for d in dims for s in seeds]
-    pts += [{"kind": "planted", "n": n, "d": planted_d, "rho": r, "seed": s, "eps": eps}
-            for r in planted_rhos for s in planted_seeds]
+    pts = [
+        {"kind": "cap", "n": n, "d": d, "rho": r, "seed": s, "eps": eps}
+        for d in dims
+        for r in rhos
+        for s in seeds
+    ]
+    pts += [
+        {"kind": "edge", "n": n, "d": d, "rho": 0.0, "seed": s, "eps": edge_eps}
+        for d in dims
+        for s in seeds
+    ]
+    pts += [
+        {"kind": "planted", "n": n, "d": planted_d, "rho": r, "seed": s, "eps": eps}
+        for r in planted_rhos
+        for s in planted_seeds
+    ]
     return pts
 
 
-def eps_points(rhos: Sequence[float], eps_grid: Sequence[float], *, n: int = 40,
-               d: int = 2, seed: int = 0, edge_min_eps: float = 1e-3
-               ) -> list[dict[str, Any]]:
+def eps_points(
+    rhos: Sequence[float],
+    eps_grid: Sequence[float],
+    *,
+    n: int = 40,
+    d: int = 2,
+    seed: int = 0,
+    edge_min_eps: float = 1e-3,
+) -> list[dict[str, Any]]:
     """Keyword dictionaries for :func:`nvn_sweep`: one ``"cap"`` instance per margin and
     one ``"edge"`` instance, each over the tolerances ``eps_grid`` (the edge instance
     only down to ``edge_min_eps``: its cost grows like ``1/eps^2``). The run at the
     smallest tolerance of each instance keeps its trace (column ``sq``)."""
     emin = min(eps_grid)
     edge_grid = [e for e in eps_grid if e >= edge_min_eps]
-    pts = [{"kind": "cap", "n": n, "d": d, "rho": r, "seed": seed, "eps": e,
-            "keep_trace": e == emin} for r in rhos for e in eps_grid]
-    pts += [{"kind": "edge", "n": n, "d": d, "rho": 0.0, "seed": seed, "eps": e,
-             "keep_trace": e == min(edge_grid)} for e in edge_grid]
+    pts = [
+        {"kind": "cap", "n": n, "d": d, "rho": r, "seed": seed, "eps": e, "keep_trace": e == emin}
+        for r in rhos
+        for e in eps_grid
+    ]
+    pts += [
+        {
+            "kind": "edge",
+            "n": n,
+            "d": d,
+            "rho": 0.0,
+            "seed": seed,
+            "eps": e,
+            "keep_trace": e == min(edge_grid),
+        }
+        for e in edge_grid
+    ]
     return pts
 
 
@@ -533,27 +643,43 @@ def nvn_checks(df: pd.DataFrame) -> dict[str, Any]:
     sep = df["rho_exact"] > 0
     neg = df["rho_exact"] < 0
     nosep = df["outcome"] != "separator"
-    dantzig_ok = bool((df["dantzig_ratio"] <= 1 + 1e-12).all()
-                      and (df.loc[nosep, "nit"] <= df.loc[nosep, "dantzig_nit_bound"]).all())
+    dantzig_ok = bool(
+        (df["dantzig_ratio"] <= 1 + 1e-12).all()
+        and (df.loc[nosep, "nit"] <= df.loc[nosep, "dantzig_nit_bound"]).all()
+    )
     efp = df[sep]
-    efp_ok = bool((efp["outcome"] == "separator").all() and efp["separator_ok"].all()
-                  and (efp["nit"] <= efp["ef_primal_bound"]).all())
+    efp_ok = bool(
+        (efp["outcome"] == "separator").all()
+        and efp["separator_ok"].all()
+        and (efp["nit"] <= efp["ef_primal_bound"]).all()
+    )
     efd = df[neg]
-    efd_ok = bool((efd["outcome"] == "certificate").all()
-                  and (efd["ef_step_ratio"] <= 1 + 1e-9).all()
-                  and (efd["nit"] <= efd["ef_dual_bound"]).all())
-    outputs_ok = bool((df["certificate_ok"] | df["separator_ok"]).all()
-                      and df["linear_agrees"].all())
-    return {"dantzig_ok": dantzig_ok, "dantzig_worst": float(df["dantzig_ratio"].max()),
-            "ef_primal_ok": efp_ok,
-            "ef_primal_worst": float((efp["nit"] / efp["ef_primal_bound"]).max())
-            if len(efp) else float("nan"),
-            "ef_dual_ok": efd_ok,
-            "ef_dual_step_worst": float(efd["ef_step_ratio"].max()) if len(efd) else np.nan,
-            "ef_dual_worst": float((efd["nit"] / efd["ef_dual_bound"]).max())
-            if len(efd) else float("nan"),
-            "outputs_ok": outputs_ok, "n_runs": len(df), "n_separable": len(efp),
-            "n_negative": len(efd), "n_zero": int((df["rho_exact"] == 0).sum())}
+    efd_ok = bool(
+        (efd["outcome"] == "certificate").all()
+        and (efd["ef_step_ratio"] <= 1 + 1e-9).all()
+        and (efd["nit"] <= efd["ef_dual_bound"]).all()
+    )
+    outputs_ok = bool(
+        (df["certificate_ok"] | df["separator_ok"]).all() and df["linear_agrees"].all()
+    )
+    return {
+        "dantzig_ok": dantzig_ok,
+        "dantzig_worst": float(df["dantzig_ratio"].max()),
+        "ef_primal_ok": efp_ok,
+        "ef_primal_worst": float((efp["nit"] / efp["ef_primal_bound"]).max())
+        if len(efp)
+        else float("nan"),
+        "ef_dual_ok": efd_ok,
+        "ef_dual_step_worst": float(efd["ef_step_ratio"].max()) if len(efd) else np.nan,
+        "ef_dual_worst": float((efd["nit"] / efd["ef_dual_bound"]).max())
+        if len(efd)
+        else float("nan"),
+        "outputs_ok": outputs_ok,
+        "n_runs": len(df),
+        "n_separable": len(efp),
+        "n_negative": len(efd),
+        "n_zero": int((df["rho_exact"] == 0).sum()),
+    }
 
 
 def no_primal_exit(X, y, *, eps: float = 1e-3, max_iter: int = 5000) -> dict[str, Any]:
@@ -577,11 +703,17 @@ def no_primal_exit(X, y, *, eps: float = 1e-3, max_iter: int = 5000) -> dict[str
     first = int(np.argmax(mins > 0)) if (mins > 0).any() else -1
     with_exit = kperc.nvn(G, eps=eps)
     theta = np.asarray(res.trace["theta"])[:-1]
-    return {"rho": rho, "outcome": res.outcome, "nit": res.nit,
-            "final_norm": float(res.trace["norm_w"][-1]), "first_separating": first,
-            "nit_with_exit": with_exit.nit, "outcome_with_exit": with_exit.outcome,
-            "zero_steps": int(np.sum(theta == 0.0)),
-            "norms": np.asarray(res.trace["norm_w"])}
+    return {
+        "rho": rho,
+        "outcome": res.outcome,
+        "nit": res.nit,
+        "final_norm": float(res.trace["norm_w"][-1]),
+        "first_separating": first,
+        "nit_with_exit": with_exit.nit,
+        "outcome_with_exit": with_exit.outcome,
+        "zero_steps": int(np.sum(theta == 0.0)),
+        "norms": np.asarray(res.trace["norm_w"]),
+    }
 
 
 # ---------------------------------------------------------------------------------------
@@ -592,8 +724,7 @@ def _sphere(rng, m: int, r: int) -> np.ndarray:
     return u / np.linalg.norm(u, axis=1, keepdims=True)
 
 
-def theorem3_run(n: int, d: int, rho: float, seed: int, n_dirs: int = 2000
-                 ) -> dict[str, Any]:
+def theorem3_run(n: int, d: int, rho: float, seed: int, n_dirs: int = 2000) -> dict[str, Any]:
     """Theorem 3 on one inseparable instance (``kperc.datasets.infeasible``).
 
     With ``B = gram_factor(G)`` (coordinates of the signed points in their span) and the
@@ -636,14 +767,29 @@ def theorem3_run(n: int, d: int, rho: float, seed: int, n_dirs: int = 2000
     x_out = 1.000001 * abs(md.rho) * nu
     outside_ok = bool((hull.equations[:, :-1] @ x_out + hull.equations[:, -1]).max() > 0)
     tol = 1e-9
-    ok = (md.rho < 0 and abs(inrad - abs(md.rho)) <= tol and abs(attained - md.rho) <= tol
-          and sampled_ok and ball_inside and outside_ok
-          and abs(md.rho - ds.info["rho"]) <= tol
-          and (d > 2 or abs(md.rho - rho) <= tol))
-    return {"rho": float(md.rho), "rho_target": rho, "inradius": inrad,
-            "attained_gap": abs(attained - md.rho), "sampled_max": sampled_max,
-            "sampled_ok": sampled_ok, "ball_inside": ball_inside, "outside_ok": outside_ok,
-            "ok": bool(ok), "dirs": n_dirs, "rank": r}
+    ok = (
+        md.rho < 0
+        and abs(inrad - abs(md.rho)) <= tol
+        and abs(attained - md.rho) <= tol
+        and sampled_ok
+        and ball_inside
+        and outside_ok
+        and abs(md.rho - ds.info["rho"]) <= tol
+        and (d > 2 or abs(md.rho - rho) <= tol)
+    )
+    return {
+        "rho": float(md.rho),
+        "rho_target": rho,
+        "inradius": inrad,
+        "attained_gap": abs(attained - md.rho),
+        "sampled_max": sampled_max,
+        "sampled_ok": sampled_ok,
+        "ball_inside": ball_inside,
+        "outside_ok": outside_ok,
+        "ok": bool(ok),
+        "dirs": n_dirs,
+        "rank": r,
+    }
 
 
 def hull_2d(X, y) -> dict[str, Any]:
@@ -659,9 +805,15 @@ def hull_2d(X, y) -> dict[str, Any]:
     c = -h.equations[:, -1]
     i = int(np.argmin(c))
     rho = kperc.margin(kperc.gram_matrix(X, y))
-    return {"A": A, "polygon": hull_polygon(A), "radius": float(c[i]),
-            "facet": A[h.simplices[i]], "nu": h.equations[i, :-1], "rho": rho,
-            "agree": bool(abs(c[i] + rho) <= 1e-9)}
+    return {
+        "A": A,
+        "polygon": hull_polygon(A),
+        "radius": float(c[i]),
+        "facet": A[h.simplices[i]],
+        "nu": h.equations[i, :-1],
+        "rho": rho,
+        "agree": bool(abs(c[i] + rho) <= 1e-9),
+    }
 
 
 def direction_profile(A: np.ndarray, m: int = 3600) -> dict[str, np.ndarray]:
@@ -673,8 +825,15 @@ def direction_profile(A: np.ndarray, m: int = 3600) -> dict[str, np.ndarray]:
     return {"phi": phi, "min": V.min(axis=1), "max": V.max(axis=1)}
 
 
-def theorem3_sweep(dims: Sequence[int], rhos: Sequence[float], seeds: Iterable[int], *,
-                   n: int = 20, n_dirs: int = 2000, n_jobs: int = 1) -> pd.DataFrame:
+def theorem3_sweep(
+    dims: Sequence[int],
+    rhos: Sequence[float],
+    seeds: Iterable[int],
+    *,
+    n: int = 20,
+    n_dirs: int = 2000,
+    n_jobs: int = 1,
+) -> pd.DataFrame:
     """:func:`theorem3_run` over dimensions, target margins and seeds."""
     pts = grid(d=list(dims), rho=list(rhos), seed=list(seeds))
     for p in pts:
@@ -685,8 +844,9 @@ def theorem3_sweep(dims: Sequence[int], rhos: Sequence[float], seeds: Iterable[i
 # ---------------------------------------------------------------------------------------
 # The caveat: margin (5) in a larger space
 # ---------------------------------------------------------------------------------------
-def caveat_lift(X, y, heights: Sequence[float], *, n_dirs: int = 20000, seed: int = 0
-                ) -> dict[str, Any]:
+def caveat_lift(
+    X, y, heights: Sequence[float], *, n_dirs: int = 20000, seed: int = 0
+) -> dict[str, Any]:
     """2-D inseparable data seen in ``R^3``: margin (5) against the span-restricted one.
 
     The points ``x_i`` are embedded as ``(x_i, 0)``. Their signed points span a plane,
@@ -717,6 +877,11 @@ def caveat_lift(X, y, heights: Sequence[float], *, n_dirs: int = 20000, seed: in
     e3 = np.array([0.0, 0.0, 1.0])
     z = rng.standard_normal(X.shape[0]) * np.linalg.norm(X, axis=1)
     lifted = [kperc.data_margin(np.hstack([X, (t * z)[:, None]]), y) for t in heights]
-    return {"rho_2d": rho2, "rho_span_3d": rho_span, "sampled_sup": float(vals.max()),
-            "at_e3": float((A3 @ e3).min()), "heights": np.asarray(heights, float),
-            "rho_lifted": np.asarray(lifted)}
+    return {
+        "rho_2d": rho2,
+        "rho_span_3d": rho_span,
+        "sampled_sup": float(vals.max()),
+        "at_e3": float((A3 @ e3).min()),
+        "heights": np.asarray(heights, float),
+        "rho_lifted": np.asarray(lifted),
+    }

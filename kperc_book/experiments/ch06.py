@@ -67,8 +67,7 @@ __all__ = [
 ]
 
 #: Kinds of centres ``q`` drawn by :func:`sample_q`.
-Q_KINDS = ("barycentre", "vertex", "dirichlet-0.2", "dirichlet-1", "dirichlet-5",
-           "near-witness")
+Q_KINDS = ("barycentre", "vertex", "dirichlet-0.2", "dirichlet-1", "dirichlet-5", "near-witness")
 
 
 class Instance(dict):
@@ -94,8 +93,8 @@ def rbf_duplicate(X, y, *, gamma: float = 2.0, index: int = 0) -> Instance:
     X = np.asarray(X, float)
     y = np.asarray(y, float)
     m = X.shape[0]
-    X2 = np.vstack([X, X[index:index + 1]])
-    y2 = np.concatenate([y, -y[index:index + 1]])
+    X2 = np.vstack([X, X[index : index + 1]])
+    y2 = np.concatenate([y, -y[index : index + 1]])
     G = kperc.gram_matrix(X2, y2, "rbf", gamma=gamma)
     w = np.zeros(m + 1)
     w[[index, m]] = 0.5
@@ -105,8 +104,7 @@ def rbf_duplicate(X, y, *, gamma: float = 2.0, index: int = 0) -> Instance:
 def rbf_instance(X, y, *, gamma: float = 2.0) -> Instance:
     """An RBF problem on distinct points: separable, with its exact margin."""
     G = kperc.gram_matrix(np.asarray(X, float), np.asarray(y, float), "rbf", gamma=gamma)
-    return Instance(G=G, rho=kperc.margin(G), n=G.shape[0], feasible=True, witness=None,
-                    name="rbf")
+    return Instance(G=G, rho=kperc.margin(G), n=G.shape[0], feasible=True, witness=None, name="rbf")
 
 
 def instance(kind: str, n: int, d: int, rho: float, seed: int) -> Instance:
@@ -119,16 +117,34 @@ def instance(kind: str, n: int, d: int, rho: float, seed: int) -> Instance:
     """
     if kind == "planted":
         ds = data.planted(n, d, rho, near=0.5, seed=seed)
-        return Instance(G=kperc.gram_matrix(ds.X, ds.y), rho=float(ds.info["rho"]), n=n,
-                        feasible=True, witness=None, name=kind)
+        return Instance(
+            G=kperc.gram_matrix(ds.X, ds.y),
+            rho=float(ds.info["rho"]),
+            n=n,
+            feasible=True,
+            witness=None,
+            name=kind,
+        )
     if kind == "cap":
         ds = data.infeasible(n, d, rho, seed=seed)
-        return Instance(G=kperc.gram_matrix(ds.X, ds.y), rho=float(ds.info["rho"]), n=n,
-                        feasible=False, witness=None, name=kind)
+        return Instance(
+            G=kperc.gram_matrix(ds.X, ds.y),
+            rho=float(ds.info["rho"]),
+            n=n,
+            feasible=False,
+            witness=None,
+            name=kind,
+        )
     if kind == "edge":
         ds = edge_instance(n, d, seed=seed)
-        return Instance(G=kperc.gram_matrix(ds.X, ds.y), rho=0.0, n=n, feasible=False,
-                        witness=ds.info["witness"], name=kind)
+        return Instance(
+            G=kperc.gram_matrix(ds.X, ds.y),
+            rho=0.0,
+            n=n,
+            feasible=False,
+            witness=ds.info["witness"],
+            name=kind,
+        )
     raise ValueError(f"unknown instance kind {kind!r}")
 
 
@@ -140,8 +156,9 @@ def _dist(inst: Instance, q: np.ndarray) -> tuple[float, float]:
     return float(r.dist), float(r.residual)
 
 
-def sample_q(rng: np.random.Generator, n: int, kind: str,
-             witness: np.ndarray | None = None) -> np.ndarray:
+def sample_q(
+    rng: np.random.Generator, n: int, kind: str, witness: np.ndarray | None = None
+) -> np.ndarray:
     """A centre ``q`` in the simplex of the given kind (:data:`Q_KINDS`).
 
     ``"near-witness"`` mixes a witness with a random point, ``(1 - s) w + s u`` with
@@ -170,8 +187,7 @@ def lemma7_bound(norm_q_G: float, rho: float) -> float:
     return math.sqrt(2.0) if den == 0 else math.sqrt(2.0) * norm_q_G / den
 
 
-def lemma7_run(kind: str, n: int, d: int, rho: float, seed: int, n_q: int = 24
-               ) -> dict[str, Any]:
+def lemma7_run(kind: str, n: int, d: int, rho: float, seed: int, n_q: int = 24) -> dict[str, Any]:
     """Lemma 7 on one inseparable instance, for ``n_q`` centres of every kind in turn.
 
     ``dist(q, W)`` is computed exactly (closed form for ``"edge"``, else
@@ -200,9 +216,15 @@ def lemma7_run(kind: str, n: int, d: int, rho: float, seed: int, n_q: int = 24
         bound.append(lemma7_bound(qn, inst.rho))
         resid.append(res)
     dist, bound = np.asarray(dist), np.asarray(bound)
-    return {"rho_exact": inst.rho, "norm_q_G": np.asarray(nq), "dist": dist, "bound": bound,
-            "residual": np.asarray(resid), "worst_ratio": float(np.max(dist / bound)),
-            "max_residual": float(np.max(resid))}
+    return {
+        "rho_exact": inst.rho,
+        "norm_q_G": np.asarray(nq),
+        "dist": dist,
+        "bound": bound,
+        "residual": np.asarray(resid),
+        "worst_ratio": float(np.max(dist / bound)),
+        "max_residual": float(np.max(resid)),
+    }
 
 
 def lemma7_sweep(points: Sequence[dict[str, Any]], *, n_jobs: int = 1) -> pd.DataFrame:
@@ -220,15 +242,25 @@ def _sandwich(tr: dict[str, np.ndarray], dist: float | None) -> dict[str, float]
     mu = np.asarray(tr["mu"])
     scale = 1.0 + np.abs(L) + np.abs(Lq) + mu
     tol = 1e-12 * scale
-    out = {"lemma8_left": float(np.max(Lq + half - tol)),          # <= 0
-           "lemma8_right": float(np.min(Lq - (L - mu) + tol))}      # >= 0
+    out = {
+        "lemma8_left": float(np.max(Lq + half - tol)),  # <= 0
+        "lemma8_right": float(np.min(Lq - (L - mu) + tol)),
+    }  # >= 0
     if dist is not None:
         out["lemma9_right"] = float(np.min(Lq + 0.5 * mu * dist**2 + tol))  # >= 0
     return out
 
 
-def sandwich_run(kind: str, n: int, d: int, rho: float, seed: int, q_kind: str,
-                 delta: float, keep_trace: bool = False) -> dict[str, Any]:
+def sandwich_run(
+    kind: str,
+    n: int,
+    d: int,
+    rho: float,
+    seed: int,
+    q_kind: str,
+    delta: float,
+    keep_trace: bool = False,
+) -> dict[str, Any]:
     """One SNKPVN run with ``trace=True`` and the sandwiches of Lemmas 8 and 9.
 
     Returns
@@ -247,9 +279,15 @@ def sandwich_run(kind: str, n: int, d: int, rho: float, seed: int, q_kind: str,
     q = sample_q(rng, n, q_kind, witness=w0)
     res = kperc.snkpvn(inst.G, q, delta, trace=True)
     dist = None if inst.feasible else _dist(inst, q)[0]
-    out = {"rho_exact": inst.rho, "nit": res.nit, "outcome": res.outcome,
-           "iterates": len(res.trace["L"]), "dist": np.nan if dist is None else dist,
-           "lemma9_right": np.nan, **_sandwich(res.trace, dist)}
+    out = {
+        "rho_exact": inst.rho,
+        "nit": res.nit,
+        "outcome": res.outcome,
+        "iterates": len(res.trace["L"]),
+        "dist": np.nan if dist is None else dist,
+        "lemma9_right": np.nan,
+        **_sandwich(res.trace, dist),
+    }
     if keep_trace:
         out["trace"] = res.trace
     return out
@@ -260,8 +298,9 @@ def sandwich_sweep(points: Sequence[dict[str, Any]], *, n_jobs: int = 1) -> pd.D
     return pd.DataFrame(sweep(sandwich_run, points, n_jobs=n_jobs))
 
 
-def snkpvn_run(kind: str, n: int, d: int, rho: float, seed: int, q_kind: str,
-               delta_rel: float) -> dict[str, Any]:
+def snkpvn_run(
+    kind: str, n: int, d: int, rho: float, seed: int, q_kind: str, delta_rel: float
+) -> dict[str, Any]:
     """SNKPVN(q, delta) on one instance against the bound that applies.
 
     Separable (``"planted"``): ``delta = delta_rel * rho``; the bound is
@@ -288,8 +327,12 @@ def snkpvn_run(kind: str, n: int, d: int, rho: float, seed: int, q_kind: str,
         res = kperc.snkpvn(G, q, delta)
         bound = 2.0 * math.sqrt(2.0 * n) / max(inst.rho, delta)
         sep_ok = res.outcome == "separator" and (G @ res.alpha).min() > 0
-        cert_ok = (res.outcome == "certificate" and res.p.min() >= 0
-                   and abs(res.p.sum() - 1) <= 1e-12 and kperc.g_seminorm(G, res.p) < delta)
+        cert_ok = (
+            res.outcome == "certificate"
+            and res.p.min() >= 0
+            and abs(res.p.sum() - 1) <= 1e-12
+            and kperc.g_seminorm(G, res.p) < delta
+        )
         ok = (sep_ok if delta <= inst.rho else (sep_ok or cert_ok)) and res.nit < bound
         dist = np.nan
     else:
@@ -297,12 +340,23 @@ def snkpvn_run(kind: str, n: int, d: int, rho: float, seed: int, q_kind: str,
         res = kperc.snkpvn(G, q, delta)
         dist = _dist(inst, q)[0]
         bound = 2.0 * math.sqrt(n) * dist / delta
-        cert_ok = (res.outcome == "certificate" and res.p.min() >= 0
-                   and abs(res.p.sum() - 1) <= 1e-12 and kperc.g_seminorm(G, res.p) < delta)
+        cert_ok = (
+            res.outcome == "certificate"
+            and res.p.min() >= 0
+            and abs(res.p.sum() - 1) <= 1e-12
+            and kperc.g_seminorm(G, res.p) < delta
+        )
         ok = cert_ok and (res.nit < bound or (bound == 0 and res.nit == 0))
-    return {"rho_exact": inst.rho, "delta": delta, "nit": res.nit, "outcome": res.outcome,
-            "bound": bound, "ratio": res.nit / bound if bound > 0 else 0.0, "ok": bool(ok),
-            "dist": dist}
+    return {
+        "rho_exact": inst.rho,
+        "delta": delta,
+        "nit": res.nit,
+        "outcome": res.outcome,
+        "bound": bound,
+        "ratio": res.nit / bound if bound > 0 else 0.0,
+        "ok": bool(ok),
+        "dist": dist,
+    }
 
 
 def snkpvn_sweep(points: Sequence[dict[str, Any]], *, n_jobs: int = 1) -> pd.DataFrame:
@@ -313,8 +367,9 @@ def snkpvn_sweep(points: Sequence[dict[str, Any]], *, n_jobs: int = 1) -> pd.Dat
 # ---------------------------------------------------------------------------------------
 # ISNKPVN
 # ---------------------------------------------------------------------------------------
-def isnkpvn_total_bound(n: int, gamma: float, eps: float, rho: float, norm_q0: float
-                        ) -> tuple[int, float]:
+def isnkpvn_total_bound(
+    n: int, gamma: float, eps: float, rho: float, norm_q0: float
+) -> tuple[int, float]:
     """A-priori bounds on ISNKPVN (with the guard): number of calls and total iterations.
 
     * Separable, ``eps < rho``: a dual return needs ``delta_t > rho``, i.e.
@@ -344,8 +399,9 @@ def isnkpvn_total_bound(n: int, gamma: float, eps: float, rho: float, norm_q0: f
     return calls, calls * 2.0 * math.sqrt(2.0 * n) * gamma / (eps + abs(rho))
 
 
-def isnkpvn_call_bounds(n: int, gamma: float, rho: float, norm_q: np.ndarray,
-                        delta: np.ndarray) -> np.ndarray:
+def isnkpvn_call_bounds(
+    n: int, gamma: float, rho: float, norm_q: np.ndarray, delta: np.ndarray
+) -> np.ndarray:
     """Per-call bounds: ``2 sqrt(2n) / max(rho, delta_t)`` (separable) or
     ``2 sqrt(2n) gamma / (||q_t||_G + |rho|)`` (inseparable)."""
     norm_q = np.asarray(norm_q, float)
@@ -355,8 +411,15 @@ def isnkpvn_call_bounds(n: int, gamma: float, rho: float, norm_q: np.ndarray,
     return 2.0 * math.sqrt(2.0 * n) * gamma / (norm_q + abs(rho))
 
 
-def _run_isnkpvn(G: np.ndarray, rho: float, feasible: bool, gamma: float, eps: float,
-                 nvn_eps: float | None, max_iter: int) -> dict[str, Any]:
+def _run_isnkpvn(
+    G: np.ndarray,
+    rho: float,
+    feasible: bool,
+    gamma: float,
+    eps: float,
+    nvn_eps: float | None,
+    max_iter: int,
+) -> dict[str, Any]:
     n = G.shape[0]
     res = kperc.isnkpvn(G, gamma=gamma, eps=eps, max_iter=max_iter, trace=True)
     tr = res.trace
@@ -370,24 +433,36 @@ def _run_isnkpvn(G: np.ndarray, rho: float, feasible: bool, gamma: float, eps: f
     if res.outcome == "separator":
         verified = bool((G @ res.alpha).min() > 0)
     elif res.outcome == "certificate":
-        verified = bool(res.p.min() >= 0 and abs(res.p.sum() - 1) <= 1e-12
-                        and kperc.g_seminorm(G, res.p) <= eps)
+        verified = bool(
+            res.p.min() >= 0 and abs(res.p.sum() - 1) <= 1e-12 and kperc.g_seminorm(G, res.p) <= eps
+        )
     else:
         verified = False
     expected = "separator" if feasible else "certificate"
     # ||q_{t+1}||_G < ||q_t||_G / gamma after every dual return
     decrease = bool(np.all(nq[1:] < nq[:-1] / gamma + 1e-15)) if nq.size > 1 else True
-    out = {"outcome": res.outcome, "nit": res.nit, "nouter": int(res.nouter),
-           "norm_q": nq, "inner": inner, "call_ratio": float(np.max(inner / cb))
-           if inner.size else 0.0,
-           "calls_bound": n_calls, "total_bound": total_bound,
-           "total_ratio": res.nit / total_bound if total_bound > 0 else 0.0,
-           "verified": verified and res.outcome == expected, "decrease": decrease,
-           "final_norm": kperc.g_seminorm(G, res.p) if res.outcome == "certificate"
-           else float("nan"),
-           "ok": bool(verified and res.outcome == expected and decrease
-                      and np.all(inner < cb) and res.nit < max(total_bound, 1.0)
-                      and int(res.nouter) <= n_calls)}
+    out = {
+        "outcome": res.outcome,
+        "nit": res.nit,
+        "nouter": int(res.nouter),
+        "norm_q": nq,
+        "inner": inner,
+        "call_ratio": float(np.max(inner / cb)) if inner.size else 0.0,
+        "calls_bound": n_calls,
+        "total_bound": total_bound,
+        "total_ratio": res.nit / total_bound if total_bound > 0 else 0.0,
+        "verified": verified and res.outcome == expected,
+        "decrease": decrease,
+        "final_norm": kperc.g_seminorm(G, res.p) if res.outcome == "certificate" else float("nan"),
+        "ok": bool(
+            verified
+            and res.outcome == expected
+            and decrease
+            and np.all(inner < cb)
+            and res.nit < max(total_bound, 1.0)
+            and int(res.nouter) <= n_calls
+        ),
+    }
     if nvn_eps is not None:
         v = kperc.nvn(G, eps=nvn_eps, max_iter=50 * max_iter)
         out["nvn_nit"] = v.nit
@@ -396,9 +471,12 @@ def _run_isnkpvn(G: np.ndarray, rho: float, feasible: bool, gamma: float, eps: f
         if v.outcome == "separator":
             out["nvn_ok"] = bool((G @ v.alpha).min() > 0 and v.nit <= out["nvn_bound"])
         else:
-            out["nvn_ok"] = bool(v.outcome == "certificate" and v.p.min() >= 0
-                                 and kperc.g_seminorm(G, v.p) <= nvn_eps
-                                 and v.nit <= out["nvn_bound"])
+            out["nvn_ok"] = bool(
+                v.outcome == "certificate"
+                and v.p.min() >= 0
+                and kperc.g_seminorm(G, v.p) <= nvn_eps
+                and v.nit <= out["nvn_bound"]
+            )
     return out
 
 
@@ -414,9 +492,17 @@ def nvn_bound(rho: float, eps: float, norm_w0: float) -> float:
     return b
 
 
-def isnkpvn_run(kind: str, n: int, d: int, rho: float, seed: int, gamma: float = 2.0,
-                eps: float = 1e-3, nvn: bool = True, max_iter: int = 1_000_000
-                ) -> dict[str, Any]:
+def isnkpvn_run(
+    kind: str,
+    n: int,
+    d: int,
+    rho: float,
+    seed: int,
+    gamma: float = 2.0,
+    eps: float = 1e-3,
+    nvn: bool = True,
+    max_iter: int = 1_000_000,
+) -> dict[str, Any]:
     """ISNKPVN(gamma, eps) on one linear instance against its bounds, and NVN beside it.
 
     Checks: the outcome is a separator (separable) or an ``eps``-certificate
@@ -435,8 +521,7 @@ def isnkpvn_run(kind: str, n: int, d: int, rho: float, seed: int, gamma: float =
         ``decrease``, ``ok`` and ``nvn_nit``.
     """
     inst = instance(kind, n, d, rho, seed)
-    out = _run_isnkpvn(inst.G, inst.rho, inst.feasible, gamma, eps,
-                       eps if nvn else None, max_iter)
+    out = _run_isnkpvn(inst.G, inst.rho, inst.feasible, gamma, eps, eps if nvn else None, max_iter)
     out["rho_exact"] = inst.rho
     return out
 
@@ -446,14 +531,17 @@ def isnkpvn_sweep(points: Sequence[dict[str, Any]], *, n_jobs: int = 1) -> pd.Da
     return pd.DataFrame(sweep(isnkpvn_run, points, n_jobs=n_jobs))
 
 
-def isnkpvn_on(inst: Instance, gamma: float = 2.0, eps: float = 1e-3, nvn: bool = True,
-               max_iter: int = 1_000_000) -> dict[str, Any]:
+def isnkpvn_on(
+    inst: Instance,
+    gamma: float = 2.0,
+    eps: float = 1e-3,
+    nvn: bool = True,
+    max_iter: int = 1_000_000,
+) -> dict[str, Any]:
     """:func:`isnkpvn_run` on a prepared :class:`Instance` (for example a kernel one)."""
-    out = _run_isnkpvn(inst.G, inst.rho, inst.feasible, gamma, eps,
-                       eps if nvn else None, max_iter)
+    out = _run_isnkpvn(inst.G, inst.rho, inst.feasible, gamma, eps, eps if nvn else None, max_iter)
     out["rho_exact"] = inst.rho
     return out
-
 
 
 def slides_order_demo(max_iter: int = 2000) -> dict[str, Any]:
@@ -472,6 +560,11 @@ def slides_order_demo(max_iter: int = 2000) -> dict[str, Any]:
     q0 = np.full(2, 0.5)
     slides = _snkpvn_core(as_gram(G), q0, 0.0, max_iter, None, False)
     guarded = kperc.isnkpvn(G, eps=1e-3)
-    return {"norm_q0": kperc.g_seminorm(G, q0), "slides_outcome": slides.outcome,
-            "slides_nit": slides.nit, "guard_outcome": guarded.outcome,
-            "guard_nit": guarded.nit, "guard_nouter": int(guarded.nouter)}
+    return {
+        "norm_q0": kperc.g_seminorm(G, q0),
+        "slides_outcome": slides.outcome,
+        "slides_nit": slides.nit,
+        "guard_outcome": guarded.outcome,
+        "guard_nit": guarded.nit,
+        "guard_nouter": int(guarded.nouter),
+    }

@@ -157,7 +157,7 @@ def read_glue(path: Path | str) -> dict[str, Any]:
             text = bundle.get(prefix + "text/plain")
             if isinstance(text, list):
                 text = "".join(text)
-            only_text = all(k[len(prefix):] in ("text/plain",) for k in bundle)
+            only_text = all(k[len(prefix) :] in ("text/plain",) for k in bundle)
             out[sb["name"]] = _parse_plain(text) if (text is not None and only_text) else None
     return out
 
@@ -177,7 +177,8 @@ def chapter_notebook(key: str, book_dir: Path | str = BOOK_DIR) -> Path:
         raise MissingGlueError(
             f"{what} matching book/{key}_*.ipynb: chapter {key} must be written and "
             f"executed (python -m kperc_book.reproduce {key}) before this chapter can quote "
-            "its measurements.")
+            "its measurements."
+        )
     return found[0]
 
 
@@ -194,8 +195,13 @@ def _generated_glue(key: str, generated_dir: Path) -> dict[str, Any]:
     return dict(glue) if isinstance(glue, Mapping) else {}
 
 
-def glued_values(key: str, names: Iterable[str], *, book_dir: Path | str = BOOK_DIR,
-                 generated_dir: Path | str | None = None) -> dict[str, Any]:
+def glued_values(
+    key: str,
+    names: Iterable[str],
+    *,
+    book_dir: Path | str = BOOK_DIR,
+    generated_dir: Path | str | None = None,
+) -> dict[str, Any]:
     """Fetch values chapter ``key`` glued; fail clearly if any is missing.
 
     The executed notebook is the primary source; a ``"glue"`` mapping in
@@ -238,13 +244,20 @@ def glued_values(key: str, names: Iterable[str], *, book_dir: Path | str = BOOK_
         raise MissingGlueError(
             f"{nb.name} glues no value named {', '.join(repr(m) for m in missing)}; "
             f"re-run it (python -m kperc_book.reproduce {key}) or update "
-            f"kperc_book.experiments.ch07.ALGORITHMS. It glues: {have}")
-    bad = [n for n in names if not isinstance(found[n], (int, float))
-           or isinstance(found[n], bool) or not math.isfinite(found[n])]
+            f"kperc_book.experiments.ch07.ALGORITHMS. It glues: {have}"
+        )
+    bad = [
+        n
+        for n in names
+        if not isinstance(found[n], (int, float))
+        or isinstance(found[n], bool)
+        or not math.isfinite(found[n])
+    ]
     if bad:
         raise MissingGlueError(
             f"{nb.name}: glued value(s) {', '.join(repr(b) for b in bad)} are not finite "
-            f"numbers: {[found[b] for b in bad]}")
+            f"numbers: {[found[b] for b in bad]}"
+        )
     return {n: found[n] for n in names}
 
 
@@ -291,76 +304,112 @@ class Algorithm:
 #: iteration and the glued measurements that quote what the book observed.
 ALGORITHMS: tuple[Algorithm, ...] = (
     Algorithm(
-        "Perceptron (Alg. 1)", "2.1",
+        "Perceptron (Alg. 1)",
+        "2.1",
         r"$K\le R^2/\rho^2$ (Block-Novikoff)",
         r"$O(nd)$ (linear form)",
-        (Measured("ch02", "ch02_worst_ratio_perceptron",
-                  "at most {value} of the bound on planted data", ".2g"),
-         Measured("ch04", "slope_perceptron", r"iterations $\propto\rho^{{-{value}}}$")),
+        (
+            Measured(
+                "ch02",
+                "ch02_worst_ratio_perceptron",
+                "at most {value} of the bound on planted data",
+                ".2g",
+            ),
+            Measured("ch04", "slope_perceptron", r"iterations $\propto\rho^{{-{value}}}$"),
+        ),
     ),
     Algorithm(
-        "Normalised Perceptron (Alg. 2)", "2.1",
+        "Normalised Perceptron (Alg. 2)",
+        "2.1",
         r"$K\le 1/\rho_2^2$",
         r"$O(nd)$ (linear form)",
-        (Measured("ch02", "ch02_worst_ratio_np",
-                  "at most {value} of the bound on planted data", ".2g"),),
+        (
+            Measured(
+                "ch02", "ch02_worst_ratio_np", "at most {value} of the bound on planted data", ".2g"
+            ),
+        ),
     ),
     Algorithm(
-        "NKP (Alg. 3)", "4",
+        "NKP (Alg. 3)",
+        "4",
         r"$K\le 1/\rho_K^2$",
         r"$O(n)$: one column of $G$",
-        (Measured("ch03", "ch03_nkp_bound_ratio", "at most {value} of the bound", ".2g"),
-         Measured("ch04", "slope_nkp", r"iterations $\propto\rho^{{-{value}}}$")),
+        (
+            Measured("ch03", "ch03_nkp_bound_ratio", "at most {value} of the bound", ".2g"),
+            Measured("ch04", "slope_nkp", r"iterations $\propto\rho^{{-{value}}}$"),
+        ),
     ),
     Algorithm(
-        "SNKP (Alg. 4)", "4",
+        "SNKP (Alg. 4)",
+        "4",
         r"$K(K+1)\le 8\log n/\rho_K^2$, so $K<2\sqrt{2\log n}/\rho_K$",
         r"$O(n^2)$: one product with $G$ ($O(nd)$ factored), softmax $O(n)$",
-        (Measured("ch04", "snkp_bound_ratio_max", "at most {value} of the bound", ".2g"),
-         Measured("ch04", "slope_snkp", r"iterations $\propto\rho^{{-{value}}}$")),
+        (
+            Measured("ch04", "snkp_bound_ratio_max", "at most {value} of the bound", ".2g"),
+            Measured("ch04", "slope_snkp", r"iterations $\propto\rho^{{-{value}}}$"),
+        ),
     ),
     Algorithm(
-        "Normalised von Neumann (Alg. 5)", "5",
+        "Normalised von Neumann (Alg. 5)",
+        "5",
         r"$K\le\lceil 1/\varepsilon^2\rceil-1$ (Dantzig); $K\le 1/\rho^2$ if $\rho>0$; "
         r"$K\le\lceil 2\ln(1/\varepsilon)/\rho^2\rceil$ if $\rho<0$ (Epelman-Freund)",
         r"$O(n)$: one column of $G$",
-        (Measured("ch05", "ch05_efd_worst", "at most {value} of the Epelman-Freund budget",
-                  ".2g"),
-         Measured("ch05", "ch05_edge_slope",
-                  r"iterations $\propto\varepsilon^{{-{value}}}$ at margin $0$", ".1f"),
-         Measured("ch06", "ch06_slope_nvn_rho",
-                  r"iterations $\propto\rho_K^{{-{value}}}$ (separable)")),
+        (
+            Measured(
+                "ch05", "ch05_efd_worst", "at most {value} of the Epelman-Freund budget", ".2g"
+            ),
+            Measured(
+                "ch05",
+                "ch05_edge_slope",
+                r"iterations $\propto\varepsilon^{{-{value}}}$ at margin $0$",
+                ".1f",
+            ),
+            Measured(
+                "ch06", "ch06_slope_nvn_rho", r"iterations $\propto\rho_K^{{-{value}}}$ (separable)"
+            ),
+        ),
     ),
     Algorithm(
-        "SNKPVN (Alg. 6)", "6",
+        "SNKPVN (Alg. 6)",
+        "6",
         r"$K<2\sqrt{2n}/\max(\rho_K,\delta)$ if $\rho_K>0$; "
         r"$K<2\sqrt{n}\,\mathrm{dist}(q,W)/\delta$ if infeasible; always "
         r"$K<2\sqrt{2n}/\delta$",
         r"$O(n^2)$: one product with $G$, projection onto $\Delta_n$ $O(n\log n)$",
-        (Measured("ch06", "ch06_sn_worst_f", "at most {value} of the separable bound",
-                  ".2g"),
-         Measured("ch06", "ch06_sn_worst_i", "at most {value} of the infeasible bound",
-                  ".2g")),
+        (
+            Measured("ch06", "ch06_sn_worst_f", "at most {value} of the separable bound", ".2g"),
+            Measured("ch06", "ch06_sn_worst_i", "at most {value} of the infeasible bound", ".2g"),
+        ),
     ),
     Algorithm(
-        "ISNKPVN (Alg. 7)", "6",
+        "ISNKPVN (Alg. 7)",
+        "6",
         r"at most $\lceil\log(\|q_0\|_G/\rho_K)/\log\gamma\rceil$ calls of SNKPVN, "
         r"each $<2\sqrt{2n}/\rho_K$ (feasible); about $\log(1/\varepsilon)/\log\gamma$ "
         r"calls, each $<2\sqrt{2n}\,\gamma\min\{1/\|q_t\|_G,1/|\rho_K|\}$ (infeasible)",
         r"as SNKPVN, per inner iteration",
-        (Measured("ch06", "ch06_isn_total_worst", "at most {value} of the total bound",
-                  ".2g"),
-         Measured("ch06", "ch06_slope_isn_rho", r"iterations $\propto\rho_K^{{-{value}}}$"),
-         Measured("ch06", "ch06_slope_isn_eps",
-                  r"iterations $\propto\varepsilon^{{-{value}}}$ at margin $0$")),
+        (
+            Measured("ch06", "ch06_isn_total_worst", "at most {value} of the total bound", ".2g"),
+            Measured("ch06", "ch06_slope_isn_rho", r"iterations $\propto\rho_K^{{-{value}}}$"),
+            Measured(
+                "ch06",
+                "ch06_slope_isn_eps",
+                r"iterations $\propto\varepsilon^{{-{value}}}$ at margin $0$",
+            ),
+        ),
     ),
     Algorithm(
-        "Winnow (Sec. 2.2)", "2.2",
+        "Winnow (Sec. 2.2)",
+        "2.2",
         r"order $\log d/\rho_\infty^2$, constant not recovered [U]; "
         r"$K\le 2\ln(2d)/\rho_\infty^2$ with $\eta=\rho_\infty$ (derived in Chapter 2)",
         r"$O(nd)$",
-        (Measured("ch02", "ch02_w_slope_w",
-                  r"iterations $\propto d^{{{value}}}$ on a sparse target"),),
+        (
+            Measured(
+                "ch02", "ch02_w_slope_w", r"iterations $\propto d^{{{value}}}$ on a sparse target"
+            ),
+        ),
     ),
 )
 
@@ -376,8 +425,9 @@ def required_glue(algorithms: Sequence[Algorithm] = ALGORITHMS) -> dict[str, lis
     return need
 
 
-def measured_values(algorithms: Sequence[Algorithm] = ALGORITHMS, *,
-                    book_dir: Path | str = BOOK_DIR) -> dict[tuple[str, str], float]:
+def measured_values(
+    algorithms: Sequence[Algorithm] = ALGORITHMS, *, book_dir: Path | str = BOOK_DIR
+) -> dict[tuple[str, str], float]:
     """Every measurement the summary table quotes, ``(chapter, key) -> value``.
 
     Raises
@@ -402,9 +452,11 @@ def _cell(text: str) -> str:
     return text.replace(r"\|", r"\Vert ").replace("|", r"\vert ").replace("\n", " ")
 
 
-def summary_markdown(values: Mapping[tuple[str, str], float],
-                     extra: Mapping[str, str] | None = None,
-                     algorithms: Sequence[Algorithm] = ALGORITHMS) -> str:
+def summary_markdown(
+    values: Mapping[tuple[str, str], float],
+    extra: Mapping[str, str] | None = None,
+    algorithms: Sequence[Algorithm] = ALGORITHMS,
+) -> str:
     """The summary table as a MyST markdown table.
 
     Parameters
@@ -422,22 +474,28 @@ def summary_markdown(values: Mapping[tuple[str, str], float],
         A pipe table with the columns algorithm, guarantee, measured, cost.
     """
     extra = dict(extra or {})
-    rows = ["| algorithm | guarantee (explicit constants) | measured in this book "
-            "| cost per iteration |",
-            "|---|---|---|---|"]
+    rows = [
+        "| algorithm | guarantee (explicit constants) | measured in this book "
+        "| cost per iteration |",
+        "|---|---|---|---|",
+    ]
     for alg in algorithms:
         parts = []
         for m in alg.measured:
             val = values[(m.chapter, m.key)]
-            parts.append(m.template.format(value=format(val, m.fmt))
-                         + f" ({{doc}}`{m.chapter} <{chapter_stem(m.chapter)}>`)")
+            parts.append(
+                m.template.format(value=format(val, m.fmt))
+                + f" ({{doc}}`{m.chapter} <{chapter_stem(m.chapter)}>`)"
+            )
         if alg.name in extra:
             parts.append(extra[alg.name])
         if alg.note:
             parts.append(alg.note)
         measured = "; ".join(parts) if parts else "not measured"
-        rows.append(f"| {_cell(alg.name)} | {_cell(alg.guarantee)} | {_cell(measured)} "
-                    f"| {_cell(alg.cost)} |")
+        rows.append(
+            f"| {_cell(alg.name)} | {_cell(alg.guarantee)} | {_cell(measured)} "
+            f"| {_cell(alg.cost)} |"
+        )
     return "\n".join(rows) + "\n"
 
 
@@ -454,8 +512,15 @@ def chapter_stem(key: str, book_dir: Path | str = BOOK_DIR) -> str:
 # --------------------------------------------------------------------------------------
 
 
-def imbalanced(n: int, d: int = 10, rho: float = 0.05, *, spread: float = 0.3,
-               width: float = 1.0, seed: int = 0) -> kdata.Dataset:
+def imbalanced(
+    n: int,
+    d: int = 10,
+    rho: float = 0.05,
+    *,
+    spread: float = 0.3,
+    width: float = 1.0,
+    seed: int = 0,
+) -> kdata.Dataset:
     """Separable data with exact normalised margin ``rho`` and one lone support point.
 
     With ``w* = e_1`` and ``u = e_2``, the signed normalised points are
@@ -510,8 +575,7 @@ def imbalanced(n: int, d: int = 10, rho: float = 0.05, *, spread: float = 0.3,
     g[0] = 0.0
     V = u[None, :] + spread * g
     V /= np.linalg.norm(V, axis=1, keepdims=True)
-    A = np.vstack([t[:, None] * w[None, :] + np.sqrt(1.0 - t * t)[:, None] * V,
-                   rho * w - c * u])
+    A = np.vstack([t[:, None] * w[None, :] + np.sqrt(1.0 - t * t)[:, None] * V, rho * w - c * u])
     perm = rng.permutation(n)
     A = A[perm]
     y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
@@ -578,8 +642,16 @@ def snkpvn_lower_bound(n: int, beta: float) -> int:
     return k
 
 
-def probe_instance(family: str, n: int, seed: int, *, rho: float = 0.05, d: int = 10,
-                   gamma: float = 2.0, eps: float = 1e-3) -> dict[str, Any]:
+def probe_instance(
+    family: str,
+    n: int,
+    seed: int,
+    *,
+    rho: float = 0.05,
+    d: int = 10,
+    gamma: float = 2.0,
+    eps: float = 1e-3,
+) -> dict[str, Any]:
     """Iteration counts of SNKPVN, ISNKPVN and SNKP on one instance of a family.
 
     The instance is kept as a factored :func:`kperc.gram_operator` (``O(nd)`` memory),
@@ -620,9 +692,17 @@ def probe_instance(family: str, n: int, seed: int, *, rho: float = 0.05, d: int 
     }
 
 
-def n_sweep(ns: Sequence[int], seeds: Sequence[int], *, families: Sequence[str] =
-            ("balanced", "imbalanced"), rho: float = 0.05, d: int = 10,
-            gamma: float = 2.0, eps: float = 1e-3, n_jobs: int = 1) -> list[dict[str, Any]]:
+def n_sweep(
+    ns: Sequence[int],
+    seeds: Sequence[int],
+    *,
+    families: Sequence[str] = ("balanced", "imbalanced"),
+    rho: float = 0.05,
+    d: int = 10,
+    gamma: float = 2.0,
+    eps: float = 1e-3,
+    n_jobs: int = 1,
+) -> list[dict[str, Any]]:
     """Run :func:`probe_instance` over ``families x ns x seeds`` (joblib, grid order).
 
     Returns
@@ -630,8 +710,10 @@ def n_sweep(ns: Sequence[int], seeds: Sequence[int], *, families: Sequence[str] 
     list of dict
         One row per instance, with the grid values and the counts.
     """
-    points = [dict(p, rho=rho, d=d, gamma=gamma, eps=eps)
-              for p in grid(family=list(families), n=list(ns), seed=list(seeds))]
+    points = [
+        dict(p, rho=rho, d=d, gamma=gamma, eps=eps)
+        for p in grid(family=list(families), n=list(ns), seed=list(seeds))
+    ]
     # small products: multithreaded BLAS only adds contention on a shared machine
     with threadpool_limits(limits=1):
         return sweep(probe_instance, points, n_jobs=n_jobs)
@@ -640,8 +722,9 @@ def n_sweep(ns: Sequence[int], seeds: Sequence[int], *, families: Sequence[str] 
 COUNT_KEYS = ("snkpvn", "isnkpvn", "snkp")
 
 
-def medians(rows: Sequence[Mapping[str, Any]], family: str,
-            keys: Sequence[str] = COUNT_KEYS) -> dict[str, np.ndarray]:
+def medians(
+    rows: Sequence[Mapping[str, Any]], family: str, keys: Sequence[str] = COUNT_KEYS
+) -> dict[str, np.ndarray]:
     """Per-``n`` medians (and minima, maxima) of the counts of one family.
 
     Returns
@@ -682,8 +765,9 @@ def sqrt_log_slope(n_min: float, n_max: float) -> float:
     return 0.5 * math.log(math.log(n_max) / math.log(n_min)) / math.log(n_max / n_min)
 
 
-def check_bounds(rows: Sequence[Mapping[str, Any]], *, rho: float, gamma: float = 2.0,
-                 tol: float = 1e-9) -> dict[str, dict[str, Any]]:
+def check_bounds(
+    rows: Sequence[Mapping[str, Any]], *, rho: float, gamma: float = 2.0, tol: float = 1e-9
+) -> dict[str, dict[str, Any]]:
     """Check every count of :func:`n_sweep` against its explicit bound.
 
     * ``margin``: the built instance has margin ``rho`` (``|rho_exact - rho| <= tol``).
@@ -707,8 +791,12 @@ def check_bounds(rows: Sequence[Mapping[str, Any]], *, rho: float, gamma: float 
     ns = [r["n"] for r in rows]
     span = f"n = {min(ns)}..{max(ns)}, rho = {rho:g}"
     err = max(abs(r["rho_exact"] - rho) for r in rows)
-    res["margin"] = {"ok": err <= tol, "instances": len(rows), "worst": err,
-                     "detail": f"every instance has margin rho to {err:.1e} ({span})"}
+    res["margin"] = {
+        "ok": err <= tol,
+        "instances": len(rows),
+        "worst": err,
+        "detail": f"every instance has margin rho to {err:.1e} ({span})",
+    }
     ok1, w1, ok2, w2, ok3, w3 = True, 0.0, True, 0.0, True, 0.0
     for r in rows:
         n = r["n"]
@@ -719,29 +807,43 @@ def check_bounds(rows: Sequence[Mapping[str, Any]], *, rho: float, gamma: float 
         ok2 &= r["snkpvn_outcome"] == "separator" and r["snkpvn"] < b
         w2 = max(w2, r["snkpvn"] / b)
         calls = isnkpvn_call_bound(r["norm_q0"], rho, gamma)
-        ok3 &= (r["isnkpvn_outcome"] == "separator" and r["isnkpvn_calls"] <= calls
-                and r["isnkpvn"] < calls * b)
+        ok3 &= (
+            r["isnkpvn_outcome"] == "separator"
+            and r["isnkpvn_calls"] <= calls
+            and r["isnkpvn"] < calls * b
+        )
         w3 = max(w3, r["isnkpvn"] / (calls * b))
     res["theorem-1"] = {
-        "ok": bool(ok1), "instances": len(rows), "worst": w1,
+        "ok": bool(ok1),
+        "instances": len(rows),
+        "worst": w1,
         "detail": f"SNKP separated with K(K+1) <= 8 log n / rho^2 ({span}); worst "
-                  f"K / (2 sqrt(2 log n) / rho) = {w1:.3f}"}
+        f"K / (2 sqrt(2 log n) / rho) = {w1:.3f}",
+    }
     res["snkpvn-bound"] = {
-        "ok": bool(ok2), "instances": len(rows), "worst": w2,
+        "ok": bool(ok2),
+        "instances": len(rows),
+        "worst": w2,
         "detail": f"SNKPVN (q = 1/n, delta = rho/2) separated with K < 2 sqrt(2n) / rho "
-                  f"({span}); worst ratio {w2:.3f}"}
+        f"({span}); worst ratio {w2:.3f}",
+    }
     res["isnkpvn"] = {
-        "ok": bool(ok3), "instances": len(rows), "worst": w3,
+        "ok": bool(ok3),
+        "instances": len(rows),
+        "worst": w3,
         "detail": f"ISNKPVN (gamma = {gamma:g}) separated within "
-                  "ceil(log(||q_0||_G / rho) / log gamma) calls of fewer than "
-                  f"2 sqrt(2n) / rho iterations each ({span}); worst ratio {w3:.3f}"}
+        "ceil(log(||q_0||_G / rho) / log gamma) calls of fewer than "
+        f"2 sqrt(2n) / rho iterations each ({span}); worst ratio {w3:.3f}",
+    }
     low = [r for r in rows if r.get("lower_bound") is not None]
     wl = max((r["lower_bound"] / r["snkpvn"] for r in low if r["snkpvn"] > 0), default=0.0)
     res["snkpvn-lower"] = {
-        "ok": all(r["snkpvn"] >= r["lower_bound"] for r in low), "instances": len(low),
+        "ok": all(r["snkpvn"] >= r["lower_bound"] for r in low),
+        "instances": len(low),
         "worst": wl,
         "detail": f"SNKPVN needed at least the derived lower bound on all {len(low)} "
-                  f"imbalanced instances; largest bound / count {wl:.3f}"}
+        f"imbalanced instances; largest bound / count {wl:.3f}",
+    }
     return res
 
 
@@ -756,8 +858,9 @@ def separator_margin(G: np.ndarray, alpha: np.ndarray) -> float:
     return float(ga.min() / math.sqrt(max(float(alpha @ ga), 1e-300)))
 
 
-def svc_homogeneous(G: np.ndarray, *, C: float = 1e6, tol: float = 1e-6
-                    ) -> tuple[np.ndarray, dict[str, Any]]:
+def svc_homogeneous(
+    G: np.ndarray, *, C: float = 1e6, tol: float = 1e-6
+) -> tuple[np.ndarray, dict[str, Any]]:
     """The bias-free hard-margin SVM on a normalised signed Gram matrix, via SVC.
 
     :class:`sklearn.svm.SVC` always fits an intercept, while the paper's separators are
@@ -796,8 +899,11 @@ def svc_homogeneous(G: np.ndarray, *, C: float = 1e6, tol: float = 1e-6
     dc[svc.support_] = svc.dual_coef_[0]
     alpha = dc[:n] - dc[n:]
     hard = bool(np.max(np.abs(svc.dual_coef_)) < C * (1 - 1e-9))
-    return alpha, {"intercept": float(svc.intercept_[0]), "hard_margin": hard,
-                   "n_support": int(svc.support_.size)}
+    return alpha, {
+        "intercept": float(svc.intercept_[0]),
+        "hard_margin": hard,
+        "n_support": int(svc.support_.size),
+    }
 
 
 def load_problems(problems: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
@@ -814,14 +920,15 @@ def load_problems(problems: Sequence[str] | None = None) -> dict[str, dict[str, 
         ``name -> {"G", "y", "kernel", "rho"}`` with ``rho`` from :func:`kperc.margin`.
     """
     out = {}
-    for name in (problems if problems is not None else list(kdata.PROBLEMS)):
+    for name in problems if problems is not None else list(kdata.PROBLEMS):
         G, ds, kernel, _ = kdata.problem(name)
         out[name] = {"G": G, "y": ds.y, "kernel": kernel, "rho": float(kperc.margin(G))}
     return out
 
 
-def svm_comparison(problems: Mapping[str, Mapping[str, Any]] | None = None, *,
-                   C: float = 1e6, tol: float = 1e-6) -> list[dict[str, Any]]:
+def svm_comparison(
+    problems: Mapping[str, Mapping[str, Any]] | None = None, *, C: float = 1e6, tol: float = 1e-6
+) -> list[dict[str, Any]]:
     """Margins of the separators SNKP, NKP and the SVM return, on the book's problems.
 
     Parameters
@@ -850,19 +957,25 @@ def _compare_one(name: str, pb: Mapping[str, Any], C: float, tol: float) -> dict
     r_n = kperc.nkp(G, check_input=False)
     a_svm, info = svc_homogeneous(G, C=C, tol=tol)
     return {
-        "problem": name, "n": int(G.shape[0]), "kernel": pb["kernel"],
+        "problem": name,
+        "n": int(G.shape[0]),
+        "kernel": pb["kernel"],
         "rho": float(pb["rho"]),
-        "snkp": separator_margin(G, r_s.alpha), "snkp_nit": int(r_s.nit),
+        "snkp": separator_margin(G, r_s.alpha),
+        "snkp_nit": int(r_s.nit),
         "snkp_outcome": r_s.outcome,
-        "nkp": separator_margin(G, r_n.alpha), "nkp_nit": int(r_n.nit),
+        "nkp": separator_margin(G, r_n.alpha),
+        "nkp_nit": int(r_n.nit),
         "nkp_outcome": r_n.outcome,
-        "svm": separator_margin(G, a_svm), "svm_hard": info["hard_margin"],
+        "svm": separator_margin(G, a_svm),
+        "svm_hard": info["hard_margin"],
         "svm_intercept": info["intercept"],
     }
 
 
-def svm_checks(rows: Sequence[Mapping[str, Any]], *, rel_tol: float = 1e-4
-               ) -> dict[str, dict[str, Any]]:
+def svm_checks(
+    rows: Sequence[Mapping[str, Any]], *, rel_tol: float = 1e-4
+) -> dict[str, dict[str, Any]]:
     """Check the rows of :func:`svm_comparison` against the results they illustrate.
 
     * ``minimax-margin``: the bias-free SVC attains ``rho_K = min_p ||p||_G`` to a
@@ -881,31 +994,44 @@ def svm_checks(rows: Sequence[Mapping[str, Any]], *, rel_tol: float = 1e-4
     below = all(max(r["svm"], r["snkp"], r["nkp"]) <= r["rho"] * (1 + 1e-9) for r in rows)
     ok_mm = below and err <= rel_tol and all(r["svm_hard"] for r in rows)
     w_nkp = max(r["nkp_nit"] * r["rho"] ** 2 for r in rows)
-    ok_nkp = all(r["nkp_outcome"] == "separator" and r["nkp_nit"] <= 1 / r["rho"] ** 2
-                 for r in rows)
-    w_snkp = max(r["snkp_nit"] * r["rho"] / (2 * math.sqrt(2 * math.log(r["n"])))
-                 for r in rows)
-    ok_snkp = all(r["snkp_outcome"] == "separator" and r["snkp_nit"] * (r["snkp_nit"] + 1)
-                  <= 8 * math.log(r["n"]) / r["rho"] ** 2 for r in rows)
+    ok_nkp = all(
+        r["nkp_outcome"] == "separator" and r["nkp_nit"] <= 1 / r["rho"] ** 2 for r in rows
+    )
+    w_snkp = max(r["snkp_nit"] * r["rho"] / (2 * math.sqrt(2 * math.log(r["n"]))) for r in rows)
+    ok_snkp = all(
+        r["snkp_outcome"] == "separator"
+        and r["snkp_nit"] * (r["snkp_nit"] + 1) <= 8 * math.log(r["n"]) / r["rho"] ** 2
+        for r in rows
+    )
     return {
         "minimax-margin": {
-            "ok": bool(ok_mm), "instances": m, "worst": err,
+            "ok": bool(ok_mm),
+            "instances": m,
+            "worst": err,
             "detail": f"on {m} real kernel problems the bias-free SVC attains "
-                      f"rho_K = min_p ||p||_G to a relative {err:.1e}, and no returned "
-                      "separator has a larger margin"},
+            f"rho_K = min_p ||p||_G to a relative {err:.1e}, and no returned "
+            "separator has a larger margin",
+        },
         "nkp-bound": {
-            "ok": bool(ok_nkp), "instances": m, "worst": w_nkp,
+            "ok": bool(ok_nkp),
+            "instances": m,
+            "worst": w_nkp,
             "detail": f"NKP halted within 1/rho_K^2 on {m} real kernel problems; worst "
-                      f"ratio {w_nkp:.3f}"},
+            f"ratio {w_nkp:.3f}",
+        },
         "theorem-1": {
-            "ok": bool(ok_snkp), "instances": m, "worst": w_snkp,
+            "ok": bool(ok_snkp),
+            "instances": m,
+            "worst": w_snkp,
             "detail": f"SNKP halted with K(K+1) <= 8 log n / rho_K^2 on {m} real kernel "
-                      f"problems; worst K / (2 sqrt(2 log n) / rho_K) = {w_snkp:.3f}"},
+            f"problems; worst K / (2 sqrt(2 log n) / rho_K) = {w_snkp:.3f}",
+        },
     }
 
 
-def margin_paths(problems: Mapping[str, Mapping[str, Any]] | None = None, *,
-                 max_iter: int = 2000) -> dict[str, dict[str, Any]]:
+def margin_paths(
+    problems: Mapping[str, Mapping[str, Any]] | None = None, *, max_iter: int = 2000
+) -> dict[str, dict[str, Any]]:
     """Margin of the NKP and SNKP iterates, continued after the first separator.
 
     Both methods run with ``halt=False`` for ``max_iter`` iterations. NKP is a
@@ -933,11 +1059,13 @@ def margin_paths(problems: Mapping[str, Mapping[str, Any]] | None = None, *,
         with threadpool_limits(limits=1):
             r_n = kperc.nkp(G, max_iter=max_iter, halt=False, trace=True, check_input=False)
             r_s = kperc.snkp(G, max_iter=max_iter, halt=False, trace=True, check_input=False)
-        out[name] = {"rho": float(rho),
-                     "nkp": np.asarray(r_n.trace["margin"]) / rho,
-                     "snkp": np.asarray(r_s.trace["margin"]) / rho,
-                     "nkp_first": r_n.first_separator_nit,
-                     "snkp_first": r_s.first_separator_nit}
+        out[name] = {
+            "rho": float(rho),
+            "nkp": np.asarray(r_n.trace["margin"]) / rho,
+            "snkp": np.asarray(r_s.trace["margin"]) / rho,
+            "nkp_first": r_n.first_separator_nit,
+            "snkp_first": r_s.first_separator_nit,
+        }
     return out
 
 
@@ -968,9 +1096,13 @@ def _time(func, repeats: int) -> tuple[float, list[float]]:
 def _machine() -> dict[str, Any]:
     from importlib import metadata
 
-    info = {"python": platform.python_version(), "system": platform.system(),
-            "machine": platform.machine(), "processor": platform.processor() or "unknown",
-            "cpu_count": os.cpu_count()}
+    info = {
+        "python": platform.python_version(),
+        "system": platform.system(),
+        "machine": platform.machine(),
+        "processor": platform.processor() or "unknown",
+        "cpu_count": os.cpu_count(),
+    }
     try:
         with open("/proc/cpuinfo") as fh:
             for line in fh:
@@ -986,14 +1118,22 @@ def _machine() -> dict[str, Any]:
             info[dist] = "missing"
     if hasattr(os, "getloadavg"):
         info["load_average_1min_at_start"] = round(os.getloadavg()[0], 2)
-    info["threads"] = {k: os.environ[k] for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                                                  "MKL_NUM_THREADS") if k in os.environ}
+    info["threads"] = {
+        k: os.environ[k]
+        for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+        if k in os.environ
+    }
     return info
 
 
-def write_timings(path: Path | str = TIMINGS_PATH, *, repeats: int = 7,
-                  problems: Sequence[str] | None = None, C: float = 1e6,
-                  tol: float = 1e-6) -> dict[str, Any]:
+def write_timings(
+    path: Path | str = TIMINGS_PATH,
+    *,
+    repeats: int = 7,
+    problems: Sequence[str] | None = None,
+    C: float = 1e6,
+    tol: float = 1e-6,
+) -> dict[str, Any]:
     """Time SNKP, NKP, SVC and the exact margin on the book's problems; write JSON.
 
     Every method gets one warm-up call and then ``repeats`` timed calls on the same
@@ -1021,7 +1161,7 @@ def write_timings(path: Path | str = TIMINGS_PATH, *, repeats: int = 7,
     if repeats < 1:
         raise ValueError(f"repeats must be >= 1; got {repeats}")
     rows = []
-    for name in (problems if problems is not None else list(kdata.PROBLEMS)):
+    for name in problems if problems is not None else list(kdata.PROBLEMS):
         G, ds, _, _ = kdata.problem(name)
         n = G.shape[0]
         K2 = np.block([[G, -G], [-G, G]])
@@ -1030,15 +1170,24 @@ def write_timings(path: Path | str = TIMINGS_PATH, *, repeats: int = 7,
         calls = {
             "snkp": lambda G=G: kperc.snkp(G, check_input=False),
             "nkp": lambda G=G: kperc.nkp(G, check_input=False),
-            "svc_homogeneous": lambda K2=K2, y2=y2: SVC(C=C, kernel="precomputed",
-                                                        tol=tol).fit(K2, y2),
+            "svc_homogeneous": lambda K2=K2, y2=y2: SVC(C=C, kernel="precomputed", tol=tol).fit(
+                K2, y2
+            ),
             "svc": lambda K=K, y=ds.y: SVC(C=C, kernel="precomputed", tol=tol).fit(K, y),
             "margin": lambda G=G: kperc.margin(G),
         }
         for method, func in calls.items():
             med, ts = _time(func, repeats)
-            rows.append({"problem": name, "n": n, "method": method,
-                         "seconds_median": med, "seconds": ts, "repeats": repeats})
+            rows.append(
+                {
+                    "problem": name,
+                    "n": n,
+                    "method": method,
+                    "seconds_median": med,
+                    "seconds": ts,
+                    "repeats": repeats,
+                }
+            )
     payload = {
         "what": "wall time of the methods compared in Chapter 7 (median over repeats)",
         "command": TIMINGS_COMMAND,
@@ -1072,8 +1221,9 @@ def read_timings(path: Path | str = TIMINGS_PATH) -> dict[str, Any]:
     payload = json.loads(path.read_text())
     for field in ("date", "machine", "results", "command"):
         if field not in payload:
-            raise ValueError(f"{path.name} has no {field!r}; regenerate it with "
-                             f"`{TIMINGS_COMMAND}`")
+            raise ValueError(
+                f"{path.name} has no {field!r}; regenerate it with `{TIMINGS_COMMAND}`"
+            )
     for row in payload["results"]:
         for field in ("problem", "n", "method", "seconds_median", "repeats"):
             if field not in row:
@@ -1135,10 +1285,15 @@ def affine_margin_demo(name: str = "infeasible_2d", extra_dims: int = 1) -> dict
     e3 = np.zeros(Xe.shape[1])
     e3[X.shape[1]] = 1.0
     cert = float(np.linalg.norm(A.T @ det.p))
-    return {"name": name, "n": int(X.shape[0]), "rho_span": float(det.rho),
-            "rho_span_embedded": float(kperc.margin(Ge)),
-            "orth_value": float((A @ e3).min()), "certificate_norm": cert,
-            "theorem3_radius": float(-det.rho)}
+    return {
+        "name": name,
+        "n": int(X.shape[0]),
+        "rho_span": float(det.rho),
+        "rho_span_embedded": float(kperc.margin(Ge)),
+        "orth_value": float((A @ e3).min()),
+        "certificate_norm": cert,
+        "theorem3_radius": float(-det.rho),
+    }
 
 
 # --------------------------------------------------------------------------------------
@@ -1148,11 +1303,16 @@ def affine_margin_demo(name: str = "infeasible_2d", extra_dims: int = 1) -> dict
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m kperc_book.experiments.ch07 --timings [--repeats R] [--output PATH]``."""
-    ap = argparse.ArgumentParser(prog="python -m kperc_book.experiments.ch07",
-                                 description="Chapter 7 experiments run outside the book.")
-    ap.add_argument("--timings", action="store_true",
-                    help="time SNKP, NKP, SVC and the exact margin on the book's problems "
-                         "and write book/_generated/timings/ch07-svm.json")
+    ap = argparse.ArgumentParser(
+        prog="python -m kperc_book.experiments.ch07",
+        description="Chapter 7 experiments run outside the book.",
+    )
+    ap.add_argument(
+        "--timings",
+        action="store_true",
+        help="time SNKP, NKP, SVC and the exact margin on the book's problems "
+        "and write book/_generated/timings/ch07-svm.json",
+    )
     ap.add_argument("--repeats", type=int, default=7, help="timed calls per method")
     ap.add_argument("--output", default=str(TIMINGS_PATH), help="JSON file to write")
     args = ap.parse_args(argv)
