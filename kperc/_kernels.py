@@ -127,8 +127,8 @@ def gram_matrix(X, y, kernel: str | Callable = "linear", **kernel_params) -> np.
     """
     X, y = check_Xy(X, y)
     # Repeated points must give identical rows of G with an exact -1 between two copies
-    # with opposite labels, so that such a pair is an exact witness (G p = 0, PAPER.md
-    # Section 10). Kernel round-off does not ensure it (sklearn's RBF gives
+    # with opposite labels, so that such a pair is an exact witness (G p = 0).
+    # Kernel round-off does not ensure it (sklearn's RBF gives
     # K(x, x') = 1 - 1.1e-16 for a copy x' of x, enough for SNKP to return a spurious
     # "separator" with margin 5e-17), so repeated points are evaluated once and expanded.
     U, inv = np.unique(X, axis=0, return_inverse=True)

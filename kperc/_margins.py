@@ -44,7 +44,7 @@ def gram_factor(G) -> np.ndarray:
     """A factor ``B`` (shape ``(r, n)``, ``r = rank G``) with ``G = B^T B``.
 
     Column ``b_i`` holds the coordinates of the signed point ``a_i`` in an orthonormal
-    basis of their span (PAPER.md Section 5.2, step 1). For a
+    basis of their span (Section 5.2 of the paper, step 1). For a
     :class:`~kperc.GramOperator` the stored points are used directly (reduced to their
     span when they do not span ``R^d``).
     """
@@ -215,7 +215,7 @@ def margin(G) -> float:
     """The signed normalised margin ``rho_K`` of a normalised signed Gram matrix.
 
     * If the problem is separable, ``rho_K = min_{p in simplex} ||p||_G > 0``
-      (PAPER.md Section 3), solved exactly (NNLS reduction plus KKT polish).
+      (Section 3 of the paper), solved exactly (NNLS reduction plus KKT polish).
     * Otherwise ``rho_K <= 0`` is the span-restricted margin of Section 5.2: minus the
       radius of the largest ball centred at 0, inside the span of the signed points,
       contained in their convex hull (Theorem 3), computed by facet enumeration for
@@ -245,7 +245,7 @@ def margin(G) -> float:
 
 
 def data_margin(X, y, *, normalize: bool = True) -> float:
-    """Linear margin of data: ``rho_2`` (normalised) or ``rho`` (raw), PAPER.md Sec. 2.2.
+    """Linear margin of data: ``rho_2`` (normalised) or ``rho`` (raw), paper Section 2.2.
 
     ``rho = max_{||w|| = 1} min_i y_i x_i^T w``. For separable data this equals
     ``min_{p in simplex} ||sum_i p_i y_i x_i||``; for inseparable data the
@@ -279,7 +279,7 @@ def data_margin(X, y, *, normalize: bool = True) -> float:
 
 
 def linf_margin(X, y) -> OptimizeResult:
-    """Winnow's margin ``rho_inf`` (PAPER.md Section 2.2), as a linear program.
+    """Winnow's margin ``rho_inf`` (Section 2.2 of the paper), as a linear program.
 
     ``rho_inf = max_{v in simplex_{2d}} min_i b_i^T v`` with
     ``b_i = y_i (x_i, -x_i) / ||x_i||_inf`` (features duplicated so that nonnegative
@@ -321,7 +321,7 @@ def dist_to_witness(G, q) -> OptimizeResult:
     """Euclidean distance from ``q`` to ``W = {p in simplex : G p = 0}`` (Lemma 7).
 
     Solves ``min ||p - q||_2`` s.t. ``B p = 0``, ``p in simplex`` (``G = B^T B``) with
-    SLSQP, falling back to the trust-region interior method (PAPER.md Section 10), and
+    SLSQP, falling back to the trust-region interior method when SLSQP fails, and
     then polishes on the active set: on the support ``S`` the problem is a projection
     onto an affine subspace, solved in closed form and kept only if it is feasible.
 

@@ -29,7 +29,7 @@ DEFAULT_MAX_ITER_DENSE = 100_000
 
 
 def _first_index_rule(m: np.ndarray) -> int:
-    """Most violated point, ties broken by the first index (PAPER.md Section 10)."""
+    """Most violated point, ties broken by the first index (deterministic runs)."""
     return int(np.argmin(m))
 
 
@@ -74,7 +74,7 @@ def perceptron(X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = Fa
 
     Starts from ``w_0 = 0`` and adds ``y_i x_i`` for the most violated point (smallest
     ``y_i x_i^T w``, first index on ties) until ``y_i x_i^T w > 0`` for every ``i``
-    (PAPER.md Section 2.1). If a unit ``w*`` has margin ``rho`` and ``R = max ||x_i||``,
+    (Section 2.1 of the paper). If a unit ``w*`` has margin ``rho`` and ``R = max ||x_i||``,
     at most ``R^2 / rho^2`` updates are made (Block-Novikoff).
 
     Parameters
@@ -124,7 +124,7 @@ def normalized_perceptron(
 
     ``w_{k+1} = (1 - theta_k) w_k + theta_k a_j`` with ``theta_k = 1/(k+1)`` and ``j``
     the most violated point, so ``w_k`` is the average of the points chosen so far
-    (PAPER.md Section 2.1). If ``rho_2 > 0`` it halts within ``1 / rho_2^2`` updates.
+    (Section 2.1 of the paper). If ``rho_2 > 0`` it halts within ``1 / rho_2^2`` updates.
 
     Parameters
     ----------
@@ -174,7 +174,7 @@ def nkp(
 
     ``alpha_0 = 0`` and ``alpha_{k+1} = (1 - theta_k) alpha_k + theta_k e_j`` with
     ``theta_k = 1/(k+1)`` and ``j = argmin_i (G alpha_k)_i`` (first index on ties), until
-    ``G alpha_k > 0`` (PAPER.md Section 4). It is a subgradient method for ``L`` in the
+    ``G alpha_k > 0`` (Section 4 of the paper). It is a subgradient method for ``L`` in the
     ``G``-geometry; if ``rho_K > 0`` it halts within ``1 / rho_K^2`` updates.
 
     Each iteration costs ``O(n)``: ``G alpha`` is updated with one column of ``G``. For
@@ -287,8 +287,8 @@ def snkp(
 ) -> KpercResult:
     """Algorithm 4: the Smoothed Normalised Kernel Perceptron (SNKP).
 
-    Nesterov-smoothed version of NKP with the entropy prox-function (PAPER.md
-    Section 4)::
+    Nesterov-smoothed version of NKP with the entropy prox-function (Section 4
+    of the paper)::
 
         alpha_0 = 1/n, mu_0 = 2, p_0 = p_{mu_0}(alpha_0)
         theta_k     = 2 / (k + 3)
@@ -432,9 +432,9 @@ def winnow(
     ``v`` on the simplex of dimension ``2 d`` can represent any sign. Points are
     normalised by their l_inf norm, ``b_i = y_i (x_i, -x_i) / ||x_i||_inf``. While some
     ``b_i^T v <= 0``, the most violated ``b_j`` multiplies the weights:
-    ``v <- v * exp(eta * b_j) / Z`` (PAPER.md Section 2.2). For margin ``rho_inf`` the
+    ``v <- v * exp(eta * b_j) / Z`` (Section 2.2 of the paper). For margin ``rho_inf`` the
     number of updates is of order ``log d / rho_inf^2`` for a suitable ``eta`` (about
-    ``rho_inf``); the exact constant is not recovered from the paper ([U]).
+    ``rho_inf``); the paper does not state the exact constant.
 
     Parameters
     ----------

@@ -170,7 +170,7 @@ def snkpvn(
     simplex), ``alpha_0 = q`` and ``mu_0 = 2 n``, so ``mu_k = 4 n / ((k+1)(k+2))``. It
     stops when ``G alpha_k > 0`` (separator) or else when ``||p_k||_G < delta``.
 
-    Guarantees (PAPER.md Section 6): it always halts within ``2 sqrt(2 n) / delta``
+    Guarantees (Section 6 of the paper): it always halts within ``2 sqrt(2 n) / delta``
     iterations; if ``rho_K > 0`` within ``2 sqrt(2n) / max(rho_K, delta)``, and with
     ``delta <= rho_K`` only through a separator; if the problem is infeasible,
     within ``2 sqrt(n) dist(q, W) / delta``.
@@ -219,7 +219,7 @@ def isnkpvn(
 
         q_0 = 1/n
         for t = 0, 1, ...
-            if ||q_t||_G <= eps: certificate q_t                  (guard, PAPER.md Sec. 9)
+            if ||q_t||_G <= eps: certificate q_t                   (q_t may already be one)
             delta_t = ||q_t||_G / gamma
             r = SNKPVN(q_t, delta_t)
             if r is a separator: return it

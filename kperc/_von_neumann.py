@@ -3,8 +3,8 @@
 Von Neumann's method is Frank-Wolfe with exact line search on
 ``min_{p in simplex} ||A p||^2 / 2``: it moves ``w = A p`` towards the most violated
 point ``a_j`` by the step that minimises ``||w||``. It returns an ``eps``-certificate of
-infeasibility (``p`` in the simplex with ``||A p|| <= eps``) or, with the primal exit
-that PAPER.md Section 9 adds, a separator.
+infeasibility (``p`` in the simplex with ``||A p|| <= eps``) or, with an added primal
+exit (not part of the paper's Algorithm 5), a separator.
 
 * :func:`nvn`: kernel form, using only ``G`` (``O(n)`` per iteration).
 * :func:`von_neumann_linear`: linear form on data, which also records ``w_k``.
@@ -57,7 +57,7 @@ def nvn(
               p = (1 - theta) p + theta e_j; g = (1 - theta) g + theta G[:, j]
               s = (1 - theta)^2 s + 2 theta (1 - theta) g_j + theta^2 G_jj
 
-    Guarantees (PAPER.md Section 5): ``||w_k||^2 <= 1/(k+1)`` at every non-halting step
+    Guarantees (Section 5 of the paper): ``||w_k||^2 <= 1/(k+1)`` at every non-halting step
     (Dantzig), so without a primal exit it halts within ``ceil(1/eps^2) - 1``
     iterations; if ``rho_K > 0`` the primal exit fires within ``1/rho_K^2``
     (Epelman-Freund); if ``rho_K < 0`` then ``||w_{k+1}||^2 <= (1 - rho_K^2) ||w_k||^2``.
@@ -72,8 +72,8 @@ def nvn(
     eps : float
         Target ``||p||_G`` of the certificate.
     primal_exit : bool
-        Stop with a separator when ``G p > 0`` (PAPER.md Section 9, item 3: without
-        it the method stalls on separable data).
+        Stop with a separator when ``G p > 0``, an exit that the paper's Algorithm 5
+        does not have: without it the method stalls on separable data.
     max_iter : int
     trace : bool
         Record ``norm_w`` (``||p_k||_G``), ``min_Galpha``, ``j`` and ``theta``.

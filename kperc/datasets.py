@@ -90,7 +90,7 @@ def planted(
     A unit ``w*`` is drawn; two support points ``rho w* +- sqrt(1 - rho^2) u`` lie on
     the unit sphere with their midpoint ``rho w*`` at distance ``rho`` from 0; every
     other signed point ``a_i`` has ``a_i^T w* = t_i >= rho``. The nearest point of the
-    hull to 0 is therefore ``rho w*`` and ``rho_2 = rho`` (PAPER.md Section 3).
+    hull to 0 is therefore ``rho w*`` and ``rho_2 = rho`` (Section 3 of the paper).
 
     Parameters
     ----------
@@ -142,7 +142,7 @@ def planted(
 
 
 def two_rays(r: float = 10.0, n_per_ray: int = 10) -> Dataset:
-    """PAPER.md Section 2.2 example: two rays with norms spread over ``[1/r, r]``.
+    """The example of Section 2.2 of the paper: two rays with norms spread over ``[1/r, r]``.
 
     ``+`` points on the ray through ``(0.6, 0.8)``, ``-`` points on the ray through
     ``(0.8, 0.6)``, with norms geometrically spaced from ``1/r`` to ``r``.
