@@ -1,4 +1,4 @@
-"""Kernels and normalised signed Gram matrices (paper Section 0 and Section 3).
+"""Kernels and normalised signed Gram matrices (paper Sections 2 and 3).
 
 The algorithms of the paper see the data only through the normalised signed Gram
 matrix
@@ -96,7 +96,7 @@ def _check_diag(diag: np.ndarray) -> None:
 
 
 def gram_matrix(X, y, kernel: str | Callable = "linear", **kernel_params) -> np.ndarray:
-    """Normalised signed Gram matrix ``G`` (paper Section 0, Section 3).
+    """Normalised signed Gram matrix ``G`` (paper Sections 2 and 3).
 
     Parameters
     ----------
@@ -178,7 +178,7 @@ def _symmetrize_inplace(G: np.ndarray, block: int = 256) -> None:
 
 
 def signed_normalized_points(X, y) -> np.ndarray:
-    """Rows ``a_i = y_i x_i / ||x_i||_2`` (paper Section 0), shape (n_samples, n_features)."""
+    """Rows ``a_i = y_i x_i / ||x_i||_2`` (paper Section 2), shape (n_samples, n_features)."""
     X, y = check_Xy(X, y)
     norms = np.linalg.norm(X, axis=1)
     _check_diag(norms**2)

@@ -35,7 +35,7 @@ def _prep(G, alpha, Galpha):
 
 
 def g_seminorm(G, v) -> float:
-    """``||v||_G = sqrt(v^T G v)``, clamped at 0 against round-off (paper Section 0)."""
+    """``||v||_G = sqrt(v^T G v)``, clamped at 0 against round-off (paper Section 2)."""
     gram = as_gram(G, check_psd=False)
     return gram.seminorm(np.asarray(v, dtype=np.float64))
 

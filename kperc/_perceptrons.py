@@ -434,7 +434,7 @@ def winnow(
     ``b_i^T v <= 0``, the most violated ``b_j`` multiplies the weights:
     ``v <- v * exp(eta * b_j) / Z`` (Section 2.2 of the paper). For margin ``rho_inf`` the
     number of updates is of order ``log d / rho_inf^2`` for a suitable ``eta`` (about
-    ``rho_inf``); the paper does not state the exact constant.
+    ``rho_inf``); the constant is not pinned down here.
 
     Parameters
     ----------

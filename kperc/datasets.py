@@ -110,11 +110,13 @@ def planted(
         Norms ``||x_i||`` are log-uniform in this range (the normalised margin does not
         depend on them; the unnormalised one does).
     seed : int
+        Seed of :func:`numpy.random.default_rng`; the same seed gives the same data.
 
     Returns
     -------
     Dataset
-        ``info`` has ``rho`` (exact normalised margin), ``w_star`` and ``support``
+        ``X`` of shape (n, d), ``y`` in {-1, +1}; ``info`` has ``rho`` (exact normalised
+        margin), ``w_star`` and ``support``
         (indices of the two support points).
     """
     if n < 2 or d < 2:
@@ -159,7 +161,8 @@ def two_rays(r: float = 10.0, n_per_ray: int = 10) -> Dataset:
     Returns
     -------
     Dataset
-        ``info`` has ``rho2``, ``rho``, ``R`` and ``w_star = (-1, 1)/sqrt(2)``.
+        ``X`` of shape (2 n_per_ray, 2), ``y`` in {-1, +1}; ``info`` has ``rho2``,
+        ``rho``, ``R`` and ``w_star = (-1, 1)/sqrt(2)``.
     """
     if r < 1 or n_per_ray < 2:
         raise ValueError(f"two_rays needs r >= 1 and n_per_ray >= 2; got {r}, {n_per_ray}.")
@@ -208,12 +211,16 @@ def infeasible(
     rho : float
         Target margin, ``-1 < rho < 0``.
     norm_range : (float, float)
+        Norms ``||x_i||`` are log-uniform in this range (the normalised margin does not
+        depend on them).
     seed : int
+        Seed of :func:`numpy.random.default_rng`.
 
     Returns
     -------
     Dataset
-        ``info`` has ``rho`` (exact), ``rho_target`` and ``nu``.
+        ``X`` of shape (n, d), ``y`` in {-1, +1}; ``info`` has ``rho`` (exact),
+        ``rho_target`` and ``nu``.
     """
     from ._margins import data_margin
 
@@ -269,7 +276,24 @@ def _pm(y: np.ndarray) -> np.ndarray:
 
 
 def circles(n: int = 200, *, noise: float = 0.05, factor: float = 0.5, seed: int = 0) -> Dataset:
-    """Two concentric circles (:func:`sklearn.datasets.make_circles`); inner is ``+1``."""
+    """Two concentric circles (:func:`sklearn.datasets.make_circles`); inner is ``+1``.
+
+    Parameters
+    ----------
+    n : int, default=200
+        Number of points, split evenly between the circles.
+    noise : float, default=0.05
+        Standard deviation of the Gaussian noise added to the points.
+    factor : float, default=0.5
+        Radius of the inner circle relative to the outer one (``0 < factor < 1``).
+    seed : int, default=0
+        Passed as ``random_state``; the same seed gives the same data.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (n, 2), ``y`` in {-1, +1}; ``info`` is empty.
+    """
     from sklearn.datasets import make_circles
 
     X, y = make_circles(n_samples=n, noise=noise, factor=factor, random_state=seed)
@@ -277,7 +301,23 @@ def circles(n: int = 200, *, noise: float = 0.05, factor: float = 0.5, seed: int
 
 
 def moons(n: int = 200, *, noise: float = 0.1, seed: int = 0) -> Dataset:
-    """Two interleaving half-moons (:func:`sklearn.datasets.make_moons`)."""
+    """Two interleaving half-moons (:func:`sklearn.datasets.make_moons`).
+
+    Parameters
+    ----------
+    n : int, default=200
+        Number of points, split evenly between the moons.
+    noise : float, default=0.1
+        Standard deviation of the Gaussian noise added to the points.
+    seed : int, default=0
+        Passed as ``random_state``; the same seed gives the same data.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (n, 2), ``y`` in {-1, +1} (``+1`` for scikit-learn's class 1);
+        ``info`` is empty.
+    """
     from sklearn.datasets import make_moons
 
     X, y = make_moons(n_samples=n, noise=noise, random_state=seed)
@@ -285,7 +325,22 @@ def moons(n: int = 200, *, noise: float = 0.1, seed: int = 0) -> Dataset:
 
 
 def xor(n: int = 200, *, gap: float = 0.1, seed: int = 0) -> Dataset:
-    """XOR: uniform points in ``[-1, 1]^2`` away from the axes, label ``sign(x1 x2)``."""
+    """XOR: uniform points in ``[-1, 1]^2`` away from the axes, label ``sign(x1 x2)``.
+
+    Parameters
+    ----------
+    n : int, default=200
+        Number of points.
+    gap : float, default=0.1
+        Every coordinate has ``|x_j| >= gap``, which keeps the classes apart.
+    seed : int, default=0
+        Seed of :func:`numpy.random.default_rng`.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (n, 2), ``y = sign(x1 x2)``; ``info`` has ``gap``.
+    """
     rng = np.random.default_rng(seed)
     X = rng.uniform(gap, 1.0, (n, 2)) * rng.choice([-1.0, 1.0], (n, 2))
     return Dataset(X, np.sign(X[:, 0] * X[:, 1]), {"gap": gap})
@@ -300,7 +355,13 @@ def _standardize(X: np.ndarray) -> np.ndarray:
 def breast_cancer() -> Dataset:
     """Wisconsin diagnostic breast cancer (bundled with scikit-learn), standardised.
 
-    569 points, 30 features; ``+1`` = benign, ``-1`` = malignant.
+    Each feature is centred and scaled to unit variance.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (569, 30), ``y`` in {-1, +1} (``+1`` = benign, ``-1`` =
+        malignant); ``info`` names the source.
     """
     from sklearn.datasets import load_breast_cancer
 
@@ -311,7 +372,16 @@ def breast_cancer() -> Dataset:
 def digits(pair: tuple[int, int] = (3, 8)) -> Dataset:
     """Two classes of the 8x8 handwritten digits (bundled with scikit-learn).
 
-    Pixels are scaled to ``[0, 1]``; ``+1`` is the first digit of ``pair``.
+    Parameters
+    ----------
+    pair : (int, int), default=(3, 8)
+        The two digits to keep.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (n, 64), pixels scaled to ``[0, 1]``; ``y`` is ``+1`` for the
+        first digit of ``pair`` and ``-1`` for the second; ``info`` has ``pair``.
     """
     from sklearn.datasets import load_digits
 
