@@ -45,6 +45,15 @@ def kernel_matrix(X, Z=None, kernel: str | Callable = "linear", **kernel_params)
     Returns
     -------
     K : ndarray of shape (n_samples_X, n_samples_Z)
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> X = np.array([[1.0, 0.0], [0.0, 2.0]])
+    >>> kperc.kernel_matrix(X, kernel="linear").tolist()
+    [[1.0, 0.0], [0.0, 4.0]]
+    >>> kperc.kernel_matrix(X, kernel="rbf", gamma=0.5).round(4).tolist()
+    [[1.0, 0.0821], [0.0821, 1.0]]
     """
     X = check_X(X)
     Z = X if Z is None else check_X(Z, "Z")
@@ -178,7 +187,15 @@ def _symmetrize_inplace(G: np.ndarray, block: int = 256) -> None:
 
 
 def signed_normalized_points(X, y) -> np.ndarray:
-    """Rows ``a_i = y_i x_i / ||x_i||_2`` (paper Section 2), shape (n_samples, n_features)."""
+    """Rows ``a_i = y_i x_i / ||x_i||_2`` (paper Section 2), shape (n_samples, n_features).
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> A = kperc.signed_normalized_points(np.array([[3.0, 4.0], [0.0, 2.0]]), [1, -1])
+    >>> A.round(4).tolist()
+    [[0.6, 0.8], [-0.0, -1.0]]
+    """
     X, y = check_Xy(X, y)
     norms = np.linalg.norm(X, axis=1)
     _check_diag(norms**2)
@@ -196,6 +213,15 @@ class GramOperator(LinearOperator):
     ----------
     Z : ndarray of shape (n_samples, n_features)
         Rows of unit Euclidean norm.
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> X, y = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]), np.array([1, -1, 1])
+    >>> op = kperc.gram_operator(X, y)
+    >>> v = np.array([0.2, 0.3, 0.5])
+    >>> bool(np.allclose(op @ v, kperc.gram_matrix(X, y) @ v))
+    True
     """
 
     def __init__(self, Z: np.ndarray):
@@ -245,6 +271,14 @@ def gram_operator(X, y) -> GramOperator:
     -------
     GramOperator
         Behaves like ``gram_matrix(X, y)`` for products, with ``O(n d)`` memory.
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> X, y = np.array([[3.0, 4.0], [0.0, 2.0]]), np.array([1, -1])
+    >>> op = kperc.gram_operator(X, y)
+    >>> op.shape, op.Z.round(4).tolist()
+    ((2, 2), [[0.6, 0.8], [-0.0, -1.0]])
     """
     return GramOperator(signed_normalized_points(X, y))
 

@@ -47,6 +47,14 @@ def gram_factor(G) -> np.ndarray:
     basis of their span (Section 5.2 of the paper, step 1). For a
     :class:`~kperc.GramOperator` the stored points are used directly (reduced to their
     span when they do not span ``R^d``).
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> G = np.array([[1.0, 0.6], [0.6, 1.0]])
+    >>> B = kperc.gram_factor(G)
+    >>> bool(np.allclose(B.T @ B, G))
+    True
     """
     return _factors(G)[0]
 
@@ -103,6 +111,14 @@ def min_norm_point(B: np.ndarray) -> tuple[float, np.ndarray]:
         ``min ||B p||``.
     p : ndarray of shape (n,)
         A minimiser in the simplex.
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> B = np.array([[1.0, -1.0, 0.0], [1.0, 1.0, 2.0]])  # columns are the points
+    >>> value, p = kperc.min_norm_point(B)
+    >>> round(value, 4), p.round(4).tolist()
+    (1.0, [0.5, 0.5, 0.0])
     """
     B = np.asarray(B, dtype=np.float64)
     r, n = B.shape
@@ -186,6 +202,14 @@ def margin_details(G) -> OptimizeResult:
         max-margin function ``f_alpha``), ``rank`` (of ``G``), ``kkt_gap``
         (``max(0, rho^2 - min_i (G p)_i)``, zero at an exact optimum) and, when not
         separable, ``facet_normal`` (in the coordinates of :func:`gram_factor`).
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> G = np.array([[1.0, 0.6], [0.6, 1.0]])  # two points at 53 degrees
+    >>> res = kperc.margin_details(G)
+    >>> round(res.rho, 4), bool(res.separable), res.p.round(4).tolist()
+    (0.8944, True, [0.5, 0.5])
     """
     B, B_full = _factors(G)
     value, p = min_norm_point(B)
@@ -238,8 +262,9 @@ def margin(G) -> float:
     --------
     >>> import numpy as np, kperc
     >>> X = np.array([[1.0, 0.2], [0.2, 1.0]])
-    >>> round(kperc.margin(kperc.gram_matrix(X, [1, 1])), 6)
-    0.848528
+    >>> rho = kperc.margin(kperc.gram_matrix(X, [1, 1]))
+    >>> round(rho, 6), round(float(np.sqrt((1 + 0.4 / 1.04) / 2)), 6)  # sqrt((1 + cos) / 2)
+    (0.83205, 0.83205)
     """
     return float(margin_details(G).rho)
 
@@ -261,6 +286,13 @@ def data_margin(X, y, *, normalize: bool = True) -> float:
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> X, y = np.array([[1.0, 2.0], [2.0, 1.0]]), np.array([1, -1])
+    >>> round(kperc.data_margin(X, y), 4), round(kperc.data_margin(X, y, normalize=False), 4)
+    (0.3162, 0.7071)
     """
     X, y = check_Xy(X, y)
     if normalize:
@@ -289,6 +321,14 @@ def linf_margin(X, y) -> OptimizeResult:
     -------
     OptimizeResult
         ``rho`` and ``w = v[:d] - v[d:]`` (with ``||w||_1 <= 1``).
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> X, y = np.array([[1.0, 2.0], [2.0, 1.0]]), np.array([1, -1])
+    >>> res = kperc.linf_margin(X, y)
+    >>> round(res.rho, 4), res.w.round(4).tolist()
+    (0.25, [-0.5, 0.5])
     """
     X, y = check_Xy(X, y)
     ninf = np.max(np.abs(X), axis=1)
@@ -330,6 +370,14 @@ def dist_to_witness(G, q) -> OptimizeResult:
     OptimizeResult
         ``dist`` (``inf`` when ``W`` is empty, i.e. the problem is separable), ``w`` (the
         nearest witness) and ``residual`` (``||B w||``).
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> G = kperc.gram_matrix(np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), [1, -1, 1])
+    >>> res = kperc.dist_to_witness(G, np.full(3, 1 / 3))
+    >>> round(res.dist, 4), res.w.round(4).tolist()
+    (0.4082, [0.5, 0.5, 0.0])
     """
     B = gram_factor(G)
     r, n = B.shape

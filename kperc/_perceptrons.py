@@ -94,6 +94,15 @@ def perceptron(X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = Fa
         ``w`` is the separator; ``alpha`` expresses it in the normalised coordinates
         (``alpha_i`` proportional to the number of updates on point ``i`` times
         ``||x_i||``), so that ``gram_matrix(X, y) @ alpha > 0`` on success.
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import planted
+    >>> X, y = planted(60, 3, rho=0.2, seed=0)
+    >>> res = kperc.perceptron(X, y)
+    >>> res.outcome, bool((y * (X @ res.w) > 0).all())
+    ('separator', True)
     """
     X, y = check_Xy(X, y)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
@@ -138,6 +147,15 @@ def normalized_perceptron(
     -------
     KpercResult
         ``w = A alpha`` with ``alpha`` in the simplex (the fraction of updates per point).
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import planted
+    >>> X, y = planted(60, 3, rho=0.2, seed=0)
+    >>> res = kperc.normalized_perceptron(X, y)
+    >>> res.outcome, res.nit <= 1 / 0.2**2  # rho_2 = 0.2: at most 25 updates
+    ('separator', True)
     """
     X, y = check_Xy(X, y)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
@@ -206,6 +224,15 @@ def nkp(
     KpercResult
         Also ``first_separator_nit`` (``None`` if no iterate separated) and ``ncol``,
         the number of columns of ``G`` computed (``0`` for a dense ``G``).
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import planted
+    >>> X, y = planted(60, 3, rho=0.2, seed=0)
+    >>> res = kperc.nkp(kperc.gram_matrix(X, y))
+    >>> res.outcome, res.nit <= 1 / 0.2**2
+    ('separator', True)
     """
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     cache_size = check_nonnegative(cache_size, "cache_size")
@@ -321,6 +348,16 @@ def snkp(
     -------
     KpercResult
         ``alpha`` and ``p`` lie in the simplex; also ``first_separator_nit``.
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import planted
+    >>> X, y = planted(60, 3, rho=0.2, seed=0)
+    >>> import numpy as np
+    >>> res = kperc.snkp(kperc.gram_matrix(X, y))
+    >>> res.outcome, bool(res.nit < 2 * np.sqrt(2 * np.log(60)) / 0.2)  # Theorem 1
+    ('separator', True)
     """
     gram = as_gram(G) if check_input else as_gram(G, validate=False)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
@@ -450,6 +487,15 @@ def winnow(
     -------
     KpercResult
         ``w = v[:d] - v[d:]`` is the separator (``||w||_1 <= 1``).
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import planted
+    >>> X, y = planted(60, 3, rho=0.2, seed=0)
+    >>> res = kperc.winnow(X, y)
+    >>> res.outcome, bool((y * (X @ res.w) > 0).all())
+    ('separator', True)
     """
     X, y = check_Xy(X, y)
     eta = check_positive(eta, "eta")

@@ -193,6 +193,15 @@ def snkpvn(
     Returns
     -------
     KpercResult
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import infeasible
+    >>> X, y = infeasible(40, 2, rho=-0.2, seed=0)
+    >>> res = kperc.snkpvn(kperc.gram_matrix(X, y), delta=1e-2)
+    >>> res.outcome, res.norm_p_G < 1e-2
+    ('certificate', True)
     """
     gram = as_gram(G) if check_input else as_gram(G, validate=False)
     n = gram.n
@@ -248,6 +257,16 @@ def isnkpvn(
     KpercResult
         ``nit`` is the total number of inner iterations; ``nouter`` the number of
         SNKPVN calls.
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import infeasible
+    >>> X, y = infeasible(40, 2, rho=-0.2, seed=0)
+    >>> G = kperc.gram_matrix(X, y)
+    >>> res = kperc.isnkpvn(G, eps=1e-4)
+    >>> res.outcome, res.norm_p_G <= 1e-4
+    ('certificate', True)
     """
     gram = as_gram(G) if check_input else as_gram(G, validate=False)
     gamma = check_positive(gamma, "gamma")

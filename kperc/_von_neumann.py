@@ -87,6 +87,16 @@ def nvn(
         A certificate ``p`` (outcome ``"certificate"``) with ``||p||_G <= eps``,
         re-verified with a fresh product, or a separator ``alpha = p``; also ``ncol``,
         the number of columns of ``G`` computed.
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import infeasible
+    >>> X, y = infeasible(40, 2, rho=-0.2, seed=0)
+    >>> G = kperc.gram_matrix(X, y)
+    >>> res = kperc.nvn(G, eps=1e-3)
+    >>> res.outcome, kperc.g_seminorm(G, res.p) <= 1e-3
+    ('certificate', True)
     """
     eps = check_positive(eps, "eps")
     max_iter = check_positive(max_iter, "max_iter", integer=True)
@@ -220,6 +230,15 @@ def von_neumann_linear(
     -------
     KpercResult
         ``w = A p``; ``p`` is the certificate or ``alpha = p`` the separator.
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import infeasible
+    >>> X, y = infeasible(40, 2, rho=-0.2, seed=0)
+    >>> res = kperc.von_neumann_linear(X, y, eps=1e-3)
+    >>> res.outcome, kperc.g_seminorm(kperc.gram_matrix(X, y), res.p) <= 1e-3
+    ('certificate', True)
     """
     X, y = check_Xy(X, y)
     eps = check_positive(eps, "eps")

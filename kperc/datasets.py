@@ -43,6 +43,14 @@ class Dataset:
         Labels in {-1, +1}.
     info : dict
         What the generator knows exactly (planted margin, maximiser, ...).
+
+    Examples
+    --------
+    >>> from kperc.datasets import circles
+    >>> ds = circles(10, seed=0)
+    >>> X, y = ds
+    >>> X.shape, sorted(set(y.tolist()))
+    ((10, 2), [-1.0, 1.0])
     """
 
     X: np.ndarray
@@ -118,6 +126,14 @@ def planted(
         ``X`` of shape (n, d), ``y`` in {-1, +1}; ``info`` has ``rho`` (exact normalised
         margin), ``w_star`` and ``support``
         (indices of the two support points).
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import planted
+    >>> ds = planted(50, 4, rho=0.1, seed=0)
+    >>> ds.X.shape, round(kperc.data_margin(ds.X, ds.y), 6)
+    ((50, 4), 0.1)
     """
     if n < 2 or d < 2:
         raise ValueError(f"planted needs n >= 2 and d >= 2; got n={n}, d={d}.")
@@ -163,6 +179,14 @@ def two_rays(r: float = 10.0, n_per_ray: int = 10) -> Dataset:
     Dataset
         ``X`` of shape (2 n_per_ray, 2), ``y`` in {-1, +1}; ``info`` has ``rho2``,
         ``rho``, ``R`` and ``w_star = (-1, 1)/sqrt(2)``.
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import two_rays
+    >>> X, y = two_rays(r=10.0, n_per_ray=5)
+    >>> X.shape, round(kperc.data_margin(X, y), 4)
+    ((10, 2), 0.1414)
     """
     if r < 1 or n_per_ray < 2:
         raise ValueError(f"two_rays needs r >= 1 and n_per_ray >= 2; got {r}, {n_per_ray}.")
@@ -221,6 +245,14 @@ def infeasible(
     Dataset
         ``X`` of shape (n, d), ``y`` in {-1, +1}; ``info`` has ``rho`` (exact),
         ``rho_target`` and ``nu``.
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import infeasible
+    >>> X, y = infeasible(30, 2, rho=-0.2, seed=0)
+    >>> X.shape, bool(kperc.margin_details(kperc.gram_matrix(X, y)).separable)
+    ((30, 2), False)
     """
     from ._margins import data_margin
 
@@ -293,6 +325,13 @@ def circles(n: int = 200, *, noise: float = 0.05, factor: float = 0.5, seed: int
     -------
     Dataset
         ``X`` of shape (n, 2), ``y`` in {-1, +1}; ``info`` is empty.
+
+    Examples
+    --------
+    >>> from kperc.datasets import circles
+    >>> X, y = circles(100, seed=0)
+    >>> X.shape, int((y == 1).sum())
+    ((100, 2), 50)
     """
     from sklearn.datasets import make_circles
 
@@ -317,6 +356,13 @@ def moons(n: int = 200, *, noise: float = 0.1, seed: int = 0) -> Dataset:
     Dataset
         ``X`` of shape (n, 2), ``y`` in {-1, +1} (``+1`` for scikit-learn's class 1);
         ``info`` is empty.
+
+    Examples
+    --------
+    >>> from kperc.datasets import moons
+    >>> X, y = moons(100, seed=0)
+    >>> X.shape, int((y == 1).sum())
+    ((100, 2), 50)
     """
     from sklearn.datasets import make_moons
 
@@ -340,6 +386,14 @@ def xor(n: int = 200, *, gap: float = 0.1, seed: int = 0) -> Dataset:
     -------
     Dataset
         ``X`` of shape (n, 2), ``y = sign(x1 x2)``; ``info`` has ``gap``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kperc.datasets import xor
+    >>> X, y = xor(100, seed=0)
+    >>> X.shape, bool((y == np.sign(X[:, 0] * X[:, 1])).all())
+    ((100, 2), True)
     """
     rng = np.random.default_rng(seed)
     X = rng.uniform(gap, 1.0, (n, 2)) * rng.choice([-1.0, 1.0], (n, 2))
@@ -362,6 +416,13 @@ def breast_cancer() -> Dataset:
     Dataset
         ``X`` of shape (569, 30), ``y`` in {-1, +1} (``+1`` = benign, ``-1`` =
         malignant); ``info`` names the source.
+
+    Examples
+    --------
+    >>> from kperc.datasets import breast_cancer
+    >>> X, y = breast_cancer()
+    >>> X.shape, round(float(X.var()), 6)
+    ((569, 30), 1.0)
     """
     from sklearn.datasets import load_breast_cancer
 
@@ -382,6 +443,13 @@ def digits(pair: tuple[int, int] = (3, 8)) -> Dataset:
     Dataset
         ``X`` of shape (n, 64), pixels scaled to ``[0, 1]``; ``y`` is ``+1`` for the
         first digit of ``pair`` and ``-1`` for the second; ``info`` has ``pair``.
+
+    Examples
+    --------
+    >>> from kperc.datasets import digits
+    >>> X, y = digits((3, 8))
+    >>> X.shape, sorted(set(y.tolist()))
+    ((357, 64), [-1.0, 1.0])
     """
     from sklearn.datasets import load_digits
 
