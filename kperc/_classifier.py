@@ -24,10 +24,22 @@ class InseparableDataWarning(ConvergenceWarning):
     """The classifier's training data were not separated by its kernel.
 
     A subclass of :class:`sklearn.exceptions.ConvergenceWarning`. Emitted by
-    :meth:`SNKPClassifier.fit` when no separator was found, and again by
-    :meth:`SNKPClassifier.predict` and :meth:`SNKPClassifier.decision_function` of such
+    :meth:`~kperc.SNKPClassifier.fit` when no separator was found, and again by
+    :meth:`~kperc.SNKPClassifier.predict` and
+    :meth:`~kperc.SNKPClassifier.decision_function` of such
     a model, whose predictions come from an iterate that does not separate the
     training data.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from kperc import SNKPClassifier
+    >>> X, y = [[1.0], [1.0]], [0, 1]  # one point, with both labels
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     clf = SNKPClassifier(kernel="linear", algorithm="isnkpvn").fit(X, y)
+    >>> caught[0].category.__name__, clf.outcome_, clf.witnesses_.tolist()
+    ('InseparableDataWarning', 'certificate', [0, 1])
     """
 
 
@@ -112,9 +124,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     max_iter : int, default=100000
         Cap on the iterations of the algorithm (for "isnkpvn", on its total inner
         iterations). Reaching it without a separator emits an
-        :class:`InseparableDataWarning`. The default is that of :func:`kperc.snkp`:
-        SNKP's bound above stays below it for margins down to about ``1e-4`` at
-        ``n = 10^4``.
+        :class:`~kperc._classifier.InseparableDataWarning`. The default is that of
+        :func:`kperc.snkp`: SNKP's bound above stays below it for margins down to about
+        ``1e-4`` at ``n = 10^4``.
     tol : float, default=1e-3
         For "isnkpvn" only: stop with a certificate once a point ``p`` of the simplex
         with ``||p||_G <= tol`` is found, which proves that no separator has normalised
@@ -136,8 +148,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         Indices of training points with nonzero weight ``alpha_i``. SNKP's entropy
         prox-map gives every point a positive weight, so for "snkp" this is usually
         every training point; NKP's iterates are sparse.
-    support_vectors_ : ndarray of shape (n_support, n_features [+ 1])
-        Those training points (with the intercept feature when ``fit_intercept``).
+    support_vectors_ : ndarray of shape (n_support, n_columns)
+        Those training points, with the intercept feature appended when
+        ``fit_intercept`` (``n_columns = n_features + 1``, else ``n_features``).
     dual_coef_ : ndarray of shape (n_support,)
         ``alpha_i y_i / sqrt(K(x_i, x_i))`` for the support points.
     coef_ : ndarray of shape (1, n_features)
@@ -172,17 +185,18 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     -----
     *Data that cannot be separated.* A hard-margin method has no meaningful answer on
     such data. When no separator is found the fit emits an
-    :class:`InseparableDataWarning` (a :class:`~sklearn.exceptions.ConvergenceWarning`)
-    that says so, names the witnesses when there is a certificate, and keeps the last
-    iterate; ``converged_`` is False, and every later call of :meth:`predict` or
-    :meth:`decision_function` warns again, since those predictions carry no guarantee.
+    :class:`~kperc._classifier.InseparableDataWarning` (a
+    :class:`~sklearn.exceptions.ConvergenceWarning`) that says so, names the witnesses
+    when there is a certificate, and keeps the last iterate; ``converged_`` is False,
+    and every later call of :meth:`predict` or :meth:`decision_function` warns again,
+    since those predictions carry no guarantee.
 
     *scikit-learn compatibility.* With its default parameters the estimator passes every
     check of :func:`sklearn.utils.estimator_checks.check_estimator` (scikit-learn 1.9),
     so the ``expected_failed_checks`` list is empty (with ``gamma="scale"`` the RBF
     kernel separates the checks' data, and SNKP's bound ``2 sqrt(2 log n) / rho`` is
     within ``max_iter``). The checks that cannot apply to some hard-margin
-    configurations are returned by :func:`expected_failed_checks`:
+    configurations are returned by ``kperc._classifier.expected_failed_checks(estimator)``:
 
     * ``check_classifiers_train`` with ``algorithm="nkp"`` or ``"isnkpvn"``, or a
       linear/polynomial kernel: the check's two blobs overlap, so these kernels cannot
