@@ -126,7 +126,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         iterations). Reaching it without a separator emits an
         :class:`~kperc._classifier.InseparableDataWarning`. The default is that of
         :func:`kperc.snkp`: SNKP's bound above stays below it for margins down to about
-        ``1e-4`` at ``n = 10^4``.
+        ``1e-4`` at ``n = 10^4``. NKP's iterations are cheaper (``O(n)``) but its bound
+        is ``1 / rho^2``: with ``algorithm="nkp"`` a larger cap, such as the ``10^6`` of
+        :func:`kperc.nkp`, may be needed.
     tol : float, default=1e-3
         For "isnkpvn" only: stop with a certificate once a point ``p`` of the simplex
         with ``||p||_G <= tol`` is found, which proves that no separator has normalised

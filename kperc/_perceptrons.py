@@ -82,8 +82,11 @@ def perceptron(X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = Fa
     X : array_like of shape (n_samples, n_features)
     y : array_like of shape (n_samples,)
         Labels in {-1, +1}.
-    max_iter : int
-        Cap on the number of updates.
+    max_iter : int, default=1_000_000
+        Cap on the number of updates. Each update costs ``O(n d)`` (the margins are updated), and
+        the bound grows as ``R^2 / rho^2`` (Block-Novikoff), so this cap is ten times that of the
+        ``O(n^2)``-per-iteration smoothed methods (:func:`kperc.snkp`), whose bounds grow only as
+        ``1 / rho``: ``10^6`` updates cover ``R / rho`` up to ``10^3``.
     trace : bool
         Record ``min_margin`` (``min_i y_i x_i^T w / ||w||``), ``norm_w``, the chosen
         index ``j`` and the iterate ``w`` at every step.
@@ -139,7 +142,11 @@ def normalized_perceptron(
     ----------
     X : array_like of shape (n_samples, n_features)
     y : array_like of shape (n_samples,)
-    max_iter : int
+    max_iter : int, default=1_000_000
+        Cap on the number of updates. Each update costs ``O(n d)``, and the bound grows as
+        ``1 / rho_2^2``, so this cap is ten times that of the ``O(n^2)``-per-iteration smoothed
+        methods (:func:`kperc.snkp`), whose bounds grow only as ``1 / rho``: ``10^6`` updates cover
+        ``rho_2`` down to ``10^-3``.
     trace : bool
         Record ``min_margin``, ``norm_w``, ``j`` and ``w`` at every step.
 
@@ -204,7 +211,11 @@ def nkp(
     G : ndarray of shape (n, n) or LinearOperator
         Normalised signed Gram matrix (:func:`kperc.gram_matrix`,
         :func:`kperc.gram_operator`).
-    max_iter : int
+    max_iter : int, default=1_000_000
+        Cap on the number of updates. Each update costs ``O(n)`` (one column of ``G``), and the
+        bound grows as ``1 / rho^2``, so this cap is ten times that of the ``O(n^2)``-per-iteration
+        smoothed methods (:func:`kperc.snkp`), whose bounds grow only as ``1 / rho``: ``10^6``
+        updates cover ``rho`` down to ``10^-3``.
     trace : bool
         Record ``min_Galpha``, ``norm_alpha_G``, ``margin``
         (``min_i (G alpha)_i / ||alpha||_G``) and ``L`` at every step.
@@ -212,8 +223,10 @@ def nkp(
         With ``False`` the run continues after the first separating iterate until
         ``max_iter`` (to watch the margin keep improving); ``first_separator_nit`` then
         records the halting index.
-    check_input : bool
-        Validate ``G`` (skip for repeated calls on the same matrix).
+    check_input : bool, default=True
+        Validate ``G`` (square, symmetric, unit diagonal, finite: an ``O(n^2)`` scan).
+        False checks only the shape; use it for a ``G`` from :func:`kperc.gram_matrix`
+        or for repeated calls on the same matrix.
     cache_size : float
         Megabytes of the column cache when ``G`` is a LinearOperator (scikit-learn's
         ``SVC`` default, 200); ``0`` computes every column afresh. Unused for a dense
@@ -333,7 +346,12 @@ def snkp(
     Parameters
     ----------
     G : ndarray of shape (n, n) or LinearOperator
-    max_iter : int
+    max_iter : int, default=100_000
+        Cap on the number of iterations. Each iteration costs one product with ``G`` (``O(n^2)`` for
+        a dense ``G``), and Theorem 1 bounds their number by ``2 sqrt(2 log n) / rho``, below
+        ``10^5`` for ``rho`` down to about ``10^-4`` at ``n = 10^4``, so the cap is ten times below
+        that of the ``O(n)``-per-update methods (:func:`kperc.nkp`), whose bounds grow as
+        ``1 / rho^2``.
     mu0 : float
         Initial smoothing; the guarantee needs ``mu0 >= 2`` (Appendix). Exposed to
         demonstrate that smaller values break Lemma 5.
@@ -342,7 +360,10 @@ def snkp(
         ``margin`` at every iterate.
     halt : bool
         With ``False`` keep iterating after the first separating iterate.
-    check_input : bool
+    check_input : bool, default=True
+        Validate ``G`` (square, symmetric, unit diagonal, finite: an ``O(n^2)`` scan).
+        False checks only the shape; use it for a ``G`` from :func:`kperc.gram_matrix`
+        or for repeated calls on the same matrix.
 
     Returns
     -------
@@ -479,7 +500,11 @@ def winnow(
     y : array_like of shape (n_samples,)
     eta : float
         Learning rate, ``eta > 0``.
-    max_iter : int
+    max_iter : int, default=1_000_000
+        Cap on the number of updates. Each update costs ``O(n d)``, and the bound grows as
+        ``log d / rho_inf^2``, so this cap is ten times that of the ``O(n^2)``-per-iteration
+        smoothed methods (:func:`kperc.snkp`), whose bounds grow only as ``1 / rho``: ``10^6``
+        updates cover ``rho_inf`` down to about ``10^-3``.
     trace : bool
         Record ``min_margin`` (``min_i b_i^T v``) at every step.
 

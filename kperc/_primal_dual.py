@@ -182,13 +182,20 @@ def snkpvn(
         Prox centre in the simplex (default: the barycentre ``1/n``).
     delta : float
         Dual tolerance, ``delta > 0``.
-    max_iter : int
+    max_iter : int, default=100_000
+        Cap on the number of iterations. Each iteration costs one product with ``G`` (``O(n^2)`` for
+        a dense ``G``), and Section 6 bounds their number by ``2 sqrt(2 n) / delta``, so the cap is
+        ten times below that of the ``O(n)``-per-update methods (:func:`kperc.nkp`), whose bounds
+        grow as ``1 / rho^2``.
     mu0 : float, optional
         Initial smoothing (default ``2 n``, the value the Appendix proof needs).
     trace : bool
         Record ``mu``, ``L``, ``L_mu_q``, ``norm_p_G``, ``norm_alpha_G`` and
         ``min_Galpha`` at every iterate.
-    check_input : bool
+    check_input : bool, default=True
+        Validate ``G`` (square, symmetric, unit diagonal, finite: an ``O(n^2)`` scan).
+        False checks only the shape; use it for a ``G`` from :func:`kperc.gram_matrix`
+        or for repeated calls on the same matrix.
 
     Returns
     -------
@@ -245,12 +252,18 @@ def isnkpvn(
         Decrease factor, ``gamma > 1``.
     eps : float
         Certificate tolerance, ``eps > 0``.
-    max_iter : int
-        Cap on the total number of inner (SNKPVN) iterations.
+    max_iter : int, default=100_000
+        Cap on the total number of inner (SNKPVN) iterations. Each iteration costs one product with
+        ``G`` (``O(n^2)`` for a dense ``G``), and the default of :func:`snkpvn` is kept for their
+        sum, so the cap is ten times below that of the ``O(n)``-per-update methods
+        (:func:`kperc.nkp`), whose bounds grow as ``1 / rho^2``.
     trace : bool
         Record, per outer loop, ``norm_q_G``, ``delta``, ``inner_nit`` and the inner
         ``outcome``.
-    check_input : bool
+    check_input : bool, default=True
+        Validate ``G`` (square, symmetric, unit diagonal, finite: an ``O(n^2)`` scan).
+        False checks only the shape; use it for a ``G`` from :func:`kperc.gram_matrix`
+        or for repeated calls on the same matrix.
 
     Returns
     -------

@@ -74,10 +74,18 @@ def nvn(
     primal_exit : bool
         Stop with a separator when ``G p > 0``, an exit that the paper's Algorithm 5
         does not have: without it the method stalls on separable data.
-    max_iter : int
+    max_iter : int, default=1_000_000
+        Cap on the number of updates. Each update costs ``O(n)`` (one column of ``G``), and the
+        bound grows as ``1 / eps^2`` for the certificate (``1 / rho^2`` for a separator), so this
+        cap is ten times that of the ``O(n^2)``-per-iteration smoothed methods (:func:`kperc.snkp`),
+        whose bounds grow only as ``1 / rho``: ``10^6`` iterations cover ``eps`` or ``rho`` down to
+        ``10^-3``.
     trace : bool
         Record ``norm_w`` (``||p_k||_G``), ``min_Galpha``, ``j`` and ``theta``.
-    check_input : bool
+    check_input : bool, default=True
+        Validate ``G`` (square, symmetric, unit diagonal, finite: an ``O(n^2)`` scan).
+        False checks only the shape; use it for a ``G`` from :func:`kperc.gram_matrix`
+        or for repeated calls on the same matrix.
     cache_size : float
         Megabytes of the column cache for a LinearOperator ``G`` (see :func:`kperc.nkp`).
 
@@ -221,7 +229,11 @@ def von_neumann_linear(
     y : array_like of shape (n_samples,)
     eps : float
     primal_exit : bool
-    max_iter : int
+    max_iter : int, default=1_000_000
+        Cap on the number of updates. Each update costs ``O(n d)``, and the bound grows as
+        ``1 / eps^2`` for the certificate (``1 / rho^2`` for a separator), so this cap is ten times
+        that of the ``O(n^2)``-per-iteration smoothed methods (:func:`kperc.snkp`), whose bounds
+        grow only as ``1 / rho``: ``10^6`` iterations cover ``eps`` or ``rho`` down to ``10^-3``.
     trace : bool
         Record ``w`` (the iterate), ``norm_w``, ``min_margin`` (``min_i a_i^T w``), ``j``
         and ``theta``.
