@@ -215,3 +215,14 @@ def test_bad_tol_and_missing_y():
         SNKPClassifier(algorithm="isnkpvn", tol=0).fit(X, y)
     with pytest.raises(ValueError, match="requires y to be passed"):
         SNKPClassifier().fit(X, None)
+
+
+def test_check_input_false_gives_the_same_model():
+    X, y = kperc.datasets.moons(60, noise=0.05, seed=1)
+    a = SNKPClassifier(gamma=5.0).fit(X, y)
+    b = SNKPClassifier(gamma=5.0, check_input=False).fit(X, y)
+    assert a.n_iter_ == b.n_iter_
+    np.testing.assert_array_equal(a.dual_coef_, b.dual_coef_)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+    with pytest.raises(ValueError, match="NaN"):
+        SNKPClassifier().fit(np.where(X > 0.5, np.nan, X), y)
