@@ -6,7 +6,7 @@ generators (:mod:`kperc.datasets`) and a scikit-learn classifier. Each docstring
 the part of the paper (Section, Algorithm, Lemma, Theorem) it implements.
 """
 
-from ._classifier import SNKPClassifier
+from ._classifier import InseparableDataWarning, SNKPClassifier
 from ._kernels import (
     GramOperator,
     gram_matrix,
@@ -46,6 +46,7 @@ def __getattr__(name):
 __all__ = [
     "KpercResult",
     "SNKPClassifier",
+    "InseparableDataWarning",
     "GramOperator",
     "gram_matrix",
     "gram_operator",
