@@ -33,6 +33,7 @@ import kperc
 from kperc.sweeps import grid
 from kperc.sweeps import sweep as _sweep
 from kperc_book import data
+from kperc_book.experiments._common import loglog_slope
 
 __all__ = [
     "perceptron_rule",
@@ -256,13 +257,6 @@ def two_rays_sweep(
     """:func:`two_rays_run` for every spread ``r`` in ``rs``."""
     pts = [dict(r=float(r), n_per_ray=n_per_ray, max_iter=max_iter) for r in rs]
     return pd.DataFrame(sweep(two_rays_run, pts, n_jobs=n_jobs))
-
-
-def loglog_slope(x, y) -> float:
-    """Least-squares slope of ``log y`` against ``log x`` (the exponent of a power law)."""
-    lx = np.log(np.asarray(x, dtype=float))
-    ly = np.log(np.asarray(y, dtype=float))
-    return float(np.polyfit(lx, ly, 1)[0])
 
 
 # ---------------------------------------------------------------------------------------
