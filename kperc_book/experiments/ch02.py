@@ -453,11 +453,11 @@ def sparse_target(n: int, d: int, k: int = 3, *, seed: int = 0) -> data.Dataset:
 def winnow_bound(rho_inf: float, d: int) -> float:
     """``2 ln(2d) / rho_inf^2``: a mistake bound for :func:`kperc.winnow` with ``eta = rho_inf``.
 
-    Derived here, not taken from the paper (whose constant is not recovered, PAPER.md
-    [U]): with the relative entropy ``KL(v* || v)`` as potential (at most ``ln(2d)`` at
-    the start), an update on a violated ``b`` (entries in ``[-1, 1]``, ``b^T v <= 0``)
-    lowers it by at least ``eta rho_inf - eta^2 / 2`` (Hoeffding's lemma), which is
-    ``rho_inf^2 / 2`` for ``eta = rho_inf``.
+    Derived in the book, not taken from the paper (whose constant is not available; see
+    the Sources and derivations page): with the relative entropy ``KL(v* || v)`` as
+    potential (at most ``ln(2d)`` at the start), an update on a violated ``b`` (entries
+    in ``[-1, 1]``, ``b^T v <= 0``) lowers it by at least ``eta rho_inf - eta^2 / 2``
+    (Hoeffding's lemma), which is ``rho_inf^2 / 2`` for ``eta = rho_inf``.
     """
     return float(2.0 * np.log(2 * d) / rho_inf**2)
 
