@@ -715,8 +715,7 @@ def n_sweep(
         for p in grid(family=list(families), n=list(ns), seed=list(seeds))
     ]
     # small products: multithreaded BLAS only adds contention on a shared machine
-    with threadpool_limits(limits=1):
-        return sweep(probe_instance, points, n_jobs=n_jobs)
+    return sweep(probe_instance, points, n_jobs=n_jobs, blas_threads=1)
 
 
 COUNT_KEYS = ("snkpvn", "isnkpvn", "snkp")
