@@ -259,7 +259,7 @@ def test_collect_table_and_problems(fake_book):
     for line in lines:
         assert len(re.findall(r"(?<!\\)\|", line)) == 5, line
     assert lines[0].startswith("| status |")  # status first: visible without scrolling
-    assert "{doc}`ch04 <ch04_smooth>` ({prf:ref}`ch04-lem-5`)" in table
+    assert "{doc}`ch04 <ch04_smooth>` ({prf:ref}`lemma <ch04-lem-5>`)" in table
     assert "**Lemma 5 (excessive gap)**, {prf:ref}`statement <ch04-lem-5>`" in table
     assert "*stated in the paper; explicit constant derived here*" in table
     assert "FAILED" in table and "missing" in table and "ok<br>3 instances" in table
