@@ -2,8 +2,9 @@
 
 :data:`REGISTRY` is the static part: one :class:`Result` per ledger id (the ids of
 CONTRIBUTING.md), with the result's name, a one-line statement, the explicit constant
-the book uses (from PAPER.md) and the chapter that states it. Everything else is
-discovered when the ledger page (``book/ledger.ipynb``) is regenerated:
+the book uses (derived on the Sources and derivations page) and the chapter that
+states it. Everything else is discovered when the ledger page (``book/ledger.ipynb``) is
+regenerated:
 
 * :func:`recorded_checks` reads ``book/_generated/chNN.json``, written by
   :meth:`kperc_book.chapter.Chapter.check` during the last regeneration of each chapter
@@ -34,6 +35,7 @@ from typing import Any
 __all__ = [
     "Result",
     "REGISTRY",
+    "ORIGINS",
     "Label",
     "Row",
     "recorded_checks",
@@ -68,13 +70,16 @@ class Result:
     chapter : str
         Key of the chapter that states the result (``"ch04"``).
     paper : str
-        Where the result sits in the paper (PAPER.md section).
+        Where the result sits in the paper (its section number).
     label : str or None
         Label of the ``prf`` block (or figure) that states it, when it should not be
         discovered from the notebooks (:func:`locate`).
     status : str
-        PAPER.md's certainty tag of the statement and its constant (``"C"``, ``"C/D"``,
-        ``"D"``, ``"U"``).
+        Where the statement and its constant come from, a key of :data:`ORIGINS`:
+        ``"paper"`` (stated in the paper or its talk slides, proof re-derived here),
+        ``"paper+constant"`` (stated there, explicit constant derived in this book),
+        ``"derived"`` (derived in this book) or ``"uncertain"`` (the sources do not settle
+        it).
     """
 
     name: str
@@ -83,10 +88,19 @@ class Result:
     chapter: str
     paper: str
     label: str | None = None
-    status: str = "C"
+    status: str = "paper"
 
 
-#: Every result the book states, by ledger id (CONTRIBUTING.md). Constants: PAPER.md.
+#: How the ledger page words :attr:`Result.status` (where a result comes from).
+ORIGINS: dict[str, str] = {
+    "paper": "stated in the paper",
+    "paper+constant": "stated in the paper; explicit constant derived here",
+    "derived": "derived in this book",
+    "uncertain": "uncertain: the sources do not settle it",
+}
+
+#: Every result the book states, by ledger id (CONTRIBUTING.md); the explicit constants
+#: are derived on the book's Sources and derivations page.
 REGISTRY: dict[str, Result] = {
     "block-novikoff": Result(
         "Block-Novikoff bound",
@@ -103,7 +117,7 @@ REGISTRY: dict[str, Result] = {
         r"$K\le 1/\rho_2^2$",
         "ch02",
         "2.2",
-        status="C/D",
+        status="paper+constant",
         label="ch02-thm-np",
     ),
     "normalizing-never-hurts": Result(
@@ -157,7 +171,7 @@ REGISTRY: dict[str, Result] = {
         r"$\rho_K=\min_{p\in\Delta_n}\|p\|_G$",
         "ch03",
         "3",
-        status="C/D",
+        status="paper+constant",
         label="ch03-prop-minimax",
     ),
     "nkp-bound": Result(
@@ -166,7 +180,7 @@ REGISTRY: dict[str, Result] = {
         r"$K\le 1/\rho_K^2$",
         "ch03",
         "4",
-        status="C/D",
+        status="paper+constant",
         label="ch03-prop-nkp-bound",
     ),
     "nkp-equals-np": Result(
@@ -190,7 +204,7 @@ REGISTRY: dict[str, Result] = {
         r"$L_{\mu_k}(\alpha_k)\le-\tfrac12\|p_k\|_G^2$ with $\mu_0=2$",
         "ch04",
         "4 and Appendix",
-        status="C/D",
+        status="paper+constant",
     ),
     "theorem-1": Result(
         "Theorem 1 (SNKP rate)",
@@ -198,7 +212,7 @@ REGISTRY: dict[str, Result] = {
         r"$K(K+1)\le 8\log n/\rho_K^2$, so $K<2\sqrt{2\log n}/\rho_K$",
         "ch04",
         "4",
-        status="C/D",
+        status="paper+constant",
     ),
     "mu-closed-form": Result(
         "Closed form of the smoothing parameter",
@@ -208,7 +222,7 @@ REGISTRY: dict[str, Result] = {
         r"(SNKPVN)",
         "ch04",
         "4 and 6",
-        status="D",
+        status="derived",
         label="ch04-prop-mu",
     ),
     "gordan": Result(
@@ -234,7 +248,7 @@ REGISTRY: dict[str, Result] = {
         r"$K\le\lceil 1/\varepsilon^2\rceil-1$",
         "ch05",
         "5",
-        status="C/D",
+        status="paper+constant",
     ),
     "epelman-freund-primal": Result(
         "Epelman-Freund, primal side",
@@ -242,7 +256,7 @@ REGISTRY: dict[str, Result] = {
         r"$K\le 1/\rho_2^2$",
         "ch05",
         "5",
-        status="C/D",
+        status="paper+constant",
     ),
     "epelman-freund-dual": Result(
         "Epelman-Freund, dual side (linear rate)",
@@ -251,7 +265,7 @@ REGISTRY: dict[str, Result] = {
         r"$K\le\lceil 2\ln(1/\varepsilon)/\rho^2\rceil$",
         "ch05",
         "5",
-        status="C/D",
+        status="paper+constant",
     ),
     "theorem-3": Result(
         "Theorem 3 (negative margin)",
@@ -260,16 +274,16 @@ REGISTRY: dict[str, Result] = {
         r"$|\rho_K|=\sup\{\delta:\|f\|_K\le\delta\Rightarrow f\in\mathrm{conv}(a_i)\}$",
         "ch05",
         "5.2",
-        status="C/D",
+        status="paper+constant",
     ),
     "lemma-7": Result(
         "Lemma 7 (Hoffman-type bound)",
         r"If $\rho_K<0$, a small $\|q\|_G$ means $q$ is close to the witness set $W$.",
-        r"$\mathrm{dist}(q,W)\le\sqrt2\|q\|_G/(\|q\|_G+|\rho_K|)\le"
-        r"\min\{\sqrt2,\sqrt2\|q\|_G/|\rho_K|\}$",
+        r"$\mathrm{dist}(q,W)\le\sqrt2\|q\|_G/(\|q\|_G+|\rho_K|)$ "
+        r"$\le\min\{\sqrt2,\sqrt2\|q\|_G/|\rho_K|\}$",
         "ch06",
         "6",
-        status="C/D",
+        status="paper+constant",
     ),
     "lemma-8": Result(
         "Lemma 8",
@@ -277,7 +291,7 @@ REGISTRY: dict[str, Result] = {
         r"$-\tfrac12\|p_k\|_G^2\ge L^q_{\mu_k}(\alpha_k)\ge L(\alpha_k)-\mu_k$",
         "ch06",
         "6",
-        status="C/D",
+        status="paper+constant",
     ),
     "lemma-9": Result(
         "Lemma 9",
@@ -287,7 +301,7 @@ REGISTRY: dict[str, Result] = {
         r"\mathrm{dist}(q,W)^2$",
         "ch06",
         "6",
-        status="C/D",
+        status="paper+constant",
     ),
     "snkpvn-bound": Result(
         "SNKPVN bound (separable case)",
@@ -296,7 +310,7 @@ REGISTRY: dict[str, Result] = {
         r"$K(K+1)\le 8n/\max(\rho_K,\delta)^2$, so $K<2\sqrt{2n}/\max(\rho_K,\delta)$",
         "ch06",
         "6",
-        status="C/D",
+        status="paper+constant",
     ),
     "snkpvn-infeasible-bound": Result(
         "SNKPVN bound (infeasible case)",
@@ -304,7 +318,7 @@ REGISTRY: dict[str, Result] = {
         r"$K<2\sqrt n\,\mathrm{dist}(q,W)/\delta\le 2\sqrt{2n}/\delta$",
         "ch06",
         "6",
-        status="D",
+        status="derived",
     ),
     "isnkpvn": Result(
         "ISNKPVN guarantee",
@@ -315,7 +329,7 @@ REGISTRY: dict[str, Result] = {
         r"$\log(1/\varepsilon)/\log\gamma$ calls",
         "ch06",
         "6",
-        status="C/D",
+        status="paper+constant",
     ),
 }
 
@@ -652,48 +666,61 @@ def _cell(text: str) -> str:
 
 
 def _test_link(nodeid: str) -> str:
-    return f"`{nodeid.split('/', 1)[-1]}`"
+    path, _, name = nodeid.split("/", 1)[-1].partition("::")
+    return f"`{name}` ({path})" if name else f"`{path}`"
+
+
+def _status(row: Row) -> str:
+    if not row.checks:
+        status = "**missing**"
+    elif all(c.get("ok") for c in row.checks.values()):
+        inst = [c.get("instances") for c in row.checks.values()]
+        total = sum(i for i in inst if isinstance(i, int))
+        status = "ok" + (f"<br>{total} instances" if total else "")
+    else:
+        status = "**FAILED**"
+    if row.checks and not row.tests:
+        status += "<br>**untested**"
+    return status
 
 
 def table_markdown(rows: Iterable[Row], *, book_dir: Path | str = BOOK_DIR) -> str:
-    """The ledger as a MyST pipe table (one row per result)."""
+    """The ledger as a MyST pipe table (one row per result), narrow enough for the page.
+
+    Four columns: the status first, then the result (its name, a link to the statement
+    and where it comes from), the statement with its explicit constant on a second line,
+    and the chapters that check it with the guarding tests in a collapsed block.
+    """
     notebooks = chapter_notebooks(book_dir)
     lines = [
-        "| result | statement | explicit constant | checked in | guarding tests | status |",
-        "|---|---|---|---|---|---|",
+        "| status | result | statement and explicit constant | checked in, guarded by |",
+        "|---|---|---|---|",
     ]
     for row in rows:
         res = row.result
-        name = res.name + (f", {row.stated.link('statement')}" if row.stated else "")
+        name = f"**{res.name}**" + (f", {row.stated.link('statement')}" if row.stated else "")
+        name += f"<br>*{ORIGINS.get(res.status, res.status)}*"
         where = []
         for ch, lab in row.where.items():
-            where.append(_doc(ch, notebooks) + (f" ({lab.link()})" if lab else ""))
+            if lab is not None:
+                # prf blocks whose title is math render an empty default link text
+                text = lab.kind[4:] if lab.kind.startswith("prf:") else None
+                where.append(f"{_doc(ch, notebooks)} ({lab.link(text)})")
+            else:
+                where.append(_doc(ch, notebooks))
         checked = "<br>".join(where) if where else "not checked yet"
-        tests = "<br>".join(_test_link(t) for t in row.tests) if row.tests else "none"
-        if not row.checks:
-            status = "missing"
-        elif all(c.get("ok") for c in row.checks.values()):
-            inst = [c.get("instances") for c in row.checks.values()]
-            total = sum(i for i in inst if isinstance(i, int))
-            status = "ok" + (f" ({total} instances)" if total else "")
-        else:
-            status = "FAILED"
-        if row.checks and not row.tests:
-            status += ", untested"
-        lines.append(
-            "| "
-            + " | ".join(
-                _cell(x)
-                for x in (
-                    f"{name} [{res.status}]",
-                    res.statement,
-                    res.constant,
-                    checked,
-                    tests,
-                    status,
-                )
+        if row.tests:
+            n = len(row.tests)
+            checked += (
+                f"<details><summary>{n} test{'s' if n > 1 else ''}</summary>"
+                + "<br>".join(_test_link(t) for t in row.tests)
+                + "</details>"
             )
-            + " |"
+        else:
+            checked += "<br>no guarding test"
+        statement = f"{res.statement}<br>Constant: {res.constant}"
+        lines.append(
+            "| " + " | ".join(_cell(x) for x in (_status(row), name, statement, checked)) + " |"
         )
     return "\n".join(lines) + "\n"
 

@@ -8,12 +8,31 @@ Checks, per page: math is typeset by the MathJax bundled with the book (``mjx-co
 elements, no MathJax errors, the script served locally); every image decodes
 (``naturalWidth > 0``); no console errors or uncaught exceptions; no request leaves
 127.0.0.1. Over the whole site: every internal link and ``#anchor`` resolves.
+
+:func:`test_page_reads_well` opens every page at two viewports, 1400x900 (a laptop
+window) and 390x844 (a phone), and checks what a reader meets:
+
+* width: the page never scrolls sideways. At 1400 px every table also fits its
+  column. At 390 px a table wider than the phone may scroll inside its own container
+  (the theme wraps tables in one), since a multi-column table of formulas cannot fit;
+* figure size: every figure (a PNG of ``book/figures``, saved at
+  :data:`kperc_book.chapter.SAVE_DPI`) displays at 70 % or more of its nominal size,
+  ``pixel width / dpi * 96`` CSS px. At 390 px no figure can have that room, so the
+  rule there is 70 % of ``min(nominal size, width of the content column)``: a figure
+  may not be shrunk below the column it sits in;
+* text: no alt text is a file path; the visible text never shows the developers'
+  notes ("PAPER.md") or their tags ("[U]", "[C]", "[D]", "[C/D]"); no
+  cross-reference renders with empty text (such as "(Definition )");
+* buttons: every page has the repository button, every notebook page the Binder and
+  Colab launch buttons, all with well-formed https URLs;
+* landing page: it shows the three headline figures.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import re
 import threading
 from html.parser import HTMLParser
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -230,3 +249,120 @@ def test_page_in_browser(site, browser, rel):
     finally:
         context.close()
     assert not problems, f"{rel}:\n" + "\n".join(problems)
+
+
+# ------------------------------------------------------------------- reader checks
+VIEWPORTS = {"1400": (1400, 900), "390": (390, 844)}
+#: The landing page's headline figures (file stems of book/figures).
+HEADLINE_FIGURES = ("ch02-normalizing", "ch04-rates", "ch06-outer-loops")
+#: Text that must never be visible: the developers' notes and their certainty tags.
+FORBIDDEN_TEXT = ("PAPER.md", "[U]", "[C]", "[D]", "[C/D]")
+#: Cross-references whose title went missing render as "(Definition )" and the like.
+EMPTY_REF = re.compile(
+    r"\((Definition|Remark|Theorem|Lemma|Algorithm|Proposition|Corollary|Example)\s*\)"
+)
+
+_READER_JS = """
+() => {
+  const main = document.querySelector('main') || document.body;
+  const article = document.querySelector('article.bd-article') || main;
+  const colWidth = article.clientWidth;
+  const tables = [...article.querySelectorAll('table')].map(t => {
+    const box = t.parentElement;
+    return [t.scrollWidth, box.clientWidth, box.scrollWidth > box.clientWidth + 1,
+            (t.querySelector('th, td') || t).innerText.slice(0, 40)];
+  });
+  const imgs = [...article.querySelectorAll('img')].map(i => [
+      i.getAttribute('src') || '', i.getAttribute('alt') || '', i.naturalWidth,
+      i.getBoundingClientRect().width]);
+  const refs = [...article.querySelectorAll('a.reference.internal')]
+      .filter(a => !a.closest('nav') && a.innerText.trim() === '')
+      .map(a => a.getAttribute('href'));
+  const links = [...document.querySelectorAll('a[href]')].map(a => a.href);
+  return {pageWidth: document.documentElement.scrollWidth, viewWidth: window.innerWidth,
+          colWidth, tables, imgs, refs, links, text: article.innerText};
+}
+"""
+
+
+def _is_notebook_page(rel: str) -> bool:
+    return (HTML / "_sources" / rel).with_suffix(".ipynb").is_file()
+
+
+def _repository_url() -> str:
+    import yaml
+
+    return yaml.safe_load((REPO / "_config.yml").read_text())["repository"]["url"].rstrip("/")
+
+
+def _well_formed(url: str) -> bool:
+    u = urlparse(url)
+    return u.scheme == "https" and bool(u.netloc) and " " not in url
+
+
+@pytest.mark.parametrize("width", list(VIEWPORTS))
+@pytest.mark.parametrize("rel", PAGES or ["<no build>"])
+def test_page_reads_well(site, browser, rel, width):
+    from kperc_book.chapter import SAVE_DPI
+
+    vw, vh = VIEWPORTS[width]
+    context = browser.new_context(viewport={"width": vw, "height": vh})
+    left = []
+
+    def route(r):
+        u = urlparse(r.request.url)
+        if u.scheme in ("data", "blob", "about") or u.hostname == "127.0.0.1":
+            r.continue_()
+        else:
+            left.append(r.request.url)
+            r.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    try:
+        page.goto(site + rel, wait_until="load", timeout=60000)
+        page.wait_for_load_state("networkidle", timeout=30000)
+        page.evaluate(_IMAGES_JS)
+        info = page.evaluate(_READER_JS)
+    finally:
+        context.close()
+    problems = [f"request left 127.0.0.1: {u}" for u in left]
+    if info["pageWidth"] > info["viewWidth"] + 1:
+        problems.append(f"page scrolls sideways: {info['pageWidth']} > {info['viewWidth']} px")
+    for t_width, box, box_scrolls, head in info["tables"]:
+        if int(width) >= 1000 and (t_width > box + 1 or box_scrolls):
+            problems.append(f"table {head!r} is {t_width} px wide in a {box} px column")
+    for src, alt, natural, shown in info["imgs"]:
+        name = src.rsplit("/", 1)[-1]
+        if alt.strip().lower().endswith((".png", ".svg", ".jpg")) or "/" in alt.split(" ")[0]:
+            problems.append(f"alt text of {name} is a file path: {alt!r}")
+        if "/_images/" in src or src.startswith("_images/") or "_images/" in src:
+            nominal = natural / SAVE_DPI * 96
+            need = 0.7 * min(nominal, info["colWidth"]) if int(width) < 1000 else 0.7 * nominal
+            if natural and shown < need - 1:
+                problems.append(
+                    f"figure {name} shows at {shown:.0f} px, below 70 % of "
+                    f"{min(nominal, info['colWidth']) if int(width) < 1000 else nominal:.0f} px"
+                )
+    for bad in FORBIDDEN_TEXT:
+        if bad in info["text"]:
+            problems.append(f"visible text contains {bad!r}")
+    for m in EMPTY_REF.finditer(info["text"]):
+        problems.append(f"cross-reference without title: {m.group(0)!r}")
+    problems += [f"cross-reference with empty text -> {h}" for h in info["refs"]]
+    repo = _repository_url()
+    links = info["links"]
+    if not any(u.rstrip("/") == repo for u in links):
+        problems.append(f"no repository button linking to {repo}")
+    if _is_notebook_page(rel):
+        for prefix in ("https://mybinder.org/v2/gh/", "https://colab.research.google.com/github/"):
+            found = [u for u in links if u.startswith(prefix)]
+            if not found:
+                problems.append(f"no launch button starting with {prefix}")
+            problems += [f"malformed launch URL {u}" for u in found if not _well_formed(u)]
+    if rel == "index.html":
+        shown = {src.rsplit("/", 1)[-1].split(".")[0]: w for src, _, _, w in info["imgs"]}
+        for stem in HEADLINE_FIGURES:
+            if not shown.get(stem):
+                problems.append(f"landing page does not show the headline figure {stem}")
+    assert not problems, f"{rel} at {width} px:\n" + "\n".join(problems)

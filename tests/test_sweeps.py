@@ -107,3 +107,34 @@ def test_same_sweep_runs_unchanged_on_a_dask_cluster():
 def test_explicit_backend_overrides_the_serial_shortcut():
     rows = sweep(snkp_point, POINTS[:2], n_jobs=1, backend="threading")
     assert _same(rows, sweep(snkp_point, POINTS[:2]))
+
+
+def blas_pool_threads(x: int) -> dict:
+    """The largest thread count among the BLAS pools seen while running (picklable)."""
+    from threadpoolctl import threadpool_info
+
+    blas = [p["num_threads"] for p in threadpool_info() if p.get("user_api") == "blas"]
+    return {"blas_max": max(blas) if blas else None}
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_sweep_blas_threads_caps_the_pools_inside_every_call(n_jobs):
+    rows = sweep(blas_pool_threads, grid(x=[0, 1]), n_jobs=n_jobs, blas_threads=1)
+    seen = [r["blas_max"] for r in rows]
+    if all(s is None for s in seen):
+        pytest.skip("numpy is linked to no BLAS that threadpoolctl can see")
+    assert seen == [1, 1]
+
+
+def test_sweep_blas_threads_leaves_the_caller_unchanged():
+    from threadpoolctl import threadpool_info
+
+    before = [p["num_threads"] for p in threadpool_info()]
+    sweep(blas_pool_threads, grid(x=[0]), blas_threads=1)
+    assert [p["num_threads"] for p in threadpool_info()] == before
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "1", True])
+def test_sweep_blas_threads_rejects_non_positive_integers(bad):
+    with pytest.raises(ValueError, match="blas_threads must be None or a positive integer"):
+        sweep(blas_pool_threads, grid(x=[0]), blas_threads=bad)

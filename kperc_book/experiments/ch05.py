@@ -35,7 +35,6 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linprog
 from scipy.spatial import ConvexHull
-from threadpoolctl import threadpool_limits
 
 import kperc
 from kperc.sweeps import grid
@@ -82,8 +81,7 @@ def sweep(func, points, *, n_jobs: int = 1) -> list[dict]:
     The instances are small, so multithreaded BLAS only adds contention on a shared
     machine.
     """
-    with threadpool_limits(limits=1):
-        return _sweep(func, points, n_jobs=n_jobs)
+    return _sweep(func, points, n_jobs=n_jobs, blas_threads=1)
 
 
 def tidy(df: pd.DataFrame, tol: float = 1e-12) -> pd.DataFrame:

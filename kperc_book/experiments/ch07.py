@@ -14,7 +14,7 @@ that tests reach it:
   which the Euclidean prox-function is slow, :func:`n_sweep` counts the iterations of
   SNKPVN, ISNKPVN and SNKP as ``n`` grows at a fixed margin, :func:`loglog_slope`
   fits the growth exponent, and :func:`check_bounds` tests every count against its
-  explicit bound (PAPER.md Sections 4 and 6).
+  explicit bound (the paper's Sections 4 and 6).
 * **Perceptrons versus the max-margin SVM**: :func:`svc_homogeneous` solves the
   bias-free hard-margin SVM with scikit-learn's SVC on the normalised kernel (by
   symmetrising the signed points, which forces the intercept to 0);
@@ -24,7 +24,7 @@ that tests reach it:
 * **Timings** never run inside the notebook: :func:`write_timings` (``python -m
   kperc_book.experiments.ch07 --timings``) writes medians over repeats to
   ``book/_generated/timings/ch07-svm.json``; :func:`read_timings` reads them back.
-* **The affine margin** (PAPER.md Sections 5.2 and 7): :func:`affine_margin_demo`.
+* **The affine margin** (the paper's Sections 5 and 7): :func:`affine_margin_demo`.
 """
 
 from __future__ import annotations
@@ -300,7 +300,7 @@ class Algorithm:
     note: str = ""
 
 
-#: The algorithms of the book, their explicit guarantees (PAPER.md), their cost per
+#: The algorithms of the book, their explicit guarantees (derived in the book), their cost per
 #: iteration and the glued measurements that quote what the book observed.
 ALGORITHMS: tuple[Algorithm, ...] = (
     Algorithm(
@@ -402,7 +402,7 @@ ALGORITHMS: tuple[Algorithm, ...] = (
     Algorithm(
         "Winnow (Sec. 2.2)",
         "2.2",
-        r"order $\log d/\rho_\infty^2$, constant not recovered [U]; "
+        r"order $\log d/\rho_\infty^2$, constant not recovered (uncertain); "
         r"$K\le 2\ln(2d)/\rho_\infty^2$ with $\eta=\rho_\infty$ (derived in Chapter 2)",
         r"$O(nd)$",
         (
@@ -531,7 +531,7 @@ def imbalanced(
     orthogonal to ``w*`` and ``u``, so ``v_i^T u > 0``); the first
     of them is exactly ``s_+ = rho w* + c u``. Every point has ``a_i^T w* >= rho`` and the
     midpoint ``rho w*`` of ``s_+`` and ``s_-`` lies in the hull, so ``rho_2 = rho``
-    exactly (PAPER.md Section 3).
+    exactly (the paper's Section 3).
 
     Starting from the barycentre of the simplex, a method must move about half of the
     weight onto the single point ``s_-``: the Euclidean prox-function of SNKPVN
@@ -602,7 +602,7 @@ def isnkpvn_call_bound(norm_q0: float, rho: float, gamma: float) -> int:
     A dual return at call ``t`` needs ``delta_t > rho`` (its certificate has
     ``rho <= ||p||_G < delta_t``), while ``delta_t <= ||q_0||_G gamma^-(t+1)``. So dual
     returns happen only for ``t + 1 < L = log(||q_0||_G / rho) / log(gamma)``, and the
-    number of calls is at most ``max(1, ceil(L))`` (PAPER.md Section 6).
+    number of calls is at most ``max(1, ceil(L))`` (the paper's Section 6).
     """
     L = math.log(norm_q0 / rho) / math.log(gamma)
     return max(1, math.ceil(L))
@@ -715,8 +715,7 @@ def n_sweep(
         for p in grid(family=list(families), n=list(ns), seed=list(seeds))
     ]
     # small products: multithreaded BLAS only adds contention on a shared machine
-    with threadpool_limits(limits=1):
-        return sweep(probe_instance, points, n_jobs=n_jobs)
+    return sweep(probe_instance, points, n_jobs=n_jobs, blas_threads=1)
 
 
 COUNT_KEYS = ("snkpvn", "isnkpvn", "snkp")
@@ -869,7 +868,7 @@ def svc_homogeneous(
     ``[[G, -G], [-G, G]]``) removes the difference: the problem is symmetric under
     ``a -> -a``, so with ``(f, b)`` also ``(f, -b)`` is optimal, and by convexity
     ``(f, 0)``; the optimal ``f`` is unique and is the homogeneous max-margin
-    separator, whose margin is ``rho_K`` (PAPER.md Section 3).
+    separator, whose margin is ``rho_K`` (the paper's Section 3).
 
     Parameters
     ----------
@@ -1036,7 +1035,7 @@ def margin_paths(
 
     Both methods run with ``halt=False`` for ``max_iter`` iterations. NKP is a
     subgradient method and SNKP a smoothed one for the loss ``L`` whose minimiser is
-    ``rho_K f*`` (PAPER.md Section 4), so their margins keep growing towards
+    ``rho_K f*`` (the paper's Section 4), so their margins keep growing towards
     ``rho_K``.
 
     Parameters
@@ -1257,7 +1256,7 @@ def timings_markdown(payload: Mapping[str, Any]) -> str:
 
 
 def affine_margin_demo(name: str = "infeasible_2d", extra_dims: int = 1) -> dict[str, Any]:
-    """Definition (5) against the span-restricted ("affine") margin (PAPER.md 5.2).
+    """Definition (5) against the span-restricted ("affine") margin (the paper's Section 5).
 
     The stored inseparable 2-D points are embedded in ``R^(2 + extra_dims)`` with zero
     extra coordinates. ``G`` does not change, so the span-restricted margin does not
