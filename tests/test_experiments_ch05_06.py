@@ -167,7 +167,9 @@ def test_tidy_and_slope():
     df = pd.DataFrame({"a": [1e-16, 0.5], "b": [1, 2]})
     assert ch05.tidy(df)["a"].tolist() == [0.0, 0.5]
     assert ch05.loglog_slope([1, 10, 100], [2, 200, 20000]) == pytest.approx(2.0)
-    assert ch05.loglog_slope([1, 10, 100], [0, 10, 100]) == pytest.approx(1.0)
+    assert ch05.loglog_slope([1, 10, 100], [0, 10, 100], nonpositive="drop") == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="nonpositive"):
+        ch05.loglog_slope([1, 10, 100], [0, 10, 100])
 
 
 # --------------------------------------------------------------------------- chapter 6

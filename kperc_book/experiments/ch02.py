@@ -27,7 +27,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from threadpoolctl import threadpool_limits
 
 import kperc
 from kperc.sweeps import grid
@@ -60,8 +59,7 @@ def sweep(func, points, *, n_jobs: int = 1) -> list[dict]:
     (a serial sweep ran eight times slower with two BLAS threads than with one), and
     joblib's workers already limit their own threads.
     """
-    with threadpool_limits(limits=1):
-        return _sweep(func, points, n_jobs=n_jobs)
+    return _sweep(func, points, n_jobs=n_jobs, blas_threads=1)
 
 
 # ---------------------------------------------------------------------------------------

@@ -40,6 +40,7 @@ import kperc
 from kperc.sweeps import grid
 from kperc.sweeps import sweep as _sweep
 from kperc_book import data
+from kperc_book.experiments._common import loglog_slope
 
 __all__ = [
     "sweep",
@@ -94,17 +95,6 @@ def tidy(df: pd.DataFrame, tol: float = 1e-12) -> pd.DataFrame:
             v[np.abs(v) < tol] = 0.0
             out[c] = v
     return out
-
-
-def loglog_slope(x, y) -> float:
-    """Least-squares slope of ``log y`` against ``log x`` over the pairs with ``x, y > 0``
-    (a run that halts at index 0 has no logarithm)."""
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
-    keep = (x > 0) & (y > 0)
-    if keep.sum() < 2:
-        return float("nan")
-    return float(np.polyfit(np.log(x[keep]), np.log(y[keep]), 1)[0])
 
 
 # ---------------------------------------------------------------------------------------

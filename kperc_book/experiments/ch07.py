@@ -50,6 +50,7 @@ from threadpoolctl import threadpool_limits
 import kperc
 from kperc.sweeps import grid, sweep
 from kperc_book import data as kdata
+from kperc_book.experiments._common import loglog_slope
 from kperc_book.paths import BOOK_DIR, TIMINGS_DIR
 from kperc_book.paths import ROOT as REPO_DIR
 
@@ -740,23 +741,6 @@ def medians(
         out[k + "_min"] = np.array([np.min(v) for v in vals], dtype=float)
         out[k + "_max"] = np.array([np.max(v) for v in vals], dtype=float)
     return out
-
-
-def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float:
-    """Least-squares slope of ``log y`` against ``log x`` (the growth exponent).
-
-    Raises
-    ------
-    ValueError
-        Fewer than two points, or a value ``<= 0`` (a zero count has no logarithm).
-    """
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
-    if x.size < 2 or x.size != y.size:
-        raise ValueError("need at least two (x, y) pairs of equal length")
-    if np.any(x <= 0) or np.any(y <= 0):
-        raise ValueError("log-log slope needs positive values")
-    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
 
 
 def sqrt_log_slope(n_min: float, n_max: float) -> float:
