@@ -6,6 +6,7 @@ generators (:mod:`kperc.datasets`) and a scikit-learn classifier. Each docstring
 the part of the paper (Section, Algorithm, Lemma, Theorem) it implements.
 """
 
+from ._approx import ApproxGramOperator, ExactMarginCheck, approx_gram_operator, exact_margin_check
 from ._classifier import SNKPClassifier
 from ._kernels import (
     GramOperator,
@@ -47,6 +48,10 @@ __all__ = [
     "KpercResult",
     "SNKPClassifier",
     "GramOperator",
+    "ApproxGramOperator",
+    "approx_gram_operator",
+    "ExactMarginCheck",
+    "exact_margin_check",
     "gram_matrix",
     "gram_operator",
     "kernel_matrix",
