@@ -8,6 +8,7 @@ the part of the paper (Section, Algorithm, Lemma, Theorem) it implements.
 
 from ._approx import ApproxGramOperator, ExactMarginCheck, approx_gram_operator, exact_margin_check
 from ._classifier import SNKPClassifier
+from ._kernel_columns import KernelGramOperator, kernel_gram_operator
 from ._kernels import (
     GramOperator,
     gram_matrix,
@@ -52,6 +53,8 @@ __all__ = [
     "approx_gram_operator",
     "ExactMarginCheck",
     "exact_margin_check",
+    "KernelGramOperator",
+    "kernel_gram_operator",
     "gram_matrix",
     "gram_operator",
     "kernel_matrix",

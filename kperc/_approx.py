@@ -112,10 +112,9 @@ def approx_gram_operator(
     Examples
     --------
     >>> import kperc
-    >>> X, y = kperc.datasets.planted_kernel(200, seed=0)[:2]  # doctest: +SKIP
+    >>> X, y = kperc.datasets.circles(200, seed=0)
     >>> G = kperc.approx_gram_operator(X, y, gamma=2.0, n_components=50, random_state=0)
-    ... # doctest: +SKIP
-    >>> kperc.snkp(G).outcome  # doctest: +SKIP
+    >>> kperc.snkp(G).outcome
     'separator'
     """
     X, y = check_Xy(X, y)
