@@ -10,6 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._approx import approx_gram_operator
 from ._kernels import gram_matrix, kernel_diagonal, kernel_matrix
 from ._perceptrons import nkp, snkp
 
@@ -83,6 +84,12 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         algorithm : {"snkp", "nkp"}, default="snkp"
         max_iter : int, default=20000
             Iteration cap; reaching it emits a :class:`~sklearn.exceptions.ConvergenceWarning`.
+        n_components : int or None, default=None
+            ``None`` trains on the exact ``n x n`` Gram matrix; an int trains and predicts
+            with that many Nystroem features (:func:`kperc.approx_gram_operator`): memory
+            ``O(n m)`` instead of ``O(n^2)``, and the separator is certified for the
+            approximate kernel. ``random_state`` seeds the choice of landmarks.
+        random_state : int, RandomState instance or None, default=None
 
         Attributes
         ----------
@@ -97,6 +104,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             Halting index of the run.
         converged_ : bool
             Whether a separator of the training data was found.
+        feature_map_, feature_coef_ : Nystroem and ndarray, or None
+            With ``n_components``: the fitted feature map ``z`` and ``Z^T alpha``.
         n_features_in_ : int
 
         Notes
@@ -143,6 +152,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         intercept_scaling=1.0,
         algorithm="snkp",
         max_iter=20000,
+        n_components=None,
+        random_state=None,
     ):
         self.kernel = kernel
         self.gamma = gamma
@@ -152,6 +163,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         self.intercept_scaling = intercept_scaling
         self.algorithm = algorithm
         self.max_iter = max_iter
+        self.n_components = n_components
+        self.random_state = random_state
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -216,7 +229,18 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             )
         s = ypm / np.sqrt(diag)
         # the package's own G: exact for points repeated with the other label
-        G = gram_matrix(Xa, ypm, self.kernel, **params)
+        if self.n_components is None:
+            G = gram_matrix(Xa, ypm, self.kernel, **params)
+        else:  # Nystroem features: an O(n m) factored operator instead of the n x n matrix
+            G = approx_gram_operator(
+                Xa,
+                ypm,
+                self.kernel,
+                n_components=self.n_components,
+                random_state=self.random_state,
+                **params,
+            )
+            s = ypm / G.feature_norms  # the approximate kernel's normalisation
         run = snkp if self.algorithm == "snkp" else nkp
         res = run(G, max_iter=int(self.max_iter), check_input=False)
         self.n_iter_ = res.nit
@@ -233,6 +257,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         self.support_ = np.flatnonzero(alpha > 0)
         self.support_vectors_ = Xa[self.support_]
         self.dual_coef_ = (alpha * s)[self.support_]
+        # f(x) = (Z^T alpha) . z(x) / ||z(x)|| for Nystroem features z; None when exact
+        self.feature_map_ = None if self.n_components is None else G.transformer
+        self.feature_coef_ = None if self.n_components is None else G.Z.T @ alpha
         return self
 
     def decision_function(self, X):
@@ -240,6 +267,10 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         Xa = self._augment(X)
+        if self.feature_map_ is not None:
+            F = self.feature_map_.transform(Xa)
+            norms = np.linalg.norm(F, axis=1)
+            return (F @ self.feature_coef_) / np.where(norms > 0, norms, 1.0)
         Kx = kernel_matrix(Xa, self.support_vectors_, kernel=self.kernel, **self._kernel_params())
         f = Kx @ self.dual_coef_
         kxx = kernel_diagonal(Xa, kernel=self.kernel, **self._kernel_params())

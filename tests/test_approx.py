@@ -179,3 +179,44 @@ def test_exact_margin_check_validation(alpha, kwargs, match):
     X, y = _circle(0, 20)
     with pytest.raises(ValueError, match=match):
         kperc.exact_margin_check(X, y, alpha, **kwargs)
+
+
+def test_classifier_with_nystroem_features_separates_its_training_data():
+    X, y = _circle(11, 300)
+    clf = kperc.SNKPClassifier(gamma=4.0, n_components=80, random_state=0).fit(X, y)
+    assert clf.converged_
+    # certified on the approximate kernel: y_i f(x_i) = (G alpha)_i > 0 on every point
+    np.testing.assert_array_equal(clf.predict(X), y)
+    assert clf.feature_coef_.shape == (80,)
+    # seeded: refitting gives the same decision function
+    again = kperc.SNKPClassifier(gamma=4.0, n_components=80, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(clf.decision_function(X), again.decision_function(X))
+    assert clf.get_params()["n_components"] == 80
+
+
+def test_classifier_with_every_landmark_matches_the_exact_classifier():
+    X, y = _gaussian(4, 30, d=2)
+    y = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)  # XOR-like, RBF-separable
+    exact = kperc.SNKPClassifier(gamma=1.0, fit_intercept=False).fit(X, y)
+    approx = kperc.SNKPClassifier(
+        gamma=1.0, fit_intercept=False, n_components=30, random_state=0
+    ).fit(X, y)
+    assert exact.feature_map_ is None
+    Xt = np.random.default_rng(5).standard_normal((50, 2))
+    K = kperc.kernel_matrix(X, kernel="rbf", gamma=1.0)
+    tol = 1e3 * np.linalg.cond(K) * EPS
+    np.testing.assert_allclose(approx.decision_function(X), exact.decision_function(X), atol=tol)
+    assert approx.n_iter_ == exact.n_iter_
+    # away from the training points the landmarks span the same functions
+    np.testing.assert_allclose(
+        approx.decision_function(Xt)
+        * np.sqrt(np.sum(approx.feature_map_.transform(Xt) ** 2, axis=1)),
+        exact.decision_function(Xt),
+        atol=tol,
+    )
+
+
+def test_classifier_n_components_is_validated():
+    X, y = _circle(0, 30)
+    with pytest.raises(ValueError, match="n_components must be positive"):
+        kperc.SNKPClassifier(n_components=0).fit(X, y)
