@@ -171,8 +171,8 @@ class ExactMarginCheck:
 
     Attributes
     ----------
-    Galpha : ndarray of shape (n_samples,)
-        ``G alpha`` with ``G`` the exact normalised signed Gram matrix.
+    Galpha : ndarray of shape (n_samples,) or (len(rows),)
+        ``G alpha`` with ``G`` the exact normalised signed Gram matrix (the checked rows).
     min_Galpha : float
         ``min_i (G alpha)_i``.
     fraction_separated : float
@@ -195,6 +195,7 @@ def exact_margin_check(
     kernel: str | Callable = "rbf",
     *,
     block_size: int = 1024,
+    rows=None,
     **kernel_params,
 ) -> ExactMarginCheck:
     """Evaluate ``G alpha`` for the exact kernel by row blocks, without forming ``G``.
@@ -213,6 +214,10 @@ def exact_margin_check(
     block_size : int, default=1024
         Rows of ``G`` evaluated at a time; memory is ``O(block_size * s)`` for ``s`` the
         number of non-zero entries of ``alpha``.
+    rows : array_like of int, optional
+        Check only these points (for example a random subsample when ``n`` is too large
+        for all ``n * s`` kernel values); ``Galpha`` then has one entry per row, and
+        ``certified`` speaks for these points only.
     **kernel_params
         As in :func:`kperc.gram_matrix`.
 
@@ -234,17 +239,26 @@ def exact_margin_check(
     if np.any(~(diag > 0)):
         raise ValueError("K(x_i, x_i) <= 0 for some point: the normalised kernel is undefined.")
     s = y / np.sqrt(diag)
+    if rows is None:
+        rows = np.arange(n)
+    else:
+        rows = np.asarray(rows)
+        if rows.ndim != 1 or rows.size == 0 or not np.issubdtype(rows.dtype, np.integer):
+            raise ValueError("rows must be a non-empty 1-D array of point indices.")
+        if rows.min() < -n or rows.max() >= n:
+            raise ValueError(f"rows must index the {n} points; got values out of range.")
     support = np.flatnonzero(a)
     Xs = X[support]
     w = (s * a)[support]
-    Galpha = np.zeros(n)
-    for i0 in range(0, n if support.size else 0, block_size):
-        i1 = min(n, i0 + block_size)
+    m = rows.size
+    Galpha = np.zeros(m)
+    for i0 in range(0, m if support.size else 0, block_size):
+        r = rows[i0 : i0 + block_size]
         if callable(kernel):
-            K = np.asarray(kernel(X[i0:i1], Xs), dtype=np.float64)
+            K = np.asarray(kernel(X[r], Xs), dtype=np.float64)
         else:
-            K = pairwise_kernels(X[i0:i1], Xs, metric=kernel, **kernel_params)
-        Galpha[i0:i1] = s[i0:i1] * (K @ w)
+            K = pairwise_kernels(X[r], Xs, metric=kernel, **kernel_params)
+        Galpha[i0 : i0 + r.size] = s[r] * (K @ w)
     gmin = float(Galpha.min())
     l1 = float(a.sum())
     tol = n * (np.finfo(np.float64).eps / 2) * l1  # the rounding bound of certified_positive

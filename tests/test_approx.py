@@ -220,3 +220,16 @@ def test_classifier_n_components_is_validated():
     X, y = _circle(0, 30)
     with pytest.raises(ValueError, match="n_components must be positive"):
         kperc.SNKPClassifier(n_components=0).fit(X, y)
+
+
+def test_exact_margin_check_on_a_subsample_of_rows():
+    X, y = _gaussian(2, 30, d=3)
+    alpha = np.random.default_rng(2).random(30)
+    rows = np.array([3, 0, 29, 3])
+    full = kperc.exact_margin_check(X, y, alpha, gamma=0.5)
+    sub = kperc.exact_margin_check(X, y, alpha, gamma=0.5, rows=rows, block_size=3)
+    # equal up to the rounding of differently shaped BLAS calls
+    np.testing.assert_allclose(sub.Galpha, full.Galpha[rows], rtol=0, atol=30 * EPS * alpha.sum())
+    for bad in ([], [30], [[1, 2]], [0.5]):
+        with pytest.raises(ValueError, match="rows must"):
+            kperc.exact_margin_check(X, y, alpha, gamma=0.5, rows=np.array(bad))
