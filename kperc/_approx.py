@@ -28,6 +28,9 @@ __all__ = ["ApproxGramOperator", "ExactMarginCheck", "approx_gram_operator", "ex
 
 METHODS = ("nystroem", "rff")
 
+TRANSFORM_BLOCK_BYTES = 1 << 24
+"""Memory (16 MB) of one row block of features while they are computed."""
+
 
 class ApproxGramOperator(GramOperator):
     """Normalised signed Gram matrix of an approximate kernel, in factored form.
@@ -151,8 +154,15 @@ def approx_gram_operator(
             random_state=random_state,
             **params,
         )
-    F = np.asarray(transformer.fit_transform(X), dtype=np.float64)
-    norms = np.linalg.norm(F, axis=1)
+    transformer.fit(X)
+    # Transform by row blocks into one preallocated array: the whole-X transform would hold
+    # two more n x m temporaries (the kernel block and its product), tripling peak memory.
+    first = np.asarray(transformer.transform(X[:1]), dtype=np.float64)
+    F = np.empty((n, first.shape[1]))
+    block = max(1, TRANSFORM_BLOCK_BYTES // (8 * max(first.shape[1], 1)))
+    for i0 in range(0, n, block):
+        F[i0 : i0 + block] = transformer.transform(X[i0 : i0 + block])
+    norms = np.sqrt(np.einsum("ij,ij->i", F, F))  # no n x m temporary, unlike linalg.norm
     bad = np.flatnonzero(~(norms > 0) | ~np.isfinite(norms))
     if bad.size:
         raise ValueError(

@@ -233,3 +233,23 @@ def test_exact_margin_check_on_a_subsample_of_rows():
     for bad in ([], [30], [[1, 2]], [0.5]):
         with pytest.raises(ValueError, match="rows must"):
             kperc.exact_margin_check(X, y, alpha, gamma=0.5, rows=np.array(bad))
+
+
+def test_features_are_built_in_O_n_m_memory(monkeypatch):
+    # One n x m array (the factor) plus a row block: not the two extra n x m temporaries
+    # of a whole-X transform or of np.linalg.norm(F, axis=1).
+    import tracemalloc
+
+    import kperc._approx as approx
+
+    monkeypatch.setattr(approx, "TRANSFORM_BLOCK_BYTES", 1 << 20)
+    n, m = 20000, 100
+    X, y = _gaussian(0, n, d=3)
+    tracemalloc.start()
+    try:
+        op = kperc.approx_gram_operator(X, y, n_components=m, random_state=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert op.Z.shape == (n, m)
+    assert peak < 1.25 * n * m * 8, peak
