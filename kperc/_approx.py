@@ -31,6 +31,9 @@ METHODS = ("nystroem", "rff")
 TRANSFORM_BLOCK_BYTES = 1 << 24
 """Memory (16 MB) of one row block of features while they are computed."""
 
+CHECK_BLOCK_BYTES = 1 << 23
+"""Memory (8 MB) of one block of exact kernel values in :func:`exact_margin_check`."""
+
 
 class ApproxGramOperator(GramOperator):
     """Normalised signed Gram matrix of an approximate kernel, in factored form.
@@ -204,7 +207,7 @@ def exact_margin_check(
     alpha,
     kernel: str | Callable = "rbf",
     *,
-    block_size: int = 1024,
+    block_size: int | None = None,
     rows=None,
     **kernel_params,
 ) -> ExactMarginCheck:
@@ -221,9 +224,9 @@ def exact_margin_check(
     alpha : array_like of shape (n_samples,)
         Non-negative dual vector (``result.alpha`` of an algorithm).
     kernel : {"rbf", "poly", "linear"} or callable, default="rbf"
-    block_size : int, default=1024
+    block_size : int, optional
         Rows of ``G`` evaluated at a time; memory is ``O(block_size * s)`` for ``s`` the
-        number of non-zero entries of ``alpha``.
+        number of non-zero entries of ``alpha``. By default blocks of about 8 MB.
     rows : array_like of int, optional
         Check only these points (for example a random subsample when ``n`` is too large
         for all ``n * s`` kernel values); ``Galpha`` then has one entry per row, and
@@ -237,7 +240,8 @@ def exact_margin_check(
     """
     X, y = check_Xy(X, y)
     n = X.shape[0]
-    block_size = check_positive(block_size, "block_size", integer=True)
+    if block_size is not None:
+        block_size = check_positive(block_size, "block_size", integer=True)
     if not callable(kernel) and kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {KERNELS} or a callable; got {kernel!r}.")
     a = np.asarray(alpha, dtype=np.float64)
@@ -261,6 +265,8 @@ def exact_margin_check(
     Xs = X[support]
     w = (s * a)[support]
     m = rows.size
+    if block_size is None:
+        block_size = max(1, CHECK_BLOCK_BYTES // (8 * max(support.size, 1)))
     Galpha = np.zeros(m)
     for i0 in range(0, m if support.size else 0, block_size):
         r = rows[i0 : i0 + block_size]
