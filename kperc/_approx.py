@@ -44,7 +44,7 @@ class ApproxGramOperator(GramOperator):
 
     Attributes
     ----------
-    transformer : sklearn.kernel_approximation.Nystroem or RBFSampler
+    transformer : sklearn.kernel_approximation.Nystroem or sklearn.kernel_approximation.RBFSampler
         The fitted feature map; ``transformer.transform(X_new)`` maps new points.
     method : {"nystroem", "rff"}
     feature_norms : ndarray of shape (n_samples,)
@@ -184,8 +184,8 @@ class ExactMarginCheck:
 
     Attributes
     ----------
-    Galpha : ndarray of shape (n_samples,) or (len(rows),)
-        ``G alpha`` with ``G`` the exact normalised signed Gram matrix (the checked rows).
+    Galpha : ndarray of shape (n_samples,) or (n_rows,)
+        ``G alpha`` with ``G`` the exact normalised signed Gram matrix, on the checked rows.
     min_Galpha : float
         ``min_i (G alpha)_i``.
     fraction_separated : float

@@ -104,8 +104,10 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             Halting index of the run.
         converged_ : bool
             Whether a separator of the training data was found.
-        feature_map_, feature_coef_ : Nystroem and ndarray, or None
-            With ``n_components``: the fitted feature map ``z`` and ``Z^T alpha``.
+        feature_map_ : sklearn.kernel_approximation.Nystroem or None
+            With ``n_components``: the fitted feature map ``z``.
+        feature_coef_ : ndarray of shape (n_components,) or None
+            With ``n_components``: ``Z^T alpha``, so that ``f(x) = z(x) . Z^T alpha``.
         n_features_in_ : int
 
         Notes
