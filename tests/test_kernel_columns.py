@@ -131,3 +131,15 @@ def test_zero_point_is_refused_with_the_linear_kernel():
     X = np.array([[1.0, 0.0], [0.0, 0.0]])
     with pytest.raises(ValueError, match="K\\(x_i, x_i\\) <= 0"):
         kperc.kernel_gram_operator(X, [1, -1], "linear")
+
+
+@given(seed=seeds)
+def test_smoothed_algorithms_accept_the_operator(seed):
+    # SNKP and SNKPVN use full products, computed by row blocks: same run as on dense G.
+    X, y = _circle(seed, 50)
+    op = kperc.kernel_gram_operator(X, y, gamma=3.0, block_size=8)
+    G = kperc.gram_matrix(X, y, "rbf", gamma=3.0)
+    for algo in (kperc.snkp, kperc.snkpvn):
+        a, b = algo(op, max_iter=2000), algo(G, max_iter=2000)
+        assert (a.outcome, a.nit) == (b.outcome, b.nit), algo.__name__
+        np.testing.assert_allclose(a.alpha, b.alpha, rtol=0, atol=1e-9)
