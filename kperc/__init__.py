@@ -7,7 +7,7 @@ the part of the paper (Section, Algorithm, Lemma, Theorem) it implements.
 """
 
 from ._approx import ApproxGramOperator, ExactMarginCheck, approx_gram_operator, exact_margin_check
-from ._classifier import SNKPClassifier
+from ._classifier import InseparableDataWarning, SNKPClassifier
 from ._kernel_columns import KernelGramOperator, kernel_gram_operator
 from ._kernels import (
     GramOperator,
@@ -48,6 +48,7 @@ def __getattr__(name):
 __all__ = [
     "KpercResult",
     "SNKPClassifier",
+    "InseparableDataWarning",
     "GramOperator",
     "ApproxGramOperator",
     "approx_gram_operator",

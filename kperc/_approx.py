@@ -50,6 +50,14 @@ class ApproxGramOperator(GramOperator):
     feature_norms : ndarray of shape (n_samples,)
         ``||z(x_i)||``; for Nystroem ``||z(x_i)||^2 / K(x_i, x_i)`` is the fraction of the
         point's kernel norm that the landmarks capture (1 for a landmark).
+
+    Examples
+    --------
+    >>> import kperc
+    >>> X, y = kperc.datasets.circles(100, seed=0)
+    >>> G = kperc.approx_gram_operator(X, y, gamma=2.0, n_components=30, random_state=0)
+    >>> G.Z.shape, G.method
+    ((100, 30), 'nystroem')
     """
 
     def __init__(self, Z: np.ndarray, transformer, method: str, feature_norms: np.ndarray):
@@ -193,6 +201,14 @@ class ExactMarginCheck:
     certified : bool
         Whether ``min_i (G alpha)_i`` is positive beyond rounding (``alpha`` separates
         every point under the exact kernel).
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> X, y = np.array([[1.0, 0.0], [-1.0, 0.0]]), np.array([1.0, -1.0])
+    >>> check = kperc.exact_margin_check(X, y, [0.5, 0.5], "linear")
+    >>> check.min_Galpha, check.fraction_separated, check.certified
+    (1.0, 1.0, True)
     """
 
     Galpha: np.ndarray
@@ -237,6 +253,15 @@ def exact_margin_check(
     Returns
     -------
     ExactMarginCheck
+
+    Examples
+    --------
+    >>> import kperc
+    >>> X, y = kperc.datasets.circles(200, seed=0)
+    >>> G = kperc.approx_gram_operator(X, y, gamma=2.0, n_components=50, random_state=0)
+    >>> res = kperc.snkp(G)
+    >>> kperc.exact_margin_check(X, y, res.alpha, gamma=2.0).certified
+    True
     """
     X, y = check_Xy(X, y)
     n = X.shape[0]
@@ -282,5 +307,5 @@ def exact_margin_check(
         Galpha=Galpha,
         min_Galpha=gmin,
         fraction_separated=float(np.mean(Galpha > tol)),
-        certified=certified_positive(gmin, n, l1),
+        certified=bool(certified_positive(gmin, n, l1)),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import warnings
 
 import numpy as np
@@ -13,8 +14,35 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._approx import approx_gram_operator
 from ._kernels import gram_matrix, kernel_diagonal, kernel_matrix
 from ._perceptrons import nkp, snkp
+from ._primal_dual import isnkpvn
 
-__all__ = ["SNKPClassifier", "expected_failed_checks"]
+__all__ = ["SNKPClassifier", "InseparableDataWarning", "expected_failed_checks"]
+
+_ALGORITHMS = {"snkp": snkp, "nkp": nkp, "isnkpvn": isnkpvn}
+
+
+class InseparableDataWarning(ConvergenceWarning):
+    """The classifier's training data were not separated by its kernel.
+
+    A subclass of :class:`sklearn.exceptions.ConvergenceWarning`. Emitted by
+    :meth:`~kperc.SNKPClassifier.fit` when no separator was found, and again by
+    :meth:`~kperc.SNKPClassifier.predict` and
+    :meth:`~kperc.SNKPClassifier.decision_function` of such
+    a model, whose predictions come from an iterate that does not separate the
+    training data.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from kperc import SNKPClassifier
+    >>> X, y = [[1.0], [1.0]], [0, 1]  # one point, with both labels
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     clf = SNKPClassifier(kernel="linear", algorithm="isnkpvn").fit(X, y)
+    >>> caught[0].category.__name__, clf.outcome_, clf.witnesses_.tolist()
+    ('InseparableDataWarning', 'certificate', [0, 1])
+    """
+
 
 _ZERO_POINT_REASON = (
     "hard-margin normalised kernel: with the linear kernel and no intercept the check's "
@@ -49,7 +77,7 @@ def expected_failed_checks(estimator: SNKPClassifier) -> dict[str, str]:
         Check name -> the reason it cannot pass for this configuration.
     """
     expected = {}
-    if estimator.algorithm == "nkp" or estimator.kernel in ("linear", "poly"):
+    if estimator.algorithm in ("nkp", "isnkpvn") or estimator.kernel in ("linear", "poly"):
         expected["check_classifiers_train"] = _INSEPARABLE_TRAIN_REASON
     if estimator.kernel in ("linear", "poly") and not estimator.fit_intercept:
         if estimator.kernel == "linear" or estimator.coef0 == 0:
@@ -58,89 +86,151 @@ def expected_failed_checks(estimator: SNKPClassifier) -> dict[str, str]:
 
 
 class SNKPClassifier(ClassifierMixin, BaseEstimator):
-    """Hard-margin kernel classifier trained by SNKP (or NKP).
+    """Hard-margin kernel classifier trained by SNKP, NKP or ISNKPVN.
 
-        Finds ``f = sum_i alpha_i y_i K(x_i, .) / sqrt(K(x_i, x_i))`` with
-        ``y_i f(x_i) > 0`` on every training point, by the Smoothed Normalised Kernel
-        Perceptron (Algorithm 4 of Ramdas & Pena, 2014). Binary only; any two class labels
-        are accepted and mapped to -1/+1.
+    Finds ``f = sum_i alpha_i y_i K(x_i, .) / sqrt(K(x_i, x_i))`` with ``y_i f(x_i) > 0``
+    on every training point, by the Smoothed Normalised Kernel Perceptron (Algorithm 4
+    of Ramdas & Pena, 2014), the Normalised Kernel Perceptron (Algorithm 3) or the
+    iterated primal-dual method ISNKPVN (Algorithm 7), which, when the data cannot be
+    separated, returns a certificate that names the training points responsible. Binary
+    only; any two class labels are accepted and mapped to -1/+1.
 
-        Parameters
-        ----------
-        kernel : {"rbf", "linear", "poly"} or callable, default="rbf"
-            A callable receives two data matrices and returns their kernel matrix.
-        gamma : float or "scale", default="scale"
-            Kernel coefficient for "rbf" and "poly"; "scale" uses
-            ``1 / (n_features * X.var())`` as :class:`sklearn.svm.SVC` does.
-        degree : int, default=3
-            Degree of the "poly" kernel.
-        coef0 : float, default=1.0
-            Constant term of the "poly" kernel.
-        fit_intercept : bool, default=True
-            Append a constant feature ``intercept_scaling`` to every point, so that the
-            linear and polynomial kernels can learn an offset (the paper's problems are
-            homogeneous).
-        intercept_scaling : float, default=1.0
-        algorithm : {"snkp", "nkp"}, default="snkp"
-        max_iter : int, default=20000
-            Iteration cap; reaching it emits a :class:`~sklearn.exceptions.ConvergenceWarning`.
-        n_components : int or None, default=None
-            ``None`` trains on the exact ``n x n`` Gram matrix; an int trains and predicts
-            with that many Nystroem features (:func:`kperc.approx_gram_operator`): memory
-            ``O(n m)`` instead of ``O(n^2)``, and the separator is certified for the
-            approximate kernel. ``random_state`` seeds the choice of landmarks.
-        random_state : int, RandomState instance or None, default=None
+    Parameters
+    ----------
+    kernel : {"rbf", "linear", "poly"} or callable, default="rbf"
+        A callable receives two data matrices and returns their kernel matrix.
+    gamma : float or "scale", default="scale"
+        Kernel coefficient for "rbf" and "poly"; "scale" uses
+        ``1 / (n_features * X.var())`` computed on the training ``X`` (without the
+        intercept feature), exactly as :class:`sklearn.svm.SVC` does.
+    degree : int, default=3
+        Degree of the "poly" kernel.
+    coef0 : float, default=1.0
+        Constant term of the "poly" kernel.
+    fit_intercept : bool, default=True
+        Append a constant feature ``intercept_scaling`` to every point, so that the
+        linear and polynomial kernels can learn an offset (the paper's problems are
+        homogeneous).
+    intercept_scaling : float, default=1.0
+        Value of the appended constant feature. With the linear kernel the learnt offset
+        is ``intercept_scaling * w_last``; a larger value makes an offset cheaper in the
+        margin, as in :class:`sklearn.svm.LinearSVC`. Ignored when ``fit_intercept`` is
+        False.
+    algorithm : {"snkp", "nkp", "isnkpvn"}, default="snkp"
+        Training algorithm. "snkp" needs at most ``2 sqrt(2 log n) / rho`` iterations
+        of cost ``O(n^2)`` on data with normalised margin ``rho`` (Theorem 1); "nkp"
+        needs ``1 / rho^2`` iterations of cost ``O(n)``; "isnkpvn" costs as much per
+        iteration as "snkp" and, on data it cannot separate, stops with a certificate
+        (see ``witnesses_``) instead of running to ``max_iter``.
+    max_iter : int, default=100000
+        Cap on the iterations of the algorithm (for "isnkpvn", on its total inner
+        iterations). Reaching it without a separator emits an
+        :class:`~kperc._classifier.InseparableDataWarning`. The default is that of
+        :func:`kperc.snkp`: SNKP's bound above stays below it for margins down to about
+        ``1e-4`` at ``n = 10^4``. NKP's iterations are cheaper (``O(n)``) but its bound
+        is ``1 / rho^2``: with ``algorithm="nkp"`` a larger cap, such as the ``10^6`` of
+        :func:`kperc.nkp`, may be needed.
+    tol : float, default=1e-3
+        For "isnkpvn" only: stop with a certificate once a point ``p`` of the simplex
+        with ``||p||_G <= tol`` is found, which proves that no separator has normalised
+        margin above ``tol``.
+    check_input : bool, default=True
+        Validate ``X`` and ``y`` (finite values, shapes, two classes) in ``fit`` and
+        ``X`` in ``predict``. Setting it to False skips only the finiteness and
+        dtype conversion checks of :func:`sklearn.utils.validation.validate_data` for
+        speed on trusted input; shapes and classes are still checked.
+    verbose : int, default=0
+        With ``verbose > 0``, print one line per stage of the fit (kernel, Gram
+        matrix, algorithm and its outcome) with the time it took.
+    n_components : int or None, default=None
+        ``None`` trains on the exact ``n x n`` Gram matrix; an int trains and predicts
+        with that many Nystroem features (:func:`kperc.approx_gram_operator`): memory
+        ``O(n m)`` instead of ``O(n^2)``, and the separator is certified for the
+        approximate kernel. ``random_state`` seeds the choice of landmarks.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the Nystroem landmarks (used only with ``n_components``).
 
-        Attributes
-        ----------
-        classes_ : ndarray of shape (2,)
-        support_ : ndarray of int
-            Indices of training points with ``alpha_i > 0``.
-        support_vectors_ : ndarray
-            Those training points (with the intercept feature when ``fit_intercept``).
-        dual_coef_ : ndarray
-            ``alpha_i y_i / sqrt(K(x_i, x_i))`` for the support points.
-        n_iter_ : int
-            Halting index of the run.
-        converged_ : bool
-            Whether a separator of the training data was found.
-        feature_map_ : sklearn.kernel_approximation.Nystroem or None
-            With ``n_components``: the fitted feature map ``z``.
-        feature_coef_ : ndarray of shape (n_components,) or None
-            With ``n_components``: ``Z^T alpha``, so that ``f(x) = z(x) . Z^T alpha``.
-        n_features_in_ : int
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two class labels; ``classes_[1]`` is the positive class.
+    support_ : ndarray of int
+        Indices of training points with nonzero weight ``alpha_i``. SNKP's entropy
+        prox-map gives every point a positive weight, so for "snkp" this is usually
+        every training point; NKP's iterates are sparse.
+    support_vectors_ : ndarray of shape (n_support, n_columns)
+        Those training points, with the intercept feature appended when
+        ``fit_intercept`` (``n_columns = n_features + 1``, else ``n_features``).
+    dual_coef_ : ndarray of shape (n_support,)
+        ``alpha_i y_i / sqrt(K(x_i, x_i))`` for the support points.
+    coef_ : ndarray of shape (1, n_features)
+        Weight vector in input space; only for ``kernel="linear"``.
+    intercept_ : ndarray of shape (1,)
+        Offset; only for ``kernel="linear"`` (zero when ``fit_intercept`` is False).
+        The sign of ``X @ coef_.T + intercept_`` is that of :meth:`decision_function`.
+    halting_index_ : int
+        The halting index ``K`` of the run: the number of updates made. This is the
+        quantity that the paper's iteration bounds count (Theorem 1 for SNKP).
+    n_iter_ : int
+        Number of iterates examined, ``halting_index_ + 1`` (the exit test runs on
+        ``alpha_0, ..., alpha_K``); at least 1, as scikit-learn expects.
+    outcome_ : {"separator", "certificate", "max_iter"}
+        How the run ended: a certified separator of the training data, a certificate
+        that no separator with margin above ``tol`` exists ("isnkpvn" only), or the
+        iteration cap.
+    converged_ : bool
+        Whether a separator of the training data was found (``outcome_ == "separator"``).
+    witnesses_ : ndarray of int or None
+        With ``outcome_ == "certificate"``: indices of the training points in the
+        support of the certificate ``p``. Their feature-space images, with signs
+        ``y_i`` and weights ``p_i``, nearly cancel (``||p||_G = certificate_norm_``),
+        which is why no separator with a larger margin exists. None otherwise.
+    certificate_norm_ : float or None
+        ``||p||_G`` of the certificate, an upper bound on the normalised margin of the
+        training data. None when there is no certificate.
+    feature_map_ : sklearn.kernel_approximation.Nystroem or None
+        With ``n_components``: the fitted feature map ``z``.
+    feature_coef_ : ndarray of shape (n_components,) or None
+        With ``n_components``: ``Z^T alpha``, so that ``f(x) = z(x) . Z^T alpha``.
+    n_features_in_ : int
+        Number of features seen during fit.
 
-        Notes
-        -----
-        scikit-learn compatibility: with its default parameters the estimator passes every
-        check of :func:`sklearn.utils.estimator_checks.check_estimator` (scikit-learn 1.9),
-        so the ``expected_failed_checks`` list is empty (with ``gamma="scale"`` the RBF
-        kernel separates the checks' data, and SNKP's bound ``2 sqrt(2 log n) / rho`` is
-        within ``max_iter``). The checks that cannot apply to some hard-margin
-        configurations are returned by :func:`expected_failed_checks`:
+    Notes
+    -----
+    *Data that cannot be separated.* A hard-margin method has no meaningful answer on
+    such data. When no separator is found the fit emits an
+    :class:`~kperc._classifier.InseparableDataWarning` (a
+    :class:`~sklearn.exceptions.ConvergenceWarning`) that says so, names the witnesses
+    when there is a certificate, and keeps the last iterate; ``converged_`` is False,
+    and every later call of :meth:`predict` or :meth:`decision_function` warns again,
+    since those predictions carry no guarantee.
 
-        * ``check_classifiers_train`` with ``algorithm="nkp"`` or a linear/polynomial
-          kernel: the check's two blobs overlap, so these kernels cannot separate them (and
-          NKP needs about ``1/rho^2 = 2.6e6`` iterations with the RBF kernel); the last
-          iterate on inseparable data carries no accuracy guarantee.
+    *scikit-learn compatibility.* With its default parameters the estimator passes every
+    check of :func:`sklearn.utils.estimator_checks.check_estimator` (scikit-learn 1.9),
+    so the ``expected_failed_checks`` list is empty (with ``gamma="scale"`` the RBF
+    kernel separates the checks' data, and SNKP's bound ``2 sqrt(2 log n) / rho`` is
+    within ``max_iter``). The checks that cannot apply to some hard-margin
+    configurations are returned by ``kperc._classifier.expected_failed_checks(estimator)``:
 
-        * ``check_estimators_dtypes`` with ``kernel="linear"`` (or a homogeneous ``"poly"``,
-          ``coef0=0``) and ``fit_intercept=False``: the check's data contain the zero vector,
-          where ``K(x, x) = 0`` and the normalised kernel is undefined; fit raises a
-          ``ValueError`` that says so.
+    * ``check_classifiers_train`` with ``algorithm="nkp"`` or ``"isnkpvn"``, or a
+      linear/polynomial kernel: the check's two blobs overlap, so these kernels cannot
+      separate them (NKP needs about ``1/rho^2 = 2.6e6`` iterations with the RBF
+      kernel, and ISNKPVN stops with a ``tol``-certificate); the last iterate on
+      inseparable data carries no accuracy guarantee.
 
-        On training data that it cannot separate within ``max_iter`` iterations (for
-        example a point repeated with both labels) the fit emits a
-        :class:`~sklearn.exceptions.ConvergenceWarning` and keeps the last iterate.
+    * ``check_estimators_dtypes`` with ``kernel="linear"`` (or a homogeneous ``"poly"``,
+      ``coef0=0``) and ``fit_intercept=False``: the check's data contain the zero vector,
+      where ``K(x, x) = 0`` and the normalised kernel is undefined; fit raises a
+      ``ValueError`` that says so.
 
-        Examples
-        --------
-        >>> from kperc import SNKPClassifier
-    from kperc_book import data
-        >>> X, y = data.circles(100, seed=0)
-        >>> clf = SNKPClassifier(kernel="rbf", gamma=2.0).fit(X, y)
-        >>> bool((clf.predict(X) == y).all())
-        True
+    Examples
+    --------
+    >>> from kperc import SNKPClassifier
+    >>> from kperc.datasets import circles
+    >>> X, y = circles(100, seed=0)
+    >>> clf = SNKPClassifier(kernel="rbf", gamma=2.0).fit(X, y)
+    >>> clf.converged_, float(clf.score(X, y))
+    (True, 1.0)
     """
 
     def __init__(
@@ -153,7 +243,10 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         fit_intercept=True,
         intercept_scaling=1.0,
         algorithm="snkp",
-        max_iter=20000,
+        max_iter=100_000,
+        tol=1e-3,
+        check_input=True,
+        verbose=0,
         n_components=None,
         random_state=None,
     ):
@@ -165,6 +258,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         self.intercept_scaling = intercept_scaling
         self.algorithm = algorithm
         self.max_iter = max_iter
+        self.tol = tol
+        self.check_input = check_input
+        self.verbose = verbose
         self.n_components = n_components
         self.random_state = random_state
 
@@ -187,41 +283,44 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             params.update(degree=self.degree, coef0=self.coef0)
         return params
 
-    def fit(self, X, y):
-        """Fit on training data ``X`` (n_samples, n_features) with two classes ``y``."""
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        y_type = type_of_target(y, input_name="y", raise_unknown=True)
-        if y_type != "binary":
+    def _log(self, msg, t0=None):
+        if self.verbose:
+            tail = "" if t0 is None else f" ({time.perf_counter() - t0:.2f} s)"
+            print(f"[SNKPClassifier] {msg}{tail}", flush=True)
+
+    def _validate(self, X, y=None, *, fitting):
+        kw = {"dtype": np.float64}
+        if not self.check_input:
+            kw = {"dtype": None, "ensure_all_finite": False}
+        if not fitting:
+            return np.asarray(validate_data(self, X, reset=False, **kw), dtype=np.float64)
+        X, y = validate_data(self, X, y, **kw)  # y=None gets scikit-learn's message
+        return np.asarray(X, dtype=np.float64), y
+
+    def _check_params(self):
+        if self.algorithm not in _ALGORITHMS:
             raise ValueError(
-                f"Only binary classification is supported. The type of the target is "
-                f"{y_type}; SNKPClassifier needs exactly 2 classes (use a "
-                "sklearn.multiclass wrapper for more)."
+                f"algorithm must be one of {sorted(_ALGORITHMS)}; got {self.algorithm!r}."
             )
-        self.classes_ = np.unique(y)
-        if self.classes_.size != 2:
-            raise ValueError(
-                f"SNKPClassifier is a binary classifier and needs exactly 2 classes; got "
-                f"{self.classes_.size} class(es) in y. Use sklearn.multiclass wrappers for "
-                "more classes."
-            )
-        if self.algorithm not in ("snkp", "nkp"):
-            raise ValueError(f"algorithm must be 'snkp' or 'nkp'; got {self.algorithm!r}.")
         if (
             isinstance(self.max_iter, bool)
+            or not isinstance(self.max_iter, (int, np.integer, float))
             or int(self.max_iter) != self.max_iter
             or self.max_iter <= 0
         ):
             raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}.")
-        ypm = np.where(y == self.classes_[1], 1.0, -1.0)
-        Xa = self._augment(X)
-        if self.gamma == "scale":
-            var = Xa.var()
-            self._gamma = 1.0 / (Xa.shape[1] * var) if var > 0 else 1.0
-        elif isinstance(self.gamma, str):
+        if isinstance(self.gamma, str) and self.gamma != "scale":
             raise ValueError(f"gamma must be a positive number or 'scale'; got {self.gamma!r}")
-        else:
-            self._gamma = float(self.gamma)
+        if not isinstance(self.gamma, str) and not self.gamma > 0:
+            raise ValueError(f"gamma must be a positive number or 'scale'; got {self.gamma!r}")
+        if self.algorithm == "isnkpvn" and not (
+            isinstance(self.tol, (int, float, np.floating)) and self.tol > 0
+        ):
+            raise ValueError(f"tol must be a positive number; got {self.tol!r}.")
+
+    def _build_gram(self, Xa, ypm):
+        """The one step that builds the training kernel: ``(G, s)`` with the normalised
+        signed Gram matrix ``G`` and the per-point scale ``s_i = y_i / sqrt(K(x_i, x_i))``."""
         params = self._kernel_params()
         diag = kernel_diagonal(Xa, kernel=self.kernel, **params)
         if np.any(~(diag > 0)):
@@ -243,43 +342,192 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
                 **params,
             )
             s = ypm / G.feature_norms  # the approximate kernel's normalisation
-        run = snkp if self.algorithm == "snkp" else nkp
-        res = run(G, max_iter=int(self.max_iter), check_input=False)
-        self.n_iter_ = res.nit
-        self.converged_ = res.outcome == "separator"
-        if not self.converged_:
-            warnings.warn(
-                f"{self.algorithm.upper()} found no separator of the training data within "
-                f"max_iter={self.max_iter} iterations (the data may be inseparable in this "
-                "kernel's feature space); the last iterate is used.",
-                ConvergenceWarning,
-                stacklevel=2,
+        return G, s
+
+    def _run(self, G):
+        """Run the chosen algorithm on ``G``; returns its :class:`~kperc.KpercResult`."""
+        kw = {"max_iter": int(self.max_iter), "check_input": False}
+        if self.algorithm == "isnkpvn":
+            kw["eps"] = float(self.tol)
+        return _ALGORITHMS[self.algorithm](G, **kw)
+
+    def fit(self, X, y):
+        """Train on ``X`` with two classes ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training points.
+        y : array-like of shape (n_samples,)
+            Labels; exactly two distinct values (any type scikit-learn accepts).
+
+        Returns
+        -------
+        self : SNKPClassifier
+            The fitted estimator.
+
+        Warns
+        -----
+        InseparableDataWarning
+            When no separator of the training data was found (see Notes of the class).
+        """
+        self._check_params()
+        X, y = self._validate(X, y, fitting=True)
+        check_classification_targets(y)
+        y_type = type_of_target(y, input_name="y", raise_unknown=True)
+        if y_type != "binary":
+            raise ValueError(
+                f"Only binary classification is supported. The type of the target is "
+                f"{y_type}; SNKPClassifier needs exactly 2 classes (use a "
+                "sklearn.multiclass wrapper for more)."
             )
+        self.classes_ = np.unique(y)
+        if self.classes_.size != 2:
+            raise ValueError(
+                f"SNKPClassifier is a binary classifier and needs exactly 2 classes; got "
+                f"{self.classes_.size} class(es) in y. Use sklearn.multiclass wrappers for "
+                "more classes."
+            )
+        ypm = np.where(y == self.classes_[1], 1.0, -1.0)
+        if self.gamma == "scale":  # as sklearn.svm.SVC: on X, without the intercept column
+            var = X.var()
+            self._gamma = 1.0 / (X.shape[1] * var) if var != 0 else 1.0
+        else:
+            self._gamma = float(self.gamma)
+        Xa = self._augment(X)
+        n = Xa.shape[0]
+
+        t0 = time.perf_counter()
+        G, s = self._build_gram(Xa, ypm)
+        self._log(f"kernel={self.kernel!r}, gamma={self._gamma:.4g}: Gram matrix {n}x{n}", t0)
+
+        t0 = time.perf_counter()
+        self._log(f"running {self.algorithm.upper()} (max_iter={int(self.max_iter)})")
+        res = self._run(G)
+        self._log(f"{self.algorithm.upper()}: {res.message}", t0)
+
+        self.halting_index_ = int(res.nit)
+        self.n_iter_ = self.halting_index_ + 1
+        self.outcome_ = res.outcome
+        self.converged_ = res.outcome == "separator"
+        self.witnesses_ = None
+        self.certificate_norm_ = None
+        if res.outcome == "certificate":
+            self.witnesses_ = np.flatnonzero(res.p > 0)
+            self.certificate_norm_ = float(res.norm_p_G)
         alpha = res.alpha
-        self.support_ = np.flatnonzero(alpha > 0)
+        self.support_ = np.flatnonzero(alpha != 0)
         self.support_vectors_ = Xa[self.support_]
         self.dual_coef_ = (alpha * s)[self.support_]
         # f(x) = (Z^T alpha) . z(x) / ||z(x)|| for Nystroem features z; None when exact
         self.feature_map_ = None if self.n_components is None else G.transformer
         self.feature_coef_ = None if self.n_components is None else G.Z.T @ alpha
+        if not self.converged_:
+            warnings.warn(self._inseparable_message(), InseparableDataWarning, stacklevel=2)
         return self
 
+    def _inseparable_message(self):
+        name = self.algorithm.upper()
+        if self.outcome_ == "certificate":
+            shown = ", ".join(str(i) for i in self.witnesses_[:10])
+            more = ", ..." if self.witnesses_.size > 10 else ""
+            return (
+                f"the training data are not separable with margin above "
+                f"{self.certificate_norm_:.3g} in this kernel's feature space: {name} found "
+                f"a certificate p with ||p||_G = {self.certificate_norm_:.3g} <= tol, whose "
+                f"support is {self.witnesses_.size} training points (witnesses_ = [{shown}"
+                f"{more}]); the model keeps an iterate that does not separate them, and its "
+                "predictions carry no guarantee."
+            )
+        hint = "" if self.algorithm == "isnkpvn" else " (algorithm='isnkpvn' can say why)"
+        return (
+            f"{name} found no separator of the training data within max_iter="
+            f"{int(self.max_iter)} iterations: the data may be inseparable in this kernel's "
+            f"feature space{hint}; the model keeps the last iterate, and its predictions "
+            "carry no guarantee."
+        )
+
     def decision_function(self, X):
-        """Normalised score ``f(x) / sqrt(K(x, x))``; positive means ``classes_[1]``."""
+        """Normalised score ``f(x) / sqrt(K(x, x))``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Positive values predict ``classes_[1]``, negative ones ``classes_[0]``.
+            On the training data of a converged model every ``y_i * score_i > 0``.
+
+        Warns
+        -----
+        InseparableDataWarning
+            When the model did not separate its training data (``converged_`` is False).
+        """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = self._validate(X, fitting=False)
+        if not self.converged_:
+            warnings.warn(
+                "this SNKPClassifier did not separate its training data "
+                f"(outcome_={self.outcome_!r}); its scores come from an iterate that "
+                "carries no guarantee.",
+                InseparableDataWarning,
+                stacklevel=2,
+            )
         Xa = self._augment(X)
         if self.feature_map_ is not None:
             F = self.feature_map_.transform(Xa)
-            norms = np.linalg.norm(F, axis=1)
+            norms = np.sqrt(np.einsum("ij,ij->i", F, F))
             return (F @ self.feature_coef_) / np.where(norms > 0, norms, 1.0)
-        Kx = kernel_matrix(Xa, self.support_vectors_, kernel=self.kernel, **self._kernel_params())
+        params = self._kernel_params()
+        Kx = kernel_matrix(Xa, self.support_vectors_, kernel=self.kernel, **params)
         f = Kx @ self.dual_coef_
-        kxx = kernel_diagonal(Xa, kernel=self.kernel, **self._kernel_params())
+        kxx = kernel_diagonal(Xa, kernel=self.kernel, **params)
         scale = np.where(kxx > 0, np.sqrt(np.where(kxx > 0, kxx, 1.0)), 1.0)
         return f / scale
 
     def predict(self, X):
-        """Class labels: ``classes_[1]`` where the decision function is positive."""
+        """Class labels.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points to classify.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``classes_[1]`` where :meth:`decision_function` is positive, else
+            ``classes_[0]``.
+
+        Warns
+        -----
+        InseparableDataWarning
+            When the model did not separate its training data (``converged_`` is False).
+        """
         scores = self.decision_function(X)  # checks that the model is fitted first
         return self.classes_[(scores > 0).astype(int)]
+
+    def _linear_weights(self, name):
+        check_is_fitted(self)
+        if self.kernel != "linear":
+            raise AttributeError(f"{name} is only available when kernel='linear'.")
+        if self.feature_map_ is not None:
+            raise AttributeError(f"{name} is not available with n_components (Nystroem).")
+        return self.dual_coef_ @ self.support_vectors_
+
+    @property
+    def coef_(self):
+        """Weight vector in input space, shape (1, n_features); ``kernel="linear"`` only."""
+        w = self._linear_weights("coef_")
+        return w[None, : self.n_features_in_]
+
+    @property
+    def intercept_(self):
+        """Offset, shape (1,); ``kernel="linear"`` only (0 without ``fit_intercept``)."""
+        w = self._linear_weights("intercept_")
+        if not self.fit_intercept:
+            return np.zeros(1)
+        return np.array([w[-1] * float(self.intercept_scaling)])

@@ -44,6 +44,14 @@ class KernelGramOperator(LinearOperator):
     kernel_params : dict
     block_size : int
         Rows per block of a product.
+
+    Examples
+    --------
+    >>> import kperc
+    >>> X, y = kperc.datasets.circles(50, seed=0)
+    >>> G = kperc.kernel_gram_operator(X, y, gamma=2.0)
+    >>> bool(G.column(3)[3] == 1.0), G.shape
+    (True, (50, 50))
     """
 
     def __init__(self, X, y, kernel, kernel_params, block_size):

@@ -1,4 +1,4 @@
-"""Kernels and normalised signed Gram matrices (paper Section 0 and Section 3).
+"""Kernels and normalised signed Gram matrices (paper Sections 2 and 3).
 
 The algorithms of the paper see the data only through the normalised signed Gram
 matrix
@@ -45,6 +45,15 @@ def kernel_matrix(X, Z=None, kernel: str | Callable = "linear", **kernel_params)
     Returns
     -------
     K : ndarray of shape (n_samples_X, n_samples_Z)
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> X = np.array([[1.0, 0.0], [0.0, 2.0]])
+    >>> kperc.kernel_matrix(X, kernel="linear").tolist()
+    [[1.0, 0.0], [0.0, 4.0]]
+    >>> kperc.kernel_matrix(X, kernel="rbf", gamma=0.5).round(4).tolist()
+    [[1.0, 0.0821], [0.0821, 1.0]]
     """
     X = check_X(X)
     Z = X if Z is None else check_X(Z, "Z")
@@ -96,7 +105,7 @@ def _check_diag(diag: np.ndarray) -> None:
 
 
 def gram_matrix(X, y, kernel: str | Callable = "linear", **kernel_params) -> np.ndarray:
-    """Normalised signed Gram matrix ``G`` (paper Section 0, Section 3).
+    """Normalised signed Gram matrix ``G`` (paper Sections 2 and 3).
 
     Parameters
     ----------
@@ -127,8 +136,8 @@ def gram_matrix(X, y, kernel: str | Callable = "linear", **kernel_params) -> np.
     """
     X, y = check_Xy(X, y)
     # Repeated points must give identical rows of G with an exact -1 between two copies
-    # with opposite labels, so that such a pair is an exact witness (G p = 0, PAPER.md
-    # Section 10). Kernel round-off does not ensure it (sklearn's RBF gives
+    # with opposite labels, so that such a pair is an exact witness (G p = 0).
+    # Kernel round-off does not ensure it (sklearn's RBF gives
     # K(x, x') = 1 - 1.1e-16 for a copy x' of x, enough for SNKP to return a spurious
     # "separator" with margin 5e-17), so repeated points are evaluated once and expanded.
     U, inv = np.unique(X, axis=0, return_inverse=True)
@@ -178,7 +187,15 @@ def _symmetrize_inplace(G: np.ndarray, block: int = 256) -> None:
 
 
 def signed_normalized_points(X, y) -> np.ndarray:
-    """Rows ``a_i = y_i x_i / ||x_i||_2`` (paper Section 0), shape (n_samples, n_features)."""
+    """Rows ``a_i = y_i x_i / ||x_i||_2`` (paper Section 2), shape (n_samples, n_features).
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> A = kperc.signed_normalized_points(np.array([[3.0, 4.0], [0.0, 2.0]]), [1, -1])
+    >>> A.round(4).tolist()
+    [[0.6, 0.8], [-0.0, -1.0]]
+    """
     X, y = check_Xy(X, y)
     norms = np.linalg.norm(X, axis=1)
     _check_diag(norms**2)
@@ -196,6 +213,15 @@ class GramOperator(LinearOperator):
     ----------
     Z : ndarray of shape (n_samples, n_features)
         Rows of unit Euclidean norm.
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> X, y = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]), np.array([1, -1, 1])
+    >>> op = kperc.gram_operator(X, y)
+    >>> v = np.array([0.2, 0.3, 0.5])
+    >>> bool(np.allclose(op @ v, kperc.gram_matrix(X, y) @ v))
+    True
     """
 
     def __init__(self, Z: np.ndarray):
@@ -245,6 +271,14 @@ def gram_operator(X, y) -> GramOperator:
     -------
     GramOperator
         Behaves like ``gram_matrix(X, y)`` for products, with ``O(n d)`` memory.
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> X, y = np.array([[3.0, 4.0], [0.0, 2.0]]), np.array([1, -1])
+    >>> op = kperc.gram_operator(X, y)
+    >>> op.shape, op.Z.round(4).tolist()
+    ((2, 2), [[0.6, 0.8], [-0.0, -1.0]])
     """
     return GramOperator(signed_normalized_points(X, y))
 

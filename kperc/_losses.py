@@ -35,7 +35,17 @@ def _prep(G, alpha, Galpha):
 
 
 def g_seminorm(G, v) -> float:
-    """``||v||_G = sqrt(v^T G v)``, clamped at 0 against round-off (paper Section 0)."""
+    """``||v||_G = sqrt(v^T G v)``, clamped at 0 against round-off (paper Section 2).
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> G = np.array([[1.0, 0.6], [0.6, 1.0]])  # two points at 53 degrees
+    >>> round(kperc.g_seminorm(G, [0.5, 0.5]), 4)
+    0.8944
+    >>> kperc.g_seminorm(np.array([[1.0, -1.0], [-1.0, 1.0]]), [0.5, 0.5])
+    0.0
+    """
     gram = as_gram(G, check_psd=False)
     return gram.seminorm(np.asarray(v, dtype=np.float64))
 
@@ -55,6 +65,13 @@ def loss(G, alpha, *, Galpha=None) -> float:
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> G = np.array([[1.0, 0.6], [0.6, 1.0]])  # two points at 53 degrees
+    >>> round(kperc.loss(G, [0.5, 0.5]), 4)
+    -0.4
     """
     alpha, Galpha, sq = _prep(G, alpha, Galpha)
     return float(-Galpha.min() + 0.5 * sq)
@@ -77,6 +94,15 @@ def smoothed_loss(G, alpha, mu: float, *, Galpha=None) -> float:
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> G = np.array([[1.0, 0.6], [0.6, 1.0]])  # two points at 53 degrees
+    >>> a = np.array([0.5, 0.5])
+    >>> Lmu = kperc.smoothed_loss(G, a, mu=0.1)
+    >>> round(Lmu, 4), kperc.loss(G, a) - 0.1 * np.log(2) <= Lmu <= kperc.loss(G, a)
+    (-0.4, True)
     """
     if not mu > 0:
         raise ValueError(f"mu must be positive; got {mu!r}.")
@@ -100,6 +126,14 @@ def smoothed_loss_q(G, alpha, mu: float, q, *, Galpha=None) -> float:
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> G = np.array([[1.0, 0.6], [0.6, 1.0]])  # two points at 53 degrees
+    >>> q = np.array([0.5, 0.5])
+    >>> round(kperc.smoothed_loss_q(G, q, mu=0.1, q=q), 4)
+    -0.4
     """
     if not mu > 0:
         raise ValueError(f"mu must be positive; got {mu!r}.")

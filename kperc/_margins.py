@@ -44,9 +44,17 @@ def gram_factor(G) -> np.ndarray:
     """A factor ``B`` (shape ``(r, n)``, ``r = rank G``) with ``G = B^T B``.
 
     Column ``b_i`` holds the coordinates of the signed point ``a_i`` in an orthonormal
-    basis of their span (PAPER.md Section 5.2, step 1). For a
+    basis of their span (Section 5.2 of the paper, step 1). For a
     :class:`~kperc.GramOperator` the stored points are used directly (reduced to their
     span when they do not span ``R^d``).
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> G = np.array([[1.0, 0.6], [0.6, 1.0]])
+    >>> B = kperc.gram_factor(G)
+    >>> bool(np.allclose(B.T @ B, G))
+    True
     """
     return _factors(G)[0]
 
@@ -103,6 +111,14 @@ def min_norm_point(B: np.ndarray) -> tuple[float, np.ndarray]:
         ``min ||B p||``.
     p : ndarray of shape (n,)
         A minimiser in the simplex.
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> B = np.array([[1.0, -1.0, 0.0], [1.0, 1.0, 2.0]])  # columns are the points
+    >>> value, p = kperc.min_norm_point(B)
+    >>> round(value, 4), p.round(4).tolist()
+    (1.0, [0.5, 0.5, 0.0])
     """
     B = np.asarray(B, dtype=np.float64)
     r, n = B.shape
@@ -186,6 +202,14 @@ def margin_details(G) -> OptimizeResult:
         max-margin function ``f_alpha``), ``rank`` (of ``G``), ``kkt_gap``
         (``max(0, rho^2 - min_i (G p)_i)``, zero at an exact optimum) and, when not
         separable, ``facet_normal`` (in the coordinates of :func:`gram_factor`).
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> G = np.array([[1.0, 0.6], [0.6, 1.0]])  # two points at 53 degrees
+    >>> res = kperc.margin_details(G)
+    >>> round(res.rho, 4), bool(res.separable), res.p.round(4).tolist()
+    (0.8944, True, [0.5, 0.5])
     """
     B, B_full = _factors(G)
     value, p = min_norm_point(B)
@@ -215,7 +239,7 @@ def margin(G) -> float:
     """The signed normalised margin ``rho_K`` of a normalised signed Gram matrix.
 
     * If the problem is separable, ``rho_K = min_{p in simplex} ||p||_G > 0``
-      (PAPER.md Section 3), solved exactly (NNLS reduction plus KKT polish).
+      (Section 3 of the paper), solved exactly (NNLS reduction plus KKT polish).
     * Otherwise ``rho_K <= 0`` is the span-restricted margin of Section 5.2: minus the
       radius of the largest ball centred at 0, inside the span of the signed points,
       contained in their convex hull (Theorem 3), computed by facet enumeration for
@@ -238,14 +262,15 @@ def margin(G) -> float:
     --------
     >>> import numpy as np, kperc
     >>> X = np.array([[1.0, 0.2], [0.2, 1.0]])
-    >>> round(kperc.margin(kperc.gram_matrix(X, [1, 1])), 6)
-    0.848528
+    >>> rho = kperc.margin(kperc.gram_matrix(X, [1, 1]))
+    >>> round(rho, 6), round(float(np.sqrt((1 + 0.4 / 1.04) / 2)), 6)  # sqrt((1 + cos) / 2)
+    (0.83205, 0.83205)
     """
     return float(margin_details(G).rho)
 
 
 def data_margin(X, y, *, normalize: bool = True) -> float:
-    """Linear margin of data: ``rho_2`` (normalised) or ``rho`` (raw), PAPER.md Sec. 2.2.
+    """Linear margin of data: ``rho_2`` (normalised) or ``rho`` (raw), paper Section 2.2.
 
     ``rho = max_{||w|| = 1} min_i y_i x_i^T w``. For separable data this equals
     ``min_{p in simplex} ||sum_i p_i y_i x_i||``; for inseparable data the
@@ -261,6 +286,13 @@ def data_margin(X, y, *, normalize: bool = True) -> float:
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> X, y = np.array([[1.0, 2.0], [2.0, 1.0]]), np.array([1, -1])
+    >>> round(kperc.data_margin(X, y), 4), round(kperc.data_margin(X, y, normalize=False), 4)
+    (0.3162, 0.7071)
     """
     X, y = check_Xy(X, y)
     if normalize:
@@ -279,7 +311,7 @@ def data_margin(X, y, *, normalize: bool = True) -> float:
 
 
 def linf_margin(X, y) -> OptimizeResult:
-    """Winnow's margin ``rho_inf`` (PAPER.md Section 2.2), as a linear program.
+    """Winnow's margin ``rho_inf`` (Section 2.2 of the paper), as a linear program.
 
     ``rho_inf = max_{v in simplex_{2d}} min_i b_i^T v`` with
     ``b_i = y_i (x_i, -x_i) / ||x_i||_inf`` (features duplicated so that nonnegative
@@ -289,6 +321,14 @@ def linf_margin(X, y) -> OptimizeResult:
     -------
     OptimizeResult
         ``rho`` and ``w = v[:d] - v[d:]`` (with ``||w||_1 <= 1``).
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> X, y = np.array([[1.0, 2.0], [2.0, 1.0]]), np.array([1, -1])
+    >>> res = kperc.linf_margin(X, y)
+    >>> round(res.rho, 4), res.w.round(4).tolist()
+    (0.25, [-0.5, 0.5])
     """
     X, y = check_Xy(X, y)
     ninf = np.max(np.abs(X), axis=1)
@@ -321,7 +361,7 @@ def dist_to_witness(G, q) -> OptimizeResult:
     """Euclidean distance from ``q`` to ``W = {p in simplex : G p = 0}`` (Lemma 7).
 
     Solves ``min ||p - q||_2`` s.t. ``B p = 0``, ``p in simplex`` (``G = B^T B``) with
-    SLSQP, falling back to the trust-region interior method (PAPER.md Section 10), and
+    SLSQP, falling back to the trust-region interior method when SLSQP fails, and
     then polishes on the active set: on the support ``S`` the problem is a projection
     onto an affine subspace, solved in closed form and kept only if it is feasible.
 
@@ -330,6 +370,14 @@ def dist_to_witness(G, q) -> OptimizeResult:
     OptimizeResult
         ``dist`` (``inf`` when ``W`` is empty, i.e. the problem is separable), ``w`` (the
         nearest witness) and ``residual`` (``||B w||``).
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> G = kperc.gram_matrix(np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), [1, -1, 1])
+    >>> res = kperc.dist_to_witness(G, np.full(3, 1 / 3))
+    >>> round(res.dist, 4), res.w.round(4).tolist()
+    (0.4082, [0.5, 0.5, 0.0])
     """
     B = gram_factor(G)
     r, n = B.shape

@@ -29,7 +29,7 @@ DEFAULT_MAX_ITER_DENSE = 100_000
 
 
 def _first_index_rule(m: np.ndarray) -> int:
-    """Most violated point, ties broken by the first index (PAPER.md Section 10)."""
+    """Most violated point, ties broken by the first index (deterministic runs)."""
     return int(np.argmin(m))
 
 
@@ -74,7 +74,7 @@ def perceptron(X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = Fa
 
     Starts from ``w_0 = 0`` and adds ``y_i x_i`` for the most violated point (smallest
     ``y_i x_i^T w``, first index on ties) until ``y_i x_i^T w > 0`` for every ``i``
-    (PAPER.md Section 2.1). If a unit ``w*`` has margin ``rho`` and ``R = max ||x_i||``,
+    (Section 2.1 of the paper). If a unit ``w*`` has margin ``rho`` and ``R = max ||x_i||``,
     at most ``R^2 / rho^2`` updates are made (Block-Novikoff).
 
     Parameters
@@ -82,8 +82,11 @@ def perceptron(X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = Fa
     X : array_like of shape (n_samples, n_features)
     y : array_like of shape (n_samples,)
         Labels in {-1, +1}.
-    max_iter : int
-        Cap on the number of updates.
+    max_iter : int, default=1_000_000
+        Cap on the number of updates. Each update costs ``O(n d)`` (the margins are updated), and
+        the bound grows as ``R^2 / rho^2`` (Block-Novikoff), so this cap is ten times that of the
+        ``O(n^2)``-per-iteration smoothed methods (:func:`kperc.snkp`), whose bounds grow only as
+        ``1 / rho``: ``10^6`` updates cover ``R / rho`` up to ``10^3``.
     trace : bool
         Record ``min_margin`` (``min_i y_i x_i^T w / ||w||``), ``norm_w``, the chosen
         index ``j`` and the iterate ``w`` at every step.
@@ -94,6 +97,15 @@ def perceptron(X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = Fa
         ``w`` is the separator; ``alpha`` expresses it in the normalised coordinates
         (``alpha_i`` proportional to the number of updates on point ``i`` times
         ``||x_i||``), so that ``gram_matrix(X, y) @ alpha > 0`` on success.
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import planted
+    >>> X, y = planted(60, 3, rho=0.2, seed=0)
+    >>> res = kperc.perceptron(X, y)
+    >>> res.outcome, bool((y * (X @ res.w) > 0).all())
+    ('separator', True)
     """
     X, y = check_Xy(X, y)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
@@ -124,13 +136,17 @@ def normalized_perceptron(
 
     ``w_{k+1} = (1 - theta_k) w_k + theta_k a_j`` with ``theta_k = 1/(k+1)`` and ``j``
     the most violated point, so ``w_k`` is the average of the points chosen so far
-    (PAPER.md Section 2.1). If ``rho_2 > 0`` it halts within ``1 / rho_2^2`` updates.
+    (Section 2.1 of the paper). If ``rho_2 > 0`` it halts within ``1 / rho_2^2`` updates.
 
     Parameters
     ----------
     X : array_like of shape (n_samples, n_features)
     y : array_like of shape (n_samples,)
-    max_iter : int
+    max_iter : int, default=1_000_000
+        Cap on the number of updates. Each update costs ``O(n d)``, and the bound grows as
+        ``1 / rho_2^2``, so this cap is ten times that of the ``O(n^2)``-per-iteration smoothed
+        methods (:func:`kperc.snkp`), whose bounds grow only as ``1 / rho``: ``10^6`` updates cover
+        ``rho_2`` down to ``10^-3``.
     trace : bool
         Record ``min_margin``, ``norm_w``, ``j`` and ``w`` at every step.
 
@@ -138,6 +154,15 @@ def normalized_perceptron(
     -------
     KpercResult
         ``w = A alpha`` with ``alpha`` in the simplex (the fraction of updates per point).
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import planted
+    >>> X, y = planted(60, 3, rho=0.2, seed=0)
+    >>> res = kperc.normalized_perceptron(X, y)
+    >>> res.outcome, res.nit <= 1 / 0.2**2  # rho_2 = 0.2: at most 25 updates
+    ('separator', True)
     """
     X, y = check_Xy(X, y)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
@@ -174,7 +199,7 @@ def nkp(
 
     ``alpha_0 = 0`` and ``alpha_{k+1} = (1 - theta_k) alpha_k + theta_k e_j`` with
     ``theta_k = 1/(k+1)`` and ``j = argmin_i (G alpha_k)_i`` (first index on ties), until
-    ``G alpha_k > 0`` (PAPER.md Section 4). It is a subgradient method for ``L`` in the
+    ``G alpha_k > 0`` (Section 4 of the paper). It is a subgradient method for ``L`` in the
     ``G``-geometry; if ``rho_K > 0`` it halts within ``1 / rho_K^2`` updates.
 
     Each iteration costs ``O(n)``: ``G alpha`` is updated with one column of ``G``. For
@@ -186,7 +211,11 @@ def nkp(
     G : ndarray of shape (n, n) or LinearOperator
         Normalised signed Gram matrix (:func:`kperc.gram_matrix`,
         :func:`kperc.gram_operator`).
-    max_iter : int
+    max_iter : int, default=1_000_000
+        Cap on the number of updates. Each update costs ``O(n)`` (one column of ``G``), and the
+        bound grows as ``1 / rho^2``, so this cap is ten times that of the ``O(n^2)``-per-iteration
+        smoothed methods (:func:`kperc.snkp`), whose bounds grow only as ``1 / rho``: ``10^6``
+        updates cover ``rho`` down to ``10^-3``.
     trace : bool
         Record ``min_Galpha``, ``norm_alpha_G``, ``margin``
         (``min_i (G alpha)_i / ||alpha||_G``) and ``L`` at every step.
@@ -194,8 +223,10 @@ def nkp(
         With ``False`` the run continues after the first separating iterate until
         ``max_iter`` (to watch the margin keep improving); ``first_separator_nit`` then
         records the halting index.
-    check_input : bool
-        Validate ``G`` (skip for repeated calls on the same matrix).
+    check_input : bool, default=True
+        Validate ``G`` (square, symmetric, unit diagonal, finite: an ``O(n^2)`` scan).
+        False checks only the shape; use it for a ``G`` from :func:`kperc.gram_matrix`
+        or for repeated calls on the same matrix.
     cache_size : float
         Megabytes of the column cache when ``G`` is a LinearOperator (scikit-learn's
         ``SVC`` default, 200); ``0`` computes every column afresh. Unused for a dense
@@ -206,6 +237,15 @@ def nkp(
     KpercResult
         Also ``first_separator_nit`` (``None`` if no iterate separated) and ``ncol``,
         the number of columns of ``G`` computed (``0`` for a dense ``G``).
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import planted
+    >>> X, y = planted(60, 3, rho=0.2, seed=0)
+    >>> res = kperc.nkp(kperc.gram_matrix(X, y))
+    >>> res.outcome, res.nit <= 1 / 0.2**2
+    ('separator', True)
     """
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     cache_size = check_nonnegative(cache_size, "cache_size")
@@ -287,8 +327,8 @@ def snkp(
 ) -> KpercResult:
     """Algorithm 4: the Smoothed Normalised Kernel Perceptron (SNKP).
 
-    Nesterov-smoothed version of NKP with the entropy prox-function (PAPER.md
-    Section 4)::
+    Nesterov-smoothed version of NKP with the entropy prox-function (Section 4
+    of the paper)::
 
         alpha_0 = 1/n, mu_0 = 2, p_0 = p_{mu_0}(alpha_0)
         theta_k     = 2 / (k + 3)
@@ -306,7 +346,12 @@ def snkp(
     Parameters
     ----------
     G : ndarray of shape (n, n) or LinearOperator
-    max_iter : int
+    max_iter : int, default=100_000
+        Cap on the number of iterations. Each iteration costs one product with ``G`` (``O(n^2)`` for
+        a dense ``G``), and Theorem 1 bounds their number by ``2 sqrt(2 log n) / rho``, below
+        ``10^5`` for ``rho`` down to about ``10^-4`` at ``n = 10^4``, so the cap is ten times below
+        that of the ``O(n)``-per-update methods (:func:`kperc.nkp`), whose bounds grow as
+        ``1 / rho^2``.
     mu0 : float
         Initial smoothing; the guarantee needs ``mu0 >= 2`` (Appendix). Exposed to
         demonstrate that smaller values break Lemma 5.
@@ -315,12 +360,25 @@ def snkp(
         ``margin`` at every iterate.
     halt : bool
         With ``False`` keep iterating after the first separating iterate.
-    check_input : bool
+    check_input : bool, default=True
+        Validate ``G`` (square, symmetric, unit diagonal, finite: an ``O(n^2)`` scan).
+        False checks only the shape; use it for a ``G`` from :func:`kperc.gram_matrix`
+        or for repeated calls on the same matrix.
 
     Returns
     -------
     KpercResult
         ``alpha`` and ``p`` lie in the simplex; also ``first_separator_nit``.
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import planted
+    >>> X, y = planted(60, 3, rho=0.2, seed=0)
+    >>> import numpy as np
+    >>> res = kperc.snkp(kperc.gram_matrix(X, y))
+    >>> res.outcome, bool(res.nit < 2 * np.sqrt(2 * np.log(60)) / 0.2)  # Theorem 1
+    ('separator', True)
     """
     gram = as_gram(G) if check_input else as_gram(G, validate=False)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
@@ -432,9 +490,9 @@ def winnow(
     ``v`` on the simplex of dimension ``2 d`` can represent any sign. Points are
     normalised by their l_inf norm, ``b_i = y_i (x_i, -x_i) / ||x_i||_inf``. While some
     ``b_i^T v <= 0``, the most violated ``b_j`` multiplies the weights:
-    ``v <- v * exp(eta * b_j) / Z`` (PAPER.md Section 2.2). For margin ``rho_inf`` the
+    ``v <- v * exp(eta * b_j) / Z`` (Section 2.2 of the paper). For margin ``rho_inf`` the
     number of updates is of order ``log d / rho_inf^2`` for a suitable ``eta`` (about
-    ``rho_inf``); the exact constant is not recovered from the paper ([U]).
+    ``rho_inf``); the constant is not pinned down here.
 
     Parameters
     ----------
@@ -442,7 +500,11 @@ def winnow(
     y : array_like of shape (n_samples,)
     eta : float
         Learning rate, ``eta > 0``.
-    max_iter : int
+    max_iter : int, default=1_000_000
+        Cap on the number of updates. Each update costs ``O(n d)``, and the bound grows as
+        ``log d / rho_inf^2``, so this cap is ten times that of the ``O(n^2)``-per-iteration
+        smoothed methods (:func:`kperc.snkp`), whose bounds grow only as ``1 / rho``: ``10^6``
+        updates cover ``rho_inf`` down to about ``10^-3``.
     trace : bool
         Record ``min_margin`` (``min_i b_i^T v``) at every step.
 
@@ -450,6 +512,15 @@ def winnow(
     -------
     KpercResult
         ``w = v[:d] - v[d:]`` is the separator (``||w||_1 <= 1``).
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import planted
+    >>> X, y = planted(60, 3, rho=0.2, seed=0)
+    >>> res = kperc.winnow(X, y)
+    >>> res.outcome, bool((y * (X @ res.w) > 0).all())
+    ('separator', True)
     """
     X, y = check_Xy(X, y)
     eta = check_positive(eta, "eta")

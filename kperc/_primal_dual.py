@@ -170,7 +170,7 @@ def snkpvn(
     simplex), ``alpha_0 = q`` and ``mu_0 = 2 n``, so ``mu_k = 4 n / ((k+1)(k+2))``. It
     stops when ``G alpha_k > 0`` (separator) or else when ``||p_k||_G < delta``.
 
-    Guarantees (PAPER.md Section 6): it always halts within ``2 sqrt(2 n) / delta``
+    Guarantees (Section 6 of the paper): it always halts within ``2 sqrt(2 n) / delta``
     iterations; if ``rho_K > 0`` within ``2 sqrt(2n) / max(rho_K, delta)``, and with
     ``delta <= rho_K`` only through a separator; if the problem is infeasible,
     within ``2 sqrt(n) dist(q, W) / delta``.
@@ -182,17 +182,33 @@ def snkpvn(
         Prox centre in the simplex (default: the barycentre ``1/n``).
     delta : float
         Dual tolerance, ``delta > 0``.
-    max_iter : int
+    max_iter : int, default=100_000
+        Cap on the number of iterations. Each iteration costs one product with ``G`` (``O(n^2)`` for
+        a dense ``G``), and Section 6 bounds their number by ``2 sqrt(2 n) / delta``, so the cap is
+        ten times below that of the ``O(n)``-per-update methods (:func:`kperc.nkp`), whose bounds
+        grow as ``1 / rho^2``.
     mu0 : float, optional
         Initial smoothing (default ``2 n``, the value the Appendix proof needs).
     trace : bool
         Record ``mu``, ``L``, ``L_mu_q``, ``norm_p_G``, ``norm_alpha_G`` and
         ``min_Galpha`` at every iterate.
-    check_input : bool
+    check_input : bool, default=True
+        Validate ``G`` (square, symmetric, unit diagonal, finite: an ``O(n^2)`` scan).
+        False checks only the shape; use it for a ``G`` from :func:`kperc.gram_matrix`
+        or for repeated calls on the same matrix.
 
     Returns
     -------
     KpercResult
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import infeasible
+    >>> X, y = infeasible(40, 2, rho=-0.2, seed=0)
+    >>> res = kperc.snkpvn(kperc.gram_matrix(X, y), delta=1e-2)
+    >>> res.outcome, res.norm_p_G < 1e-2
+    ('certificate', True)
     """
     gram = as_gram(G) if check_input else as_gram(G, validate=False)
     n = gram.n
@@ -219,7 +235,7 @@ def isnkpvn(
 
         q_0 = 1/n
         for t = 0, 1, ...
-            if ||q_t||_G <= eps: certificate q_t                  (guard, PAPER.md Sec. 9)
+            if ||q_t||_G <= eps: certificate q_t                   (q_t may already be one)
             delta_t = ||q_t||_G / gamma
             r = SNKPVN(q_t, delta_t)
             if r is a separator: return it
@@ -236,18 +252,34 @@ def isnkpvn(
         Decrease factor, ``gamma > 1``.
     eps : float
         Certificate tolerance, ``eps > 0``.
-    max_iter : int
-        Cap on the total number of inner (SNKPVN) iterations.
+    max_iter : int, default=100_000
+        Cap on the total number of inner (SNKPVN) iterations. Each iteration costs one product with
+        ``G`` (``O(n^2)`` for a dense ``G``), and the default of :func:`snkpvn` is kept for their
+        sum, so the cap is ten times below that of the ``O(n)``-per-update methods
+        (:func:`kperc.nkp`), whose bounds grow as ``1 / rho^2``.
     trace : bool
         Record, per outer loop, ``norm_q_G``, ``delta``, ``inner_nit`` and the inner
         ``outcome``.
-    check_input : bool
+    check_input : bool, default=True
+        Validate ``G`` (square, symmetric, unit diagonal, finite: an ``O(n^2)`` scan).
+        False checks only the shape; use it for a ``G`` from :func:`kperc.gram_matrix`
+        or for repeated calls on the same matrix.
 
     Returns
     -------
     KpercResult
         ``nit`` is the total number of inner iterations; ``nouter`` the number of
         SNKPVN calls.
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import infeasible
+    >>> X, y = infeasible(40, 2, rho=-0.2, seed=0)
+    >>> G = kperc.gram_matrix(X, y)
+    >>> res = kperc.isnkpvn(G, eps=1e-4)
+    >>> res.outcome, res.norm_p_G <= 1e-4
+    ('certificate', True)
     """
     gram = as_gram(G) if check_input else as_gram(G, validate=False)
     gamma = check_positive(gamma, "gamma")

@@ -44,6 +44,17 @@ class KpercResult(OptimizeResult):
     trace : dict of ndarray or None
         Per-iteration quantities, recorded when the algorithm was called with
         ``trace=True``.
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import planted
+    >>> X, y = planted(40, 3, rho=0.2, seed=0)
+    >>> res = kperc.snkp(kperc.gram_matrix(X, y))
+    >>> res.outcome, res.success, res.status
+    ('separator', True, 0)
+    >>> sorted(k for k in res if k != "trace")[:4]
+    ['alpha', 'first_separator_nit', 'message', 'mu']
     """
 
 

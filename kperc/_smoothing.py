@@ -69,6 +69,12 @@ def entropy(p: np.ndarray) -> float:
     -------
     float
         A value in ``[0, log n]``.
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> kperc.entropy(np.full(4, 0.25)), round(kperc.entropy(np.array([1.0, 0, 0, 0])), 4)
+    (0.0, 1.3863)
     """
     p = np.asarray(p, dtype=np.float64)
     pos = p[p > 0]
@@ -91,6 +97,12 @@ def entropy_prox(Galpha: np.ndarray, mu: float) -> np.ndarray:
     -------
     ndarray of shape (n,)
         A point of the simplex. Stable for any ``mu > 0`` (no overflow, no ``0/0``).
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> kperc.entropy_prox(np.array([0.0, 1.0, 2.0]), mu=1.0).round(4).tolist()
+    [0.6652, 0.2447, 0.09]
     """
     e, _ = _shifted_exp(-np.asarray(Galpha, dtype=np.float64) / mu)
     return e / e.sum()
@@ -109,6 +121,12 @@ def project_simplex(v: np.ndarray) -> np.ndarray:
     Returns
     -------
     ndarray of shape (n,)
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> kperc.project_simplex(np.array([0.5, 1.0, -1.0])).tolist()
+    [0.25, 0.75, 0.0]
     """
     v = np.asarray(v, dtype=np.float64)
     u = np.sort(v)[::-1]
@@ -135,6 +153,13 @@ def euclidean_prox(Galpha: np.ndarray, mu: float, q: np.ndarray) -> np.ndarray:
     Returns
     -------
     ndarray of shape (n,)
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> q = np.full(3, 1 / 3)
+    >>> kperc.euclidean_prox(np.array([0.0, 1.0, 2.0]), mu=2.0, q=q).round(4).tolist()
+    [0.75, 0.25, 0.0]
     """
     return project_simplex(q - np.asarray(Galpha, dtype=np.float64) / mu)
 

@@ -3,8 +3,8 @@
 Von Neumann's method is Frank-Wolfe with exact line search on
 ``min_{p in simplex} ||A p||^2 / 2``: it moves ``w = A p`` towards the most violated
 point ``a_j`` by the step that minimises ``||w||``. It returns an ``eps``-certificate of
-infeasibility (``p`` in the simplex with ``||A p|| <= eps``) or, with the primal exit
-that PAPER.md Section 9 adds, a separator.
+infeasibility (``p`` in the simplex with ``||A p|| <= eps``) or, with an added primal
+exit (not part of the paper's Algorithm 5), a separator.
 
 * :func:`nvn`: kernel form, using only ``G`` (``O(n)`` per iteration).
 * :func:`von_neumann_linear`: linear form on data, which also records ``w_k``.
@@ -57,7 +57,7 @@ def nvn(
               p = (1 - theta) p + theta e_j; g = (1 - theta) g + theta G[:, j]
               s = (1 - theta)^2 s + 2 theta (1 - theta) g_j + theta^2 G_jj
 
-    Guarantees (PAPER.md Section 5): ``||w_k||^2 <= 1/(k+1)`` at every non-halting step
+    Guarantees (Section 5 of the paper): ``||w_k||^2 <= 1/(k+1)`` at every non-halting step
     (Dantzig), so without a primal exit it halts within ``ceil(1/eps^2) - 1``
     iterations; if ``rho_K > 0`` the primal exit fires within ``1/rho_K^2``
     (Epelman-Freund); if ``rho_K < 0`` then ``||w_{k+1}||^2 <= (1 - rho_K^2) ||w_k||^2``.
@@ -72,12 +72,20 @@ def nvn(
     eps : float
         Target ``||p||_G`` of the certificate.
     primal_exit : bool
-        Stop with a separator when ``G p > 0`` (PAPER.md Section 9, item 3: without
-        it the method stalls on separable data).
-    max_iter : int
+        Stop with a separator when ``G p > 0``, an exit that the paper's Algorithm 5
+        does not have: without it the method stalls on separable data.
+    max_iter : int, default=1_000_000
+        Cap on the number of updates. Each update costs ``O(n)`` (one column of ``G``), and the
+        bound grows as ``1 / eps^2`` for the certificate (``1 / rho^2`` for a separator), so this
+        cap is ten times that of the ``O(n^2)``-per-iteration smoothed methods (:func:`kperc.snkp`),
+        whose bounds grow only as ``1 / rho``: ``10^6`` iterations cover ``eps`` or ``rho`` down to
+        ``10^-3``.
     trace : bool
         Record ``norm_w`` (``||p_k||_G``), ``min_Galpha``, ``j`` and ``theta``.
-    check_input : bool
+    check_input : bool, default=True
+        Validate ``G`` (square, symmetric, unit diagonal, finite: an ``O(n^2)`` scan).
+        False checks only the shape; use it for a ``G`` from :func:`kperc.gram_matrix`
+        or for repeated calls on the same matrix.
     cache_size : float
         Megabytes of the column cache for a LinearOperator ``G`` (see :func:`kperc.nkp`).
 
@@ -87,6 +95,16 @@ def nvn(
         A certificate ``p`` (outcome ``"certificate"``) with ``||p||_G <= eps``,
         re-verified with a fresh product, or a separator ``alpha = p``; also ``ncol``,
         the number of columns of ``G`` computed.
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import infeasible
+    >>> X, y = infeasible(40, 2, rho=-0.2, seed=0)
+    >>> G = kperc.gram_matrix(X, y)
+    >>> res = kperc.nvn(G, eps=1e-3)
+    >>> res.outcome, kperc.g_seminorm(G, res.p) <= 1e-3
+    ('certificate', True)
     """
     eps = check_positive(eps, "eps")
     max_iter = check_positive(max_iter, "max_iter", integer=True)
@@ -211,7 +229,11 @@ def von_neumann_linear(
     y : array_like of shape (n_samples,)
     eps : float
     primal_exit : bool
-    max_iter : int
+    max_iter : int, default=1_000_000
+        Cap on the number of updates. Each update costs ``O(n d)``, and the bound grows as
+        ``1 / eps^2`` for the certificate (``1 / rho^2`` for a separator), so this cap is ten times
+        that of the ``O(n^2)``-per-iteration smoothed methods (:func:`kperc.snkp`), whose bounds
+        grow only as ``1 / rho``: ``10^6`` iterations cover ``eps`` or ``rho`` down to ``10^-3``.
     trace : bool
         Record ``w`` (the iterate), ``norm_w``, ``min_margin`` (``min_i a_i^T w``), ``j``
         and ``theta``.
@@ -220,6 +242,15 @@ def von_neumann_linear(
     -------
     KpercResult
         ``w = A p``; ``p`` is the certificate or ``alpha = p`` the separator.
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import infeasible
+    >>> X, y = infeasible(40, 2, rho=-0.2, seed=0)
+    >>> res = kperc.von_neumann_linear(X, y, eps=1e-3)
+    >>> res.outcome, kperc.g_seminorm(kperc.gram_matrix(X, y), res.p) <= 1e-3
+    ('certificate', True)
     """
     X, y = check_Xy(X, y)
     eps = check_positive(eps, "eps")

@@ -43,6 +43,14 @@ class Dataset:
         Labels in {-1, +1}.
     info : dict
         What the generator knows exactly (planted margin, maximiser, ...).
+
+    Examples
+    --------
+    >>> from kperc.datasets import circles
+    >>> ds = circles(10, seed=0)
+    >>> X, y = ds
+    >>> X.shape, sorted(set(y.tolist()))
+    ((10, 2), [-1.0, 1.0])
     """
 
     X: np.ndarray
@@ -90,7 +98,7 @@ def planted(
     A unit ``w*`` is drawn; two support points ``rho w* +- sqrt(1 - rho^2) u`` lie on
     the unit sphere with their midpoint ``rho w*`` at distance ``rho`` from 0; every
     other signed point ``a_i`` has ``a_i^T w* = t_i >= rho``. The nearest point of the
-    hull to 0 is therefore ``rho w*`` and ``rho_2 = rho`` (PAPER.md Section 3).
+    hull to 0 is therefore ``rho w*`` and ``rho_2 = rho`` (Section 3 of the paper).
 
     Parameters
     ----------
@@ -110,12 +118,22 @@ def planted(
         Norms ``||x_i||`` are log-uniform in this range (the normalised margin does not
         depend on them; the unnormalised one does).
     seed : int
+        Seed of :func:`numpy.random.default_rng`; the same seed gives the same data.
 
     Returns
     -------
     Dataset
-        ``info`` has ``rho`` (exact normalised margin), ``w_star`` and ``support``
+        ``X`` of shape (n, d), ``y`` in {-1, +1}; ``info`` has ``rho`` (exact normalised
+        margin), ``w_star`` and ``support``
         (indices of the two support points).
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import planted
+    >>> ds = planted(50, 4, rho=0.1, seed=0)
+    >>> ds.X.shape, round(kperc.data_margin(ds.X, ds.y), 6)
+    ((50, 4), 0.1)
     """
     if n < 2 or d < 2:
         raise ValueError(f"planted needs n >= 2 and d >= 2; got n={n}, d={d}.")
@@ -142,7 +160,7 @@ def planted(
 
 
 def two_rays(r: float = 10.0, n_per_ray: int = 10) -> Dataset:
-    """PAPER.md Section 2.2 example: two rays with norms spread over ``[1/r, r]``.
+    """The example of Section 2.2 of the paper: two rays with norms spread over ``[1/r, r]``.
 
     ``+`` points on the ray through ``(0.6, 0.8)``, ``-`` points on the ray through
     ``(0.8, 0.6)``, with norms geometrically spaced from ``1/r`` to ``r``.
@@ -159,7 +177,16 @@ def two_rays(r: float = 10.0, n_per_ray: int = 10) -> Dataset:
     Returns
     -------
     Dataset
-        ``info`` has ``rho2``, ``rho``, ``R`` and ``w_star = (-1, 1)/sqrt(2)``.
+        ``X`` of shape (2 n_per_ray, 2), ``y`` in {-1, +1}; ``info`` has ``rho2``,
+        ``rho``, ``R`` and ``w_star = (-1, 1)/sqrt(2)``.
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import two_rays
+    >>> X, y = two_rays(r=10.0, n_per_ray=5)
+    >>> X.shape, round(kperc.data_margin(X, y), 4)
+    ((10, 2), 0.1414)
     """
     if r < 1 or n_per_ray < 2:
         raise ValueError(f"two_rays needs r >= 1 and n_per_ray >= 2; got {r}, {n_per_ray}.")
@@ -208,12 +235,24 @@ def infeasible(
     rho : float
         Target margin, ``-1 < rho < 0``.
     norm_range : (float, float)
+        Norms ``||x_i||`` are log-uniform in this range (the normalised margin does not
+        depend on them).
     seed : int
+        Seed of :func:`numpy.random.default_rng`.
 
     Returns
     -------
     Dataset
-        ``info`` has ``rho`` (exact), ``rho_target`` and ``nu``.
+        ``X`` of shape (n, d), ``y`` in {-1, +1}; ``info`` has ``rho`` (exact),
+        ``rho_target`` and ``nu``.
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import infeasible
+    >>> X, y = infeasible(30, 2, rho=-0.2, seed=0)
+    >>> X.shape, bool(kperc.margin_details(kperc.gram_matrix(X, y)).separable)
+    ((30, 2), False)
     """
     from ._margins import data_margin
 
@@ -269,7 +308,31 @@ def _pm(y: np.ndarray) -> np.ndarray:
 
 
 def circles(n: int = 200, *, noise: float = 0.05, factor: float = 0.5, seed: int = 0) -> Dataset:
-    """Two concentric circles (:func:`sklearn.datasets.make_circles`); inner is ``+1``."""
+    """Two concentric circles (:func:`sklearn.datasets.make_circles`); inner is ``+1``.
+
+    Parameters
+    ----------
+    n : int, default=200
+        Number of points, split evenly between the circles.
+    noise : float, default=0.05
+        Standard deviation of the Gaussian noise added to the points.
+    factor : float, default=0.5
+        Radius of the inner circle relative to the outer one (``0 < factor < 1``).
+    seed : int, default=0
+        Passed as ``random_state``; the same seed gives the same data.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (n, 2), ``y`` in {-1, +1}; ``info`` is empty.
+
+    Examples
+    --------
+    >>> from kperc.datasets import circles
+    >>> X, y = circles(100, seed=0)
+    >>> X.shape, int((y == 1).sum())
+    ((100, 2), 50)
+    """
     from sklearn.datasets import make_circles
 
     X, y = make_circles(n_samples=n, noise=noise, factor=factor, random_state=seed)
@@ -277,7 +340,30 @@ def circles(n: int = 200, *, noise: float = 0.05, factor: float = 0.5, seed: int
 
 
 def moons(n: int = 200, *, noise: float = 0.1, seed: int = 0) -> Dataset:
-    """Two interleaving half-moons (:func:`sklearn.datasets.make_moons`)."""
+    """Two interleaving half-moons (:func:`sklearn.datasets.make_moons`).
+
+    Parameters
+    ----------
+    n : int, default=200
+        Number of points, split evenly between the moons.
+    noise : float, default=0.1
+        Standard deviation of the Gaussian noise added to the points.
+    seed : int, default=0
+        Passed as ``random_state``; the same seed gives the same data.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (n, 2), ``y`` in {-1, +1} (``+1`` for scikit-learn's class 1);
+        ``info`` is empty.
+
+    Examples
+    --------
+    >>> from kperc.datasets import moons
+    >>> X, y = moons(100, seed=0)
+    >>> X.shape, int((y == 1).sum())
+    ((100, 2), 50)
+    """
     from sklearn.datasets import make_moons
 
     X, y = make_moons(n_samples=n, noise=noise, random_state=seed)
@@ -285,7 +371,30 @@ def moons(n: int = 200, *, noise: float = 0.1, seed: int = 0) -> Dataset:
 
 
 def xor(n: int = 200, *, gap: float = 0.1, seed: int = 0) -> Dataset:
-    """XOR: uniform points in ``[-1, 1]^2`` away from the axes, label ``sign(x1 x2)``."""
+    """XOR: uniform points in ``[-1, 1]^2`` away from the axes, label ``sign(x1 x2)``.
+
+    Parameters
+    ----------
+    n : int, default=200
+        Number of points.
+    gap : float, default=0.1
+        Every coordinate has ``|x_j| >= gap``, which keeps the classes apart.
+    seed : int, default=0
+        Seed of :func:`numpy.random.default_rng`.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (n, 2), ``y = sign(x1 x2)``; ``info`` has ``gap``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kperc.datasets import xor
+    >>> X, y = xor(100, seed=0)
+    >>> X.shape, bool((y == np.sign(X[:, 0] * X[:, 1])).all())
+    ((100, 2), True)
+    """
     rng = np.random.default_rng(seed)
     X = rng.uniform(gap, 1.0, (n, 2)) * rng.choice([-1.0, 1.0], (n, 2))
     return Dataset(X, np.sign(X[:, 0] * X[:, 1]), {"gap": gap})
@@ -300,7 +409,20 @@ def _standardize(X: np.ndarray) -> np.ndarray:
 def breast_cancer() -> Dataset:
     """Wisconsin diagnostic breast cancer (bundled with scikit-learn), standardised.
 
-    569 points, 30 features; ``+1`` = benign, ``-1`` = malignant.
+    Each feature is centred and scaled to unit variance.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (569, 30), ``y`` in {-1, +1} (``+1`` = benign, ``-1`` =
+        malignant); ``info`` names the source.
+
+    Examples
+    --------
+    >>> from kperc.datasets import breast_cancer
+    >>> X, y = breast_cancer()
+    >>> X.shape, round(float(X.var()), 6)
+    ((569, 30), 1.0)
     """
     from sklearn.datasets import load_breast_cancer
 
@@ -311,7 +433,23 @@ def breast_cancer() -> Dataset:
 def digits(pair: tuple[int, int] = (3, 8)) -> Dataset:
     """Two classes of the 8x8 handwritten digits (bundled with scikit-learn).
 
-    Pixels are scaled to ``[0, 1]``; ``+1`` is the first digit of ``pair``.
+    Parameters
+    ----------
+    pair : (int, int), default=(3, 8)
+        The two digits to keep.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (n, 64), pixels scaled to ``[0, 1]``; ``y`` is ``+1`` for the
+        first digit of ``pair`` and ``-1`` for the second; ``info`` has ``pair``.
+
+    Examples
+    --------
+    >>> from kperc.datasets import digits
+    >>> X, y = digits((3, 8))
+    >>> X.shape, sorted(set(y.tolist()))
+    ((357, 64), [-1.0, 1.0])
     """
     from sklearn.datasets import load_digits
 

@@ -60,6 +60,13 @@ def sweep(
     -------
     list of dict
         ``{**point, **func(**point)}`` in grid order.
+
+    Examples
+    --------
+    >>> from kperc.sweeps import grid, sweep
+    >>> def quotient(a, b): return {"q": a // b}
+    >>> sweep(quotient, grid(a=[7, 9], b=[2]))
+    [{'a': 7, 'b': 2, 'q': 3}, {'a': 9, 'b': 2, 'q': 4}]
     """
     points = [dict(p) for p in points]
     if n_jobs == 1 and backend is None:

@@ -267,7 +267,7 @@ def dumps(nb) -> str:
 
 
 def savefig_calls(source: str) -> list[str]:
-    """Figure-name patterns of ``ch.savefig(fig, "name")`` calls in a code cell.
+    """Figure-name patterns of ``ch.savefig(fig, "name")`` / ``ch.figure(fig, "name")`` calls.
 
     A literal name gives itself (regex-escaped); an f-string gives a regex with ``.+``
     for each interpolated part. Names held in variables cannot be traced and are
@@ -283,7 +283,7 @@ def savefig_calls(source: str) -> list[str]:
         if not (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "savefig"
+            and node.func.attr in ("savefig", "figure")
         ):
             continue
         arg = node.args[1] if len(node.args) >= 2 else None

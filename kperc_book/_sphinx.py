@@ -1,10 +1,11 @@
-"""Sphinx helper for the API page: resolve references to kperc's package-level names.
+"""Sphinx helper for the API page: resolve references between kperc's two names.
 
-Docstrings may cite an object by the name it is re-exported under (``kperc.snkp``,
-``kperc.GramOperator``) while the API page documents it in its defining module
-(``kperc._perceptrons.snkp``). This extension resolves such a reference to the defining
-module's entry; a name that does not exist in kperc stays a broken reference (and fails
-the nitpicky build).
+The API page documents each object under its public name (``kperc.snkp``,
+``kperc.datasets.planted``), while a docstring may cite it by the module that defines
+it (``kperc._perceptrons.snkp``), and an object documented under its defining module
+may be cited by the name it is re-exported under. This extension resolves a reference
+that Sphinx could not resolve by trying the other name; a name that does not exist in
+kperc stays a broken reference (and fails the nitpicky build).
 """
 
 from __future__ import annotations
@@ -12,17 +13,27 @@ from __future__ import annotations
 import importlib
 
 
-def defining_name(target: str) -> str | None:
-    """``kperc._perceptrons.snkp`` for ``kperc.snkp``; None if not a kperc re-export."""
+def _lookup(target: str):
     parts = target.split(".")
     if parts[0] != "kperc" or len(parts) < 2:
         return None
-    try:
-        obj = importlib.import_module(parts[0])
-        for p in parts[1:]:
-            obj = getattr(obj, p)
-    except (ImportError, AttributeError):
-        return None
+    for i in range(len(parts), 0, -1):  # the longest importable module prefix
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        try:
+            for p in parts[i:]:
+                obj = getattr(obj, p)
+        except AttributeError:
+            return None
+        return obj
+    return None
+
+
+def defining_name(target: str) -> str | None:
+    """``kperc._perceptrons.snkp`` for ``kperc.snkp``; None if not a kperc re-export."""
+    obj = _lookup(target)
     mod, qual = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
     if not isinstance(mod, str) or not isinstance(qual, str):
         return None
@@ -30,17 +41,36 @@ def defining_name(target: str) -> str | None:
     return real if real != target else None
 
 
+def public_name(target: str) -> str | None:
+    """``kperc.snkp`` for ``kperc._perceptrons.snkp`` (and ``kperc._x.Cls.attr``);
+    None unless ``kperc`` exports the object (or the class that holds the attribute)."""
+    import kperc
+
+    parts = target.split(".")
+    if len(parts) < 3 or parts[0] != "kperc" or not parts[1].startswith("_"):
+        return None
+    obj = _lookup(".".join(parts[:3]))
+    name = parts[2]
+    if obj is None or name not in kperc.__all__ or getattr(kperc, name, None) is not obj:
+        return None
+    return ".".join(["kperc", *parts[2:]])
+
+
 def _missing_reference(app, env, node, contnode):
     if node.get("refdomain") != "py":
         return None
-    real = defining_name(node.get("reftarget", ""))
-    if real is None:
-        return None
-    new = node.deepcopy()
-    new["reftarget"] = real
-    return env.get_domain("py").resolve_xref(
-        env, node["refdoc"], app.builder, node["reftype"], real, new, contnode
-    )
+    target = node.get("reftarget", "")
+    for real in (public_name(target), defining_name(target)):
+        if real is None:
+            continue
+        new = node.deepcopy()
+        new["reftarget"] = real
+        found = env.get_domain("py").resolve_xref(
+            env, node["refdoc"], app.builder, node["reftype"], real, new, contnode
+        )
+        if found is not None:
+            return found
+    return None
 
 
 def setup(app):

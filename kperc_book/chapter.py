@@ -32,6 +32,7 @@ __all__ = [
     "Chapter",
     "style",
     "figsize",
+    "legend_below",
     "COLUMN_WIDTH",
     "BOOK_DIR",
     "GENERATED_DIR",
@@ -118,6 +119,35 @@ def style() -> None:
             "grid.alpha": 0.3,
             "svg.hashsalt": "kperc",
         }
+    )
+
+
+def legend_below(ax, *args, ncol: int = 1, drop: float = 0.5, **kwargs):
+    """Place the legend of ``ax`` under its x-axis label, where it cannot hide data.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    *args
+        Handles and labels, as for :meth:`matplotlib.axes.Axes.legend`.
+    ncol : int
+        Number of legend columns.
+    drop : float
+        Distance in inches from the bottom of the axes to the top of the legend (room for
+        the tick labels and the axis label).
+    **kwargs
+        Passed on to :meth:`matplotlib.axes.Axes.legend`.
+    """
+    from matplotlib.transforms import ScaledTranslation
+
+    shift = ax.transAxes + ScaledTranslation(0, -drop, ax.figure.dpi_scale_trans)
+    return ax.legend(
+        *args,
+        loc="upper center",
+        bbox_to_anchor=(0.5, 0.0),
+        bbox_transform=shift,
+        ncol=ncol,
+        **kwargs,
     )
 
 

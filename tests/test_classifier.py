@@ -11,7 +11,7 @@ from sklearn.utils.estimator_checks import check_estimator
 
 import kperc
 from kperc import SNKPClassifier
-from kperc._classifier import expected_failed_checks
+from kperc._classifier import InseparableDataWarning, expected_failed_checks
 from kperc_book import data
 
 
@@ -46,7 +46,8 @@ def test_circles_rbf_separates_and_respects_theorem1():
     assert np.all(clf.decision_function(X) * y > 0)
     Xa = np.hstack([X, np.ones((X.shape[0], 1))])
     rho = kperc.margin(kperc.gram_matrix(Xa, y, "rbf", gamma=2.0))
-    K = clf.n_iter_
+    K = clf.halting_index_
+    assert clf.n_iter_ == K + 1
     assert K * (K + 1) <= 8 * np.log(X.shape[0]) / rho**2
 
 
@@ -72,7 +73,8 @@ def test_convergence_warning_on_inseparable_data():
     clf = SNKPClassifier(kernel="rbf", gamma=1.0, max_iter=200)
     with pytest.warns(ConvergenceWarning, match="no separator"):
         clf.fit(X, y)
-    assert not clf.converged_ and clf.n_iter_ == 200
+    assert not clf.converged_ and clf.halting_index_ == 200 and clf.n_iter_ == 201
+    assert clf.outcome_ == "max_iter" and clf.witnesses_ is None
     with pytest.warns(ConvergenceWarning):
         SNKPClassifier(kernel="rbf", algorithm="nkp", max_iter=50).fit(X, y)
 
@@ -107,12 +109,6 @@ def test_bad_parameters():
 def test_repeated_point_with_other_label_is_never_separated():
     """The classifier uses gram_matrix, whose G is exact for a repeated point: no spurious
     round-off 'separator' (min G alpha = +5e-17) may be reported."""
-    import warnings
-
-    from sklearn.exceptions import ConvergenceWarning
-
-    from kperc import SNKPClassifier
-
     rng = np.random.default_rng(3)
     X = rng.standard_normal((30, 3))
     X = np.vstack([X, X[:1]])
@@ -123,3 +119,110 @@ def test_repeated_point_with_other_label_is_never_separated():
         clf = SNKPClassifier(kernel="rbf", gamma=1.0, max_iter=300).fit(X, y)
     assert not clf.converged_
     assert any(issubclass(w.category, ConvergenceWarning) for w in caught)
+
+
+def test_gamma_scale_is_svcs_on_the_original_data():
+    """gamma="scale" is 1 / (n_features * X.var()) on X, not on X plus the intercept
+    column (that gave 0.0323 on standardised breast cancer, where SVC gives 1/30)."""
+    from sklearn.svm import SVC
+
+    X, y = kperc.datasets.breast_cancer()
+    for fit_intercept in (True, False):
+        clf = SNKPClassifier(fit_intercept=fit_intercept, max_iter=50)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            clf.fit(X, y)
+        svc = SVC(gamma="scale").fit(X, y)
+        assert clf._gamma == pytest.approx(svc._gamma, rel=1e-12)
+        assert clf._gamma == pytest.approx(1 / 30, rel=1e-9)  # standardised: X.var() = 1
+
+
+def test_coef_and_intercept_for_the_linear_kernel():
+    x = np.concatenate([np.linspace(1.0, 2.0, 10), np.linspace(3.0, 4.0, 10)])
+    X = np.column_stack([x, np.sin(7 * x)])
+    y = np.where(x < 2.5, 1, -1)
+    clf = SNKPClassifier(kernel="linear", intercept_scaling=2.0).fit(X, y)
+    assert clf.converged_
+    assert clf.coef_.shape == (1, 2) and clf.intercept_.shape == (1,)
+    lin = X @ clf.coef_[0] + clf.intercept_[0]
+    dec = clf.decision_function(X)
+    assert np.all(np.sign(lin) == np.sign(dec))
+    assert np.all(lin * np.where(y == 1, 1, -1) > 0)
+    # the decision function is the affine function divided by ||(x, scaling)||
+    norms = np.sqrt(np.sum(X**2, axis=1) + 4.0)
+    np.testing.assert_allclose(dec, lin / norms, rtol=1e-12, atol=1e-15)
+    Xc = X - [2.5, 0.0]  # now a separator through the origin exists
+    homog = SNKPClassifier(kernel="linear", fit_intercept=False).fit(Xc, y)
+    assert homog.converged_ and homog.intercept_.tolist() == [0.0]
+    assert np.all(np.sign(Xc @ homog.coef_[0]) == np.sign(homog.decision_function(Xc)))
+    rbf = SNKPClassifier().fit(X, y)
+    for name in ("coef_", "intercept_"):
+        with pytest.raises(AttributeError, match="kernel='linear'"):
+            getattr(rbf, name)
+
+
+def test_support_holds_only_nonzero_weights():
+    X, y = kperc.datasets.circles(80, seed=2)
+    for algorithm in ("snkp", "nkp", "isnkpvn"):
+        clf = SNKPClassifier(gamma=2.0, algorithm=algorithm).fit(X, y)
+        assert clf.converged_
+        assert np.all(clf.dual_coef_ != 0)
+        assert clf.support_vectors_.shape[0] == clf.support_.size
+    nkp_clf = SNKPClassifier(gamma=2.0, algorithm="nkp").fit(X, y)
+    assert nkp_clf.support_.size < X.shape[0]  # NKP's iterate is sparse
+
+
+def test_inseparable_data_give_a_certificate_and_witnesses():
+    """Moons with a linear kernel: ISNKPVN stops with ||p||_G <= tol, which bounds the
+    exact margin; the warning names the witnesses, and predictions warn again."""
+    X, y = kperc.datasets.moons(60, noise=0.1, seed=0)
+    clf = SNKPClassifier(kernel="linear", algorithm="isnkpvn", tol=1e-3)
+    with pytest.warns(InseparableDataWarning, match="witnesses_") as rec:
+        clf.fit(X, y)
+    assert issubclass(rec[0].category, ConvergenceWarning)
+    assert clf.outcome_ == "certificate" and not clf.converged_
+    assert clf.certificate_norm_ <= 1e-3
+    assert clf.witnesses_.size >= 2 and set(y[clf.witnesses_]) == {-1, 1}
+    Xa = np.hstack([X, np.ones((X.shape[0], 1))])
+    G = kperc.gram_matrix(Xa, y, "linear")
+    assert kperc.margin(G) <= clf.certificate_norm_ + 1e-9
+    with pytest.warns(InseparableDataWarning, match="no guarantee"):
+        clf.predict(X)
+    with pytest.warns(InseparableDataWarning, match="algorithm='isnkpvn' can say why"):
+        SNKPClassifier(kernel="linear", max_iter=30).fit(X, y)
+
+
+def test_converged_model_predicts_without_warning():
+    X, y = kperc.datasets.circles(60, seed=0)
+    clf = SNKPClassifier(gamma=2.0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf.predict(X)
+
+
+def test_verbose_reports_the_stages(capsys):
+    X, y = kperc.datasets.circles(40, seed=0)
+    SNKPClassifier(gamma=2.0, verbose=1).fit(X, y)
+    out = capsys.readouterr().out
+    assert "Gram matrix 40x40" in out and "separator found" in out
+    SNKPClassifier(gamma=2.0).fit(X, y)
+    assert capsys.readouterr().out == ""
+
+
+def test_bad_tol_and_missing_y():
+    X, y = kperc.datasets.circles(20, seed=0)
+    with pytest.raises(ValueError, match="tol"):
+        SNKPClassifier(algorithm="isnkpvn", tol=0).fit(X, y)
+    with pytest.raises(ValueError, match="requires y to be passed"):
+        SNKPClassifier().fit(X, None)
+
+
+def test_check_input_false_gives_the_same_model():
+    X, y = kperc.datasets.moons(60, noise=0.05, seed=1)
+    a = SNKPClassifier(gamma=5.0).fit(X, y)
+    b = SNKPClassifier(gamma=5.0, check_input=False).fit(X, y)
+    assert a.n_iter_ == b.n_iter_
+    np.testing.assert_array_equal(a.dual_coef_, b.dual_coef_)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+    with pytest.raises(ValueError, match="NaN"):
+        SNKPClassifier().fit(np.where(X > 0.5, np.nan, X), y)

@@ -212,7 +212,7 @@ def kernel_separation(name: str = "circles-rbf", *, max_iter: int = 20_000) -> d
         "params": params,
         "nit_snkp": int(res.nit),
         "sep_snkp": res.outcome == "separator",
-        "nit_clf": int(clf.n_iter_),
+        "nit_clf": int(clf.halting_index_),
         "train_accuracy": float(np.mean(clf.predict(ds.X) == ds.y)),
         "rho_K": float(rho),
         "n": n,

@@ -33,6 +33,7 @@ import kperc
 from kperc.sweeps import grid
 from kperc.sweeps import sweep as _sweep
 from kperc_book import data
+from kperc_book.experiments._common import loglog_slope
 
 __all__ = [
     "perceptron_rule",
@@ -258,13 +259,6 @@ def two_rays_sweep(
     return pd.DataFrame(sweep(two_rays_run, pts, n_jobs=n_jobs))
 
 
-def loglog_slope(x, y) -> float:
-    """Least-squares slope of ``log y`` against ``log x`` (the exponent of a power law)."""
-    lx = np.log(np.asarray(x, dtype=float))
-    ly = np.log(np.asarray(y, dtype=float))
-    return float(np.polyfit(lx, ly, 1)[0])
-
-
 # ---------------------------------------------------------------------------------------
 # Normalising never hurts
 # ---------------------------------------------------------------------------------------
@@ -459,11 +453,11 @@ def sparse_target(n: int, d: int, k: int = 3, *, seed: int = 0) -> data.Dataset:
 def winnow_bound(rho_inf: float, d: int) -> float:
     """``2 ln(2d) / rho_inf^2``: a mistake bound for :func:`kperc.winnow` with ``eta = rho_inf``.
 
-    Derived here, not taken from the paper (whose constant is not recovered, PAPER.md
-    [U]): with the relative entropy ``KL(v* || v)`` as potential (at most ``ln(2d)`` at
-    the start), an update on a violated ``b`` (entries in ``[-1, 1]``, ``b^T v <= 0``)
-    lowers it by at least ``eta rho_inf - eta^2 / 2`` (Hoeffding's lemma), which is
-    ``rho_inf^2 / 2`` for ``eta = rho_inf``.
+    Derived in the book, not taken from the paper (whose constant is not available; see
+    the Sources and derivations page): with the relative entropy ``KL(v* || v)`` as
+    potential (at most ``ln(2d)`` at the start), an update on a violated ``b`` (entries
+    in ``[-1, 1]``, ``b^T v <= 0``) lowers it by at least ``eta rho_inf - eta^2 / 2``
+    (Hoeffding's lemma), which is ``rho_inf^2 / 2`` for ``eta = rho_inf``.
     """
     return float(2.0 * np.log(2 * d) / rho_inf**2)
 

@@ -33,6 +33,7 @@ import numpy as np
 import kperc
 from kperc.sweeps import sweep
 from kperc_book import data as kdata
+from kperc_book.experiments._common import loglog_slope
 from kperc_book.paths import TIMINGS_DIR
 
 __all__ = [
@@ -195,9 +196,7 @@ def fit_slopes(
         ]
         if len(sel) < 2:
             raise ValueError(f"not enough points with rho <= {rho_max} to fit a slope")
-        x = np.log(1.0 / np.array([s[0] for s in sel]))
-        yv = np.log(np.array([s[1] for s in sel], dtype=float))
-        out[m] = float(np.polyfit(x, yv, 1)[0])
+        out[m] = loglog_slope(1.0 / np.array([s[0] for s in sel]), [s[1] for s in sel])
     return out
 
 

@@ -1,0 +1,67 @@
+"""Helpers shared by the chapters' experiment modules.
+
+One implementation of each small numerical helper, so that every chapter fits and reports
+in the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+
+__all__ = ["loglog_slope"]
+
+
+def loglog_slope(
+    x: Sequence[float],
+    y: Sequence[float],
+    *,
+    nonpositive: Literal["raise", "drop"] = "raise",
+) -> float:
+    """Least-squares slope of ``log y`` against ``log x`` (the exponent of a power law).
+
+    Parameters
+    ----------
+    x, y : sequence of float
+        The abscissae and the measured values, of equal length.
+    nonpositive : {"raise", "drop"}, default "raise"
+        Policy for pairs in which ``x <= 0`` or ``y <= 0`` (no logarithm exists; the usual
+        case is an iteration count of 0, a run that halts before its first update).
+        ``"raise"`` refuses them, because silently dropping points changes the fitted
+        exponent. ``"drop"`` fits the remaining pairs; use it only where the text says that
+        zero counts are left out of the fit.
+
+    Returns
+    -------
+    float
+        The fitted slope.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` and ``y`` differ in length, if ``nonpositive`` is unknown, if a pair is
+        non-positive under ``nonpositive="raise"``, or if fewer than two pairs remain.
+    """
+    x = np.asarray(x, dtype=float).ravel()
+    y = np.asarray(y, dtype=float).ravel()
+    if x.shape != y.shape:
+        raise ValueError(
+            f"x and y must have the same length, got {x.size} and {y.size}; "
+            "pass one measured value per abscissa."
+        )
+    if nonpositive not in ("raise", "drop"):
+        raise ValueError(f"nonpositive must be 'raise' or 'drop', got {nonpositive!r}.")
+    keep = (x > 0) & (y > 0) & np.isfinite(x) & np.isfinite(y)
+    if nonpositive == "raise" and not keep.all():
+        raise ValueError(
+            f"{int((~keep).sum())} pair(s) have a non-positive or non-finite value, which has "
+            "no logarithm; remove them first or pass nonpositive='drop'."
+        )
+    if keep.sum() < 2:
+        raise ValueError(
+            f"a slope needs at least two positive pairs, got {int(keep.sum())}; "
+            "measure more points."
+        )
+    return float(np.polyfit(np.log(x[keep]), np.log(y[keep]), 1)[0])
