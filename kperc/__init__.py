@@ -6,7 +6,9 @@ generators (:mod:`kperc.datasets`) and a scikit-learn classifier. Each docstring
 the part of the paper (Section, Algorithm, Lemma, Theorem) it implements.
 """
 
+from ._approx import ApproxGramOperator, ExactMarginCheck, approx_gram_operator, exact_margin_check
 from ._classifier import InseparableDataWarning, SNKPClassifier
+from ._kernel_columns import KernelGramOperator, kernel_gram_operator
 from ._kernels import (
     GramOperator,
     gram_matrix,
@@ -48,6 +50,12 @@ __all__ = [
     "SNKPClassifier",
     "InseparableDataWarning",
     "GramOperator",
+    "ApproxGramOperator",
+    "approx_gram_operator",
+    "ExactMarginCheck",
+    "exact_margin_check",
+    "KernelGramOperator",
+    "kernel_gram_operator",
     "gram_matrix",
     "gram_operator",
     "kernel_matrix",

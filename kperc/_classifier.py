@@ -11,6 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._approx import approx_gram_operator
 from ._kernels import gram_matrix, kernel_diagonal, kernel_matrix
 from ._perceptrons import nkp, snkp
 from ._primal_dual import isnkpvn
@@ -141,6 +142,13 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     verbose : int, default=0
         With ``verbose > 0``, print one line per stage of the fit (kernel, Gram
         matrix, algorithm and its outcome) with the time it took.
+    n_components : int or None, default=None
+        ``None`` trains on the exact ``n x n`` Gram matrix; an int trains and predicts
+        with that many Nystroem features (:func:`kperc.approx_gram_operator`): memory
+        ``O(n m)`` instead of ``O(n^2)``, and the separator is certified for the
+        approximate kernel. ``random_state`` seeds the choice of landmarks.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the Nystroem landmarks (used only with ``n_components``).
 
     Attributes
     ----------
@@ -180,6 +188,10 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     certificate_norm_ : float or None
         ``||p||_G`` of the certificate, an upper bound on the normalised margin of the
         training data. None when there is no certificate.
+    feature_map_ : sklearn.kernel_approximation.Nystroem or None
+        With ``n_components``: the fitted feature map ``z``.
+    feature_coef_ : ndarray of shape (n_components,) or None
+        With ``n_components``: ``Z^T alpha``, so that ``f(x) = z(x) . Z^T alpha``.
     n_features_in_ : int
         Number of features seen during fit.
 
@@ -235,6 +247,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         tol=1e-3,
         check_input=True,
         verbose=0,
+        n_components=None,
+        random_state=None,
     ):
         self.kernel = kernel
         self.gamma = gamma
@@ -247,6 +261,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.check_input = check_input
         self.verbose = verbose
+        self.n_components = n_components
+        self.random_state = random_state
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -314,7 +330,18 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             )
         s = ypm / np.sqrt(diag)
         # the package's own G: exact for points repeated with the other label
-        G = gram_matrix(Xa, ypm, self.kernel, **params)
+        if self.n_components is None:
+            G = gram_matrix(Xa, ypm, self.kernel, **params)
+        else:  # Nystroem features: an O(n m) factored operator instead of the n x n matrix
+            G = approx_gram_operator(
+                Xa,
+                ypm,
+                self.kernel,
+                n_components=self.n_components,
+                random_state=self.random_state,
+                **params,
+            )
+            s = ypm / G.feature_norms  # the approximate kernel's normalisation
         return G, s
 
     def _run(self, G):
@@ -392,6 +419,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         self.support_ = np.flatnonzero(alpha != 0)
         self.support_vectors_ = Xa[self.support_]
         self.dual_coef_ = (alpha * s)[self.support_]
+        # f(x) = (Z^T alpha) . z(x) / ||z(x)|| for Nystroem features z; None when exact
+        self.feature_map_ = None if self.n_components is None else G.transformer
+        self.feature_coef_ = None if self.n_components is None else G.Z.T @ alpha
         if not self.converged_:
             warnings.warn(self._inseparable_message(), InseparableDataWarning, stacklevel=2)
         return self
@@ -447,6 +477,10 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
                 stacklevel=2,
             )
         Xa = self._augment(X)
+        if self.feature_map_ is not None:
+            F = self.feature_map_.transform(Xa)
+            norms = np.sqrt(np.einsum("ij,ij->i", F, F))
+            return (F @ self.feature_coef_) / np.where(norms > 0, norms, 1.0)
         params = self._kernel_params()
         Kx = kernel_matrix(Xa, self.support_vectors_, kernel=self.kernel, **params)
         f = Kx @ self.dual_coef_
@@ -480,6 +514,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         if self.kernel != "linear":
             raise AttributeError(f"{name} is only available when kernel='linear'.")
+        if self.feature_map_ is not None:
+            raise AttributeError(f"{name} is not available with n_components (Nystroem).")
         return self.dual_coef_ @ self.support_vectors_
 
     @property

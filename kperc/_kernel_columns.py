@@ -1,0 +1,180 @@
+"""A kernel Gram operator that evaluates columns of ``G`` on demand.
+
+NKP and NVN (Algorithms 3 and 5) use one column of ``G`` per iteration. This operator
+computes that column from the data with :mod:`sklearn.metrics.pairwise` when asked, in
+``O(n d)`` time and memory, and the algorithms keep recently used columns in their
+least-recently-used column cache (as LIBSVM's SMO does), so no ``n x n`` matrix is ever
+formed. Products ``G v`` (used by NVN to refresh its iterate) are computed by row blocks
+in ``O(block_size * n)`` memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from scipy.sparse.linalg import LinearOperator
+from sklearn.metrics.pairwise import pairwise_kernels
+
+from ._kernels import KERNELS, _check_diag, gram_matrix, kernel_diagonal
+from ._validation import check_positive, check_Xy
+
+__all__ = ["KernelGramOperator", "kernel_gram_operator"]
+
+BLOCK_BYTES = 1 << 23
+"""Default memory (8 MB) of one row block of a product ``G v``."""
+
+
+class KernelGramOperator(LinearOperator):
+    """The normalised signed Gram matrix of a kernel, with columns computed on demand.
+
+    ``G_ij = y_i y_j K(x_i, x_j) / sqrt(K(x_i, x_i) K(x_j, x_j))`` (paper Section 3) is
+    never stored: :meth:`column` evaluates one column from the data, and products are
+    computed by row blocks. Build it with :func:`kperc.kernel_gram_operator`.
+
+    Columns are exact where :func:`kperc.gram_matrix` is: ``G_jj = 1``, and a point
+    repeated under the other label gives an exact ``-1``, so that such a pair is an exact
+    witness.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,)
+    kernel : str or callable
+    kernel_params : dict
+    block_size : int
+        Rows per block of a product.
+
+    Examples
+    --------
+    >>> import kperc
+    >>> X, y = kperc.datasets.circles(50, seed=0)
+    >>> G = kperc.kernel_gram_operator(X, y, gamma=2.0)
+    >>> bool(G.column(3)[3] == 1.0), G.shape
+    (True, (50, 50))
+    """
+
+    def __init__(self, X, y, kernel, kernel_params, block_size):
+        self.X = X
+        self.y = y
+        self.kernel = kernel
+        self.kernel_params = kernel_params
+        self.block_size = block_size
+        diag = kernel_diagonal(X, kernel, **kernel_params)
+        _check_diag(diag)
+        self._s = y / np.sqrt(diag)
+        n = X.shape[0]
+        _, inv = np.unique(X, axis=0, return_inverse=True)
+        inv = inv.reshape(-1)
+        self._inv = inv
+        self._has_repeats = int(inv.max()) + 1 < n
+        if self._has_repeats:
+            self._order = np.argsort(inv, kind="stable")
+            self._starts = np.searchsorted(inv[self._order], np.arange(int(inv.max()) + 2))
+        super().__init__(dtype=np.float64, shape=(n, n))
+
+    def _kernel(self, A, B) -> np.ndarray:
+        if callable(self.kernel):
+            return np.asarray(self.kernel(A, B), dtype=np.float64)
+        return pairwise_kernels(A, B, metric=self.kernel, **self.kernel_params)
+
+    def column(self, j: int) -> np.ndarray:
+        """Column ``j`` of ``G``, in ``O(n d)`` time and memory."""
+        j = int(j)
+        col = self._kernel(self.X, self.X[j : j + 1]).reshape(-1)
+        col *= self._s
+        col *= self._s[j]
+        if self._has_repeats:  # copies of x_j: exactly y_i y_j, as in gram_matrix
+            u = self._inv[j]
+            same = self._order[self._starts[u] : self._starts[u + 1]]
+            col[same] = self.y[same] * self.y[j]
+        else:
+            col[j] = 1.0
+        return col
+
+    def _matvec(self, v):
+        v = np.asarray(v, dtype=np.float64).reshape(-1)
+        w = self._s * v
+        out = np.empty(self.shape[0])
+        b = self.block_size
+        for i0 in range(0, self.shape[0], b):
+            i1 = min(self.shape[0], i0 + b)
+            out[i0:i1] = self._s[i0:i1] * (self._kernel(self.X[i0:i1], self.X) @ w)
+        return out
+
+    def _rmatvec(self, v):
+        return self._matvec(v)
+
+    def _adjoint(self):
+        return self
+
+    def diagonal(self) -> np.ndarray:
+        """The diagonal of ``G``: exactly ones."""
+        return np.ones(self.shape[0])
+
+    def seminorm(self, p: np.ndarray) -> float:
+        """``||p||_G = sqrt(p^T G p)`` from one blocked product."""
+        return float(np.sqrt(max(float(p @ self._matvec(p)), 0.0)))
+
+    def toarray(self) -> np.ndarray:
+        """The dense ``n x n`` matrix, :func:`kperc.gram_matrix` (for small ``n`` only)."""
+        return gram_matrix(self.X, self.y, self.kernel, **self.kernel_params)
+
+
+def kernel_gram_operator(
+    X,
+    y,
+    kernel: str | Callable = "rbf",
+    *,
+    block_size: int | None = None,
+    **kernel_params,
+) -> KernelGramOperator:
+    """Normalised signed Gram matrix of a kernel as an operator with on-demand columns.
+
+    For :func:`kperc.nkp` and :func:`kperc.nvn` on kernel problems too large for the dense
+    :func:`kperc.gram_matrix`: each iteration asks for one column of ``G``, computed from
+    the data with :mod:`sklearn.metrics.pairwise` in ``O(n d)`` and kept in the
+    algorithms' column cache (``cache_size`` megabytes), so memory is
+    ``O(n d + cache_size)`` and no ``n x n`` matrix is formed. Algorithms that need full
+    products each iteration (SNKP, SNKPVN) accept it too, at ``O(n^2 d)`` time per product.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+    y : array_like of shape (n_samples,)
+        Labels in {-1, +1}.
+    kernel : {"rbf", "poly", "linear"} or callable, default="rbf"
+        See :func:`kperc.kernel_matrix`.
+    block_size : int, optional
+        Rows per block of a product ``G v``; by default blocks of about 8 MB.
+    **kernel_params
+        ``gamma``, ``degree``, ``coef0``, as in :func:`kperc.gram_matrix`.
+
+    Returns
+    -------
+    KernelGramOperator
+
+    Examples
+    --------
+    >>> import kperc
+    >>> X, y = kperc.datasets.circles(200, seed=0)
+    >>> G = kperc.kernel_gram_operator(X, y, gamma=2.0)
+    >>> res = kperc.nkp(G)
+    >>> res.outcome, res.nit == kperc.nkp(kperc.gram_matrix(X, y, "rbf", gamma=2.0)).nit
+    ('separator', True)
+    """
+    X, y = check_Xy(X, y)
+    if not callable(kernel) and kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS} or a callable; got {kernel!r}.")
+    unknown = set(kernel_params) - {"gamma", "degree", "coef0"}
+    if unknown:
+        raise ValueError(
+            f"unknown kernel parameter(s) {sorted(unknown)}; the kernels take gamma, degree "
+            "and coef0."
+        )
+    n = X.shape[0]
+    if block_size is None:
+        block_size = max(1, min(n, BLOCK_BYTES // (8 * n)))
+    else:
+        block_size = check_positive(block_size, "block_size", integer=True)
+    return KernelGramOperator(X, y, kernel, dict(kernel_params), block_size)
