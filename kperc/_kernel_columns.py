@@ -29,7 +29,7 @@ class KernelGramOperator(LinearOperator):
     """The normalised signed Gram matrix of a kernel, with columns computed on demand.
 
     ``G_ij = y_i y_j K(x_i, x_j) / sqrt(K(x_i, x_i) K(x_j, x_j))`` (paper Section 3) is
-    never stored: :meth:`column` evaluates one column from the data, and products are
+    never stored: its ``column`` method evaluates one column from the data, and products are
     computed by row blocks. Build it with :func:`kperc.kernel_gram_operator`.
 
     Columns are exact where :func:`kperc.gram_matrix` is: ``G_jj = 1``, and a point

@@ -6,7 +6,7 @@ and unchanged on a Dask cluster when called inside
 ``joblib.parallel_config(backend="dask")`` with a ``dask.distributed.Client`` open.
 Results come back in the order of the grid, so a sweep's output does not depend on
 how it was scheduled. ``blas_threads`` caps the BLAS/OpenMP thread pools while each
-point runs (in this process or in the workers), through :mod:`threadpoolctl`.
+point runs (in this process or in the workers), through ``threadpoolctl``.
 """
 
 from __future__ import annotations
