@@ -9,7 +9,7 @@ CHROMIUM := /usr/bin/chromium
 
 .DEFAULT_GOAL := all
 .PHONY: all env data chapters report html test test-deps lint unit nbval datacheck \
-        browser bench clean
+        wheel minversions browser bench clean
 
 ## make: environment, data, every chapter re-executed, HTML book
 all: env data chapters html
@@ -42,7 +42,7 @@ html: env report
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going
 
 ## make test: the same environment, then every check (stops at the first failure)
-test: test-deps lint unit nbval datacheck html browser
+test: test-deps lint unit wheel minversions nbval datacheck html browser
 	@echo "make test: all checks passed"
 
 test-deps: env
@@ -56,6 +56,14 @@ lint: env
 
 unit: env
 	$(PY) -m pytest tests -m "not browser" -q
+
+## the kperc wheel in a fresh venv, its library tests run outside the checkout
+wheel: env
+	$(PY) -m kperc_book.wheelcheck
+
+## the same with exactly the floor of every core dependency (fast subset: not slow)
+minversions: env
+	$(PY) -m kperc_book.wheelcheck --min-versions
 
 nbval: env
 	$(PY) -m pytest -q -p no:cacheprovider --nbval --nbval-current-env \
