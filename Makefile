@@ -53,8 +53,10 @@ test-deps: env
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; fi
 	@$(PY) -c "import playwright" || $(PY) -m pip install --quiet -c $(CONSTRAINTS) playwright
 
+LINTED := kperc kperc_book benchmarks tests book
 lint: env
-	$(VENV)/bin/ruff check kperc kperc_book benchmarks tests
+	$(VENV)/bin/ruff check $(LINTED)
+	$(VENV)/bin/ruff format --check $(LINTED)
 
 unit: env
 	$(PY) -m pytest tests -m "not browser" -q
