@@ -496,7 +496,9 @@ def record_run(
     """Add ``result`` to ``runs.json`` (parameters, runtime, versions) and return the entry."""
     runs_path = Path(runs_path)
     repo_dir = Path(repo_dir)
-    runs = json.loads(runs_path.read_text()) if runs_path.exists() else {}
+    from .report import _read_json
+
+    runs = _read_json(runs_path, {})
     chapters = runs.setdefault("chapters", {})
     try:
         rel = result.notebook.relative_to(repo_dir.resolve()).as_posix()
@@ -558,6 +560,9 @@ def reproduce(
 
     for p in paths:  # validate everything before running anything
         _effective(nbformat.read(p, as_version=4), preset, dict(overrides or {}), p)
+    from .report import _read_json
+
+    _read_json(runs_path, {})  # a corrupt runs.json is an error now, not after a chapter ran
     book = repo_dir / "book"
     restore = [book / "_generated", book / "figures"]
     results = []

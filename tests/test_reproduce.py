@@ -367,3 +367,13 @@ def test_clean_stale_keeps_live_runs_and_failed_copies(tmp_path):
     removed = rp.clean_stale(tmp_path)
     assert sorted(p.name for p in removed) == sorted([gone.name, stage.name])
     assert live.exists() and failed.exists() and not gone.exists() and not stage.exists()
+
+
+def test_a_truncated_runs_json_is_a_one_line_error_before_anything_runs(book):
+    runs = book / "book" / "_generated" / "runs.json"
+    runs.write_text('{"chapters": {"ch01_alpha": {"notebook"')
+    nb_path = book / "book" / "ch01_alpha.ipynb"
+    before = nb_path.read_bytes()
+    with pytest.raises(ValueError, match=r"_generated/runs.json is not valid JSON \(truncated"):
+        _run(book, ["ch01"])
+    assert nb_path.read_bytes() == before and not (book / "_build").exists()
