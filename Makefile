@@ -5,11 +5,13 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.kperc-installed
+# the exact versions the committed outputs were made with (see the file's header)
+CONSTRAINTS := requirements/constraints.txt
 CHROMIUM := /usr/bin/chromium
 
 .DEFAULT_GOAL := all
 .PHONY: all env data chapters report html test test-deps lint unit nbval datacheck \
-        browser bench clean
+        wheel minversions browser bench clean
 
 ## make: environment, data, every chapter re-executed, HTML book
 all: env data chapters html
@@ -17,13 +19,13 @@ all: env data chapters html
 
 ## the virtual environment (re-installed only when pyproject.toml changes)
 env: $(STAMP)
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(CONSTRAINTS)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || { \
 	  echo "python3 -m venv failed; on Debian install python3-venv first" >&2; \
 	  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
 	    apt-get update && apt-get install -y python3-venv && $(PYTHON) -m venv $(VENV); \
 	  else exit 1; fi; }
-	$(PY) -m pip install --quiet -e ".[book,test]"
+	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -e ".[book,test]"
 	@# the book's machinery (kperc_book/, benchmarks/) is not part of the kperc wheel:
 	@# a .pth file puts this checkout on the venv's path so notebooks and tools import it
 	$(PY) -c "import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()['purelib'], 'kperc-book-checkout.pth').write_text(str(pathlib.Path.cwd()) + chr(10))"
@@ -42,20 +44,30 @@ html: env report
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going
 
 ## make test: the same environment, then every check (stops at the first failure)
-test: test-deps lint unit nbval datacheck html browser
+test: test-deps lint unit wheel minversions nbval datacheck html browser
 	@echo "make test: all checks passed"
 
 test-deps: env
 	@if [ ! -x $(CHROMIUM) ]; then \
 	  echo "installing Debian chromium for the browser test"; \
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; fi
-	@$(PY) -c "import playwright" || $(PY) -m pip install --quiet playwright
+	@$(PY) -c "import playwright" || $(PY) -m pip install --quiet -c $(CONSTRAINTS) playwright
 
+LINTED := kperc kperc_book benchmarks tests book
 lint: env
-	$(VENV)/bin/ruff check kperc kperc_book benchmarks tests
+	$(VENV)/bin/ruff check $(LINTED)
+	$(VENV)/bin/ruff format --check $(LINTED)
 
 unit: env
 	$(PY) -m pytest tests -m "not browser" -q
+
+## the kperc wheel in a fresh venv, its library tests run outside the checkout
+wheel: env
+	$(PY) -m kperc_book.wheelcheck
+
+## the same with exactly the floor of every core dependency (fast subset: not slow)
+minversions: env
+	$(PY) -m kperc_book.wheelcheck --min-versions
 
 nbval: env
 	$(PY) -m pytest -q -p no:cacheprovider --nbval --nbval-current-env \
@@ -69,7 +81,7 @@ browser: env
 
 ## make bench: measure, then regenerate the chapters that show the timings
 bench: env
-	$(PY) -m pip install --quiet -e ".[book,test,bench]"
+	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -e ".[book,test,bench]"
 	$(PY) -m benchmarks.bench
 	$(PY) -m kperc_book.experiments.ch04 --timings
 	$(PY) -m kperc_book.experiments.ch07 --timings

@@ -125,7 +125,8 @@ def parameters(nb) -> dict[str, Any]:
     """Names and default values assigned in the cell tagged ``parameters``.
 
     Values that are Python literals are returned as such; anything else (an
-    expression) as its source text.
+    expression) as its source text. A tuple assignment (``a, b = 1, 2``) defines each
+    of its names.
     """
     idx = parameters_cell(nb)
     if idx is None:
@@ -139,11 +140,19 @@ def parameters(nb) -> dict[str, Any]:
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
             targets, value = [node.target], node.value
         for t in targets:
-            if isinstance(t, ast.Name):
-                try:
-                    out[t.id] = ast.literal_eval(value)
-                except ValueError:
-                    out[t.id] = ast.unparse(value)
+            pairs = [(t, value)]
+            if (
+                isinstance(t, ast.Tuple)
+                and isinstance(value, ast.Tuple)
+                and len(t.elts) == len(value.elts)
+            ):  # ``r_max, n_r = 100.0, 9`` defines two parameters
+                pairs = list(zip(t.elts, value.elts, strict=True))
+            for target, val in pairs:
+                if isinstance(target, ast.Name):
+                    try:
+                        out[target.id] = ast.literal_eval(val)
+                    except ValueError:
+                        out[target.id] = ast.unparse(val)
     return out
 
 

@@ -12,14 +12,19 @@ A chapter notebook starts with ``ch = Chapter("ch04")`` and then
   so the prose quotes computed values.
 * ``ch.load("breast_cancer")`` loads a stored dataset (hash verified) and remembers it.
 
-Records live in ``book/_generated/`` as one JSON file per chapter, rewritten from
-scratch each time the chapter runs.
+Records live in ``book/_generated/`` as one JSON file per chapter, figures in
+``book/figures/``. A running notebook never writes there: it writes to the staging
+folder that :mod:`kperc_book.reproduce` names in the environment variable
+``KPERC_BOOK_STAGING``, and reproduce moves the files into place only after the whole
+notebook succeeded. Run any other way (nbval, plain Jupyter) a chapter writes to
+``_build/scratch/`` and nothing committed changes.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -39,7 +44,21 @@ __all__ = [
     "FIGURES_DIR",
 ]
 
-from .paths import BOOK_DIR, FIGURES_DIR, GENERATED_DIR  # noqa: E402
+from .paths import BOOK_DIR, BUILD_DIR, FIGURES_DIR, GENERATED_DIR  # noqa: E402
+
+#: Environment variable naming the staging folder of a run of :mod:`kperc_book.reproduce`.
+STAGING_ENV = "KPERC_BOOK_STAGING"
+
+
+def _record_dirs() -> tuple[Path, Path]:
+    """(records folder, figures folder) this run writes to; never the committed ones.
+
+    Under :mod:`kperc_book.reproduce` the staging folder it names in ``KPERC_BOOK_STAGING``;
+    otherwise ``_build/scratch/`` (nbval and plain Jupyter runs change nothing committed).
+    """
+    base = Path(os.environ.get(STAGING_ENV) or BUILD_DIR / "scratch")
+    return base / GENERATED_DIR.name, base / FIGURES_DIR.name
+
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 
@@ -54,7 +73,7 @@ def _json_default(obj):
 
 def _write_json(path: Path, payload: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(payload, indent=2, sort_keys=True, default=_json_default) + "\n")
     tmp.replace(path)
 
@@ -167,7 +186,8 @@ class Chapter:
         self.checks: dict[str, dict[str, Any]] = {}
         self.figures: dict[str, dict[str, Any]] = {}
         self.datasets: dict[str, str] = {}
-        self._path = GENERATED_DIR / f"{key}.json"
+        gen_dir, self._fig_dir = _record_dirs()
+        self._path = gen_dir / f"{key}.json"
         style()
         self._flush()
 
@@ -225,10 +245,11 @@ class Chapter:
         """
         if not _NAME.match(name):
             raise ValueError(f"figure name must be lower-case letters/digits/-/_; got {name!r}")
-        FIGURES_DIR.mkdir(parents=True, exist_ok=True)
+        fig_dir = self._fig_dir
+        fig_dir.mkdir(parents=True, exist_ok=True)
         fname = f"{self.key}-{name}.png"
-        path = FIGURES_DIR / fname
-        tmp = FIGURES_DIR / f".{fname}.tmp"
+        path = fig_dir / fname
+        tmp = fig_dir / f".{fname}.{os.getpid()}.tmp"
         fig.savefig(tmp, format="png", bbox_inches="tight", metadata={"Software": None})
         tmp.replace(path)
         used = self.datasets if data is None else {d: _data.manifest()[d]["sha256"] for d in data}

@@ -33,7 +33,7 @@ from kperc.datasets import (  # noqa: F401  (re-exported for the chapters)
     xor,
 )
 
-from .paths import DATA_DIR
+from .paths import DATA_DIR, require_checkout
 
 __all__ = [
     "Dataset",
@@ -184,7 +184,9 @@ def write_all(directory: Path | str = DATA_DIR) -> dict[str, Any]:
         tmp.replace(directory / f"{name}.npz")
         manifest[name] = _record(name, ds, blob)
     text = json.dumps({"datasets": manifest}, indent=2, sort_keys=True) + "\n"
-    (directory / MANIFEST).write_text(text)
+    tmp = directory / f".{MANIFEST}.tmp"
+    tmp.write_text(text)
+    tmp.replace(directory / MANIFEST)  # atomic: a killed write never truncates the manifest
     return manifest
 
 
@@ -198,7 +200,7 @@ def verify_all(directory: Path | str = DATA_DIR) -> list[str]:
     """
     directory = Path(directory)
     problems = []
-    manifest = json.loads((directory / MANIFEST).read_text())["datasets"]
+    manifest = _read_manifest(directory)
     if set(manifest) != set(REGISTRY):
         problems.append(f"manifest lists {sorted(manifest)}, registry {sorted(REGISTRY)}")
     for name in sorted(REGISTRY):
@@ -217,9 +219,43 @@ def verify_all(directory: Path | str = DATA_DIR) -> list[str]:
     return problems
 
 
+class ManifestError(ValueError):
+    """``data/manifest.json`` is missing, truncated or not a dataset manifest."""
+
+
+def _read_manifest(directory: Path | str) -> dict[str, Any]:
+    path = Path(directory) / MANIFEST
+    fix = "restore it with `git checkout data/manifest.json` or rewrite it with `make data`"
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise ManifestError(f"{MANIFEST} not found in {path.parent.name}/; {fix}") from None
+    try:
+        datasets = json.loads(text)["datasets"]
+    except json.JSONDecodeError as err:
+        raise ManifestError(
+            f"{path.parent.name}/{MANIFEST} is not valid JSON (truncated? {err.msg} at line "
+            f"{err.lineno}); {fix}"
+        ) from None
+    except (KeyError, TypeError):
+        raise ManifestError(
+            f"{path.parent.name}/{MANIFEST} has no 'datasets' table; {fix}"
+        ) from None
+    if not isinstance(datasets, dict):
+        raise ManifestError(f"{path.parent.name}/{MANIFEST}: 'datasets' is not a table; {fix}")
+    return datasets
+
+
 def manifest(directory: Path | str = DATA_DIR) -> dict[str, Any]:
-    """The dataset manifest (``data/manifest.json``) as a dictionary."""
-    return json.loads((Path(directory) / MANIFEST).read_text())["datasets"]
+    """The dataset manifest (``data/manifest.json``) as a dictionary.
+
+    Raises
+    ------
+    ManifestError
+        The file is missing, truncated or malformed (a one-line message that says how to
+        restore it).
+    """
+    return _read_manifest(directory)
 
 
 def load(name: str, directory: Path | str = DATA_DIR) -> Dataset:
@@ -271,8 +307,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--dir", default=str(DATA_DIR), help="data folder (default: %(default)s)")
     args = ap.parse_args(argv)
+    if Path(args.dir) == DATA_DIR:
+        require_checkout()
     if args.check:
-        problems = verify_all(args.dir)
+        try:
+            problems = verify_all(args.dir)
+        except ManifestError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
         for msg in problems:
             print("MISMATCH", msg)
         print("data/ verified" if not problems else f"{len(problems)} problem(s)")

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _notebooks as nbu
+from . import paths
 
 __all__ = ["chapter_rows", "figure_rows", "dataset_rows", "render", "write_page", "main"]
 
@@ -34,7 +35,17 @@ PAGE = Path("book") / "reproducibility.md"
 
 
 def _read_json(path: Path, default):
-    return json.loads(path.read_text()) if path.exists() else default
+    """The JSON record at ``path`` (``default`` if absent); a one-line error if corrupt."""
+    if not path.exists():
+        return default
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError as err:
+        raise ValueError(
+            f"{path.parent.name}/{path.name} is not valid JSON (truncated? {err.msg} at line "
+            f"{err.lineno}); restore it with `git checkout -- {path.name}` in "
+            f"{path.parent.name}/ or regenerate it"
+        ) from None
 
 
 def _cell(text: Any) -> str:
@@ -305,10 +316,16 @@ def main(argv: list[str] | None = None) -> int:
         help="exit 1 if the page differs from what the records give; write nothing",
     )
     args = ap.parse_args(argv)
+    paths.require_checkout()
     path = nbu.REPO_DIR / PAGE
+    try:
+        rendered = render()
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     if args.check:
         current = path.read_text() if path.exists() else ""
-        if current != render():
+        if current != rendered:
             print(f"{PAGE} is stale: run `python -m kperc_book.report`", file=sys.stderr)
             return 1
         print(f"{PAGE} is up to date")

@@ -7,13 +7,21 @@ Examples::
     python -m kperc_book.reproduce ch04 ch07 --preset full
 
 Each notebook is executed by papermill in its own folder, written to a temporary file
-under ``_build/reproduce/`` (never under ``book/``), normalised (:func:`normalise`) and
-only then moved into place atomically. A failing chapter stops the run, names the
-notebook and the failing cell, restores whatever the chapter had rewritten under
-``book/_generated`` and ``book/figures``, and leaves the committed notebook untouched;
-so does Ctrl-C. Each successful run records the chapter's parameters, runtime and
-package versions in ``book/_generated/runs.json`` and refreshes the reproducibility
+under ``_build/reproduce/`` (never under ``book/``), normalised and only then moved into
+place atomically. While it runs, the chapter writes its records and figures to a staging
+folder under ``_build/reproduce/`` (named in ``KPERC_BOOK_STAGING``, see
+:mod:`kperc_book.chapter`); they are moved into ``book/_generated`` and ``book/figures``,
+each by an atomic rename, only after the whole notebook succeeded. A failing chapter
+stops the run, names the notebook and the failing cell, and changes nothing under
+``book/``; so do Ctrl-C and SIGTERM (handled alike), and a dead kernel gives a one-line
+error. SIGKILL cannot be handled: it leaves at worst files in ``_build/reproduce/``,
+removed by the next run. Each successful run records the chapter's parameters, runtime
+and package versions in ``book/_generated/runs.json`` and refreshes the reproducibility
 page (:mod:`kperc_book.report`).
+
+``-p`` values are checked before anything runs: a value must have the type of the
+notebook's default (an integer is accepted for a float), numbers must be finite, and a
+parameter whose default is positive must stay positive.
 
 Without ``-p``/``--preset`` a chapter runs with the defaults of its ``parameters``
 cell: a cell injected by an earlier run with overrides is removed first.
@@ -25,10 +33,14 @@ import argparse
 import json
 import os
 import platform
+import re
 import shlex
 import shutil
+import signal
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -36,6 +48,7 @@ from typing import Any
 
 from . import _notebooks as nbu
 from . import paths as _paths
+from .chapter import STAGING_ENV
 
 __all__ = ["ChapterFailed", "run_notebook", "reproduce", "main", "RUNS_PATH", "VERSIONED"]
 
@@ -107,9 +120,65 @@ def _effective(
                 )
             if source == "-p":
                 value = nbu.parse_value(value, defaults[name])
+                _check_value(name, value, defaults[name], path)
                 cli[name] = value
             inject[name] = value
     return {**defaults, **inject}, inject, cli
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, (list, tuple)):
+        return "list"
+    return type(value).__name__
+
+
+def _check_value(name: str, value: Any, default: Any, path: Path) -> None:
+    """Check a ``-p`` value against the notebook's default before anything runs.
+
+    The value must have the default's type (an int is accepted where the default is a
+    float; a list's items are checked against the default's first item), numbers must be
+    finite, and where the default is positive the value must be positive too (sizes,
+    counts, tolerances). Defaults that are not literals (expressions) are not checked.
+    """
+    if isinstance(default, str) and not isinstance(value, str):
+        raise ValueError(
+            f"{path.name}: -p {name} expects a string like its default {default!r}; got {value!r}"
+        )
+    want, got = _kind(default), _kind(value)
+    if isinstance(default, str) or default is None:
+        return
+    if not (want == got or (want == "float" and got == "int")):
+        raise ValueError(
+            f"{path.name}: -p {name} expects a value of type {want} like its default "
+            f"{default!r}; got {value!r} ({got})"
+        )
+    if want == "list":
+        items = [x for x in default if not isinstance(x, bool)]
+        if not value:
+            raise ValueError(f"{path.name}: -p {name} must not be an empty list")
+        if items and isinstance(items[0], (int, float)):
+            for item in value:
+                _check_value(f"{name} (item {item!r})", item, items[0], path)
+        return
+    if want in ("int", "float"):
+        if not np_isfinite(value):
+            raise ValueError(f"{path.name}: -p {name} must be finite; got {value!r}")
+        if default > 0 and not value > 0:
+            raise ValueError(
+                f"{path.name}: -p {name} must be positive (its default is {default!r}); "
+                f"got {value!r}"
+            )
+
+
+def np_isfinite(value: float) -> bool:
+    """Whether a Python number is finite (ints always are)."""
+    return isinstance(value, int) or (value == value and abs(value) != float("inf"))
 
 
 def _owned(p: Path, key: str | None) -> bool:
@@ -143,6 +212,128 @@ def _restore(snap: dict[Path, bytes | None], dirs: list[Path], key: str | None =
         if not p.exists() or p.read_bytes() != blob:
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_bytes(blob)
+
+
+def _move_into_place(src: Path, dst: Path) -> None:
+    """Rename ``src`` onto ``dst`` atomically (through a sibling if on another disk)."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.replace(src, dst)
+    except OSError:  # build dir on another file system: copy next to it, then rename
+        side = dst.parent / f".{dst.name}.{os.getpid()}.tmp"
+        shutil.copyfile(src, side)
+        os.replace(side, dst)
+
+
+def _commit(stage: Path, book_dir: Path, key: str) -> list[Path]:
+    """Move a succeeded chapter's staged records and figures into ``book_dir``.
+
+    Each file lands by an atomic rename; files of the staging folder that are not the
+    chapter's own (``<key>.*``, ``<key>-*``) are refused, so that a chapter cannot
+    overwrite another chapter's records.
+    """
+    moved = []
+    for sub in ("_generated", "figures"):
+        folder = stage / sub
+        if not folder.is_dir():
+            continue
+        for p in sorted(folder.iterdir()):
+            if p.name.startswith("."):  # a temporary file of an interrupted write
+                continue
+            if not _owned(p, key):
+                raise ChapterFailed(
+                    f"{key}: wrote {sub}/{p.name}, which is not one of its own records "
+                    f"(names start with {key}. or {key}-); nothing was moved into book/"
+                )
+    for sub in ("_generated", "figures"):
+        folder = stage / sub
+        if folder.is_dir():
+            for p in sorted(folder.iterdir()):
+                if not p.name.startswith("."):
+                    _move_into_place(p, book_dir / sub / p.name)
+                    moved.append(book_dir / sub / p.name)
+    return moved
+
+
+def clean_stale(build_dir: Path) -> list[Path]:
+    """Remove what runs killed by SIGKILL left in ``build_dir`` (their process is gone).
+
+    Temporary files are named ``<stem>.<pid>.*``; those of a live process are kept.
+    """
+    removed = []
+    if not build_dir.is_dir():
+        return removed
+    for p in build_dir.iterdir():
+        m = re.match(r"^[^.]+\.(\d+)\.(in\.ipynb|out\.ipynb|final\.ipynb|stage)$", p.name)
+        if not m:
+            continue
+        pid = int(m.group(1))
+        if pid == os.getpid() or _alive(pid):
+            continue
+        if p.is_dir():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            p.unlink(missing_ok=True)
+        removed.append(p)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@contextmanager
+def _environ(name: str, value: str) -> Iterator[None]:
+    """Set an environment variable (inherited by the kernel) for the block."""
+    old = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = old
+
+
+def _on_sigterm(signum, frame):  # noqa: ARG001 - signal handler signature
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Handle SIGTERM like SIGINT (``KeyboardInterrupt``) so that clean-up runs."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM while a chapter's files move into place (a few renames)."""
+    sigs = {signal.SIGINT, signal.SIGTERM}
+    try:
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, sigs)
+    except (AttributeError, OSError, ValueError):  # platform without signal masks
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _failed_cell(out_path: Path, err: Exception, source_nb) -> str:
@@ -207,6 +398,7 @@ def run_notebook(
     ChapterFailed
         A cell raised; the notebook is left untouched.
     """
+    import nbclient.exceptions
     import nbformat
     import papermill as pm
 
@@ -216,57 +408,74 @@ def run_notebook(
     params, inject, cli = _effective(nb, preset, dict(overrides or {}), path)
     nbu.strip_injected(nb)
     build_dir.mkdir(parents=True, exist_ok=True)
+    clean_stale(build_dir)
     stem = f"{path.stem}.{os.getpid()}"
     src_tmp = build_dir / f"{stem}.in.ipynb"
     out_tmp = build_dir / f"{stem}.out.ipynb"
     final_tmp = build_dir / f"{stem}.final.ipynb"
-    nbformat.write(nb, src_tmp)
+    stage = build_dir / f"{stem}.stage"
     restore_dirs = list(restore_dirs or [])
     key = nbu.chapter_key(path)
-    snap = _snapshot(restore_dirs, key)
     t0 = time.perf_counter()
     ok = False
-    try:
+    with _sigterm_as_interrupt(), _environ(STAGING_ENV, str(stage)):
+        snap = _snapshot(restore_dirs, key)
         try:
-            pm.execute_notebook(
-                str(src_tmp),
-                str(out_tmp),
-                parameters=inject or None,
-                cwd=str(path.parent),
-                kernel_name=kernel_name,
-                progress_bar=progress,
-                log_output=False,
-                request_save_on_cell_execute=False,
-            )
-        except pm.PapermillExecutionError as err:
-            failed = build_dir / f"{path.stem}.failed.ipynb"
-            detail = _failed_cell(out_tmp, err, nb)
-            if out_tmp.exists():
-                out_tmp.replace(failed)
-            shown = (
-                failed.relative_to(Path(repo_dir).resolve())
-                if failed.resolve().is_relative_to(Path(repo_dir).resolve())
-                else failed
-            )
-            raise ChapterFailed(
-                f"{path.name}: {detail}; {path.name} is unchanged (executed copy kept at {shown})"
-            ) from None
-        runtime = time.perf_counter() - t0
-        done = nbformat.read(out_tmp, as_version=4)
-        nbu.normalise(done, nb_dir=path.parent, repo_dir=Path(repo_dir))
-        final_tmp.write_text(nbu.dumps(done))
-        try:
-            os.replace(final_tmp, path)
-        except OSError:  # build dir on another file system: copy next to it, then rename
-            side = path.parent / f".{path.name}.tmp"
-            shutil.copyfile(final_tmp, side)
-            os.replace(side, path)
-        ok = True
-    finally:
-        for p in (src_tmp, out_tmp, final_tmp):
-            p.unlink(missing_ok=True)
-        if not ok:
-            _restore(snap, restore_dirs, key)
+            if stage.exists():
+                shutil.rmtree(stage)
+            stage.mkdir()
+            nbformat.write(nb, src_tmp)
+            try:
+                pm.execute_notebook(
+                    str(src_tmp),
+                    str(out_tmp),
+                    parameters=inject or None,
+                    cwd=str(path.parent),
+                    kernel_name=kernel_name,
+                    progress_bar=progress,
+                    log_output=False,
+                    request_save_on_cell_execute=False,
+                )
+            except pm.PapermillExecutionError as err:
+                failed = build_dir / f"{path.stem}.failed.ipynb"
+                detail = _failed_cell(out_tmp, err, nb)
+                if out_tmp.exists():
+                    out_tmp.replace(failed)
+                shown = (
+                    failed.relative_to(Path(repo_dir).resolve())
+                    if failed.resolve().is_relative_to(Path(repo_dir).resolve())
+                    else failed
+                )
+                raise ChapterFailed(
+                    f"{path.name}: {detail}; {path.name} is unchanged "
+                    f"(executed copy kept at {shown})"
+                ) from None
+            except nbclient.exceptions.DeadKernelError:
+                raise ChapterFailed(
+                    f"{path.name}: the kernel died while running it (out of memory? check "
+                    f"the -p values); {path.name} and its records are unchanged"
+                ) from None
+            except nbclient.exceptions.CellTimeoutError as err:
+                raise ChapterFailed(
+                    f"{path.name}: a cell timed out ({str(err).splitlines()[0]}); "
+                    f"{path.name} and its records are unchanged"
+                ) from None
+            runtime = time.perf_counter() - t0
+            done = nbformat.read(out_tmp, as_version=4)
+            nbu.normalise(done, nb_dir=path.parent, repo_dir=Path(repo_dir))
+            final_tmp.write_text(nbu.dumps(done))
+            with _signals_deferred():  # a held SIGTERM/SIGINT is raised once all moved
+                _commit(stage, path.parent, key)
+                _move_into_place(final_tmp, path)
+                ok = True
+            # the executed copy of an earlier failure is out of date now
+            (build_dir / f"{path.stem}.failed.ipynb").unlink(missing_ok=True)
+        finally:
+            for p in (src_tmp, out_tmp, final_tmp):
+                p.unlink(missing_ok=True)
+            shutil.rmtree(stage, ignore_errors=True)
+            if not ok:
+                _restore(snap, restore_dirs, key)
     return RunResult(path, params, cli, preset, runtime)
 
 
@@ -287,7 +496,9 @@ def record_run(
     """Add ``result`` to ``runs.json`` (parameters, runtime, versions) and return the entry."""
     runs_path = Path(runs_path)
     repo_dir = Path(repo_dir)
-    runs = json.loads(runs_path.read_text()) if runs_path.exists() else {}
+    from .report import _read_json
+
+    runs = _read_json(runs_path, {})
     chapters = runs.setdefault("chapters", {})
     try:
         rel = result.notebook.relative_to(repo_dir.resolve()).as_posix()
@@ -349,6 +560,9 @@ def reproduce(
 
     for p in paths:  # validate everything before running anything
         _effective(nbformat.read(p, as_version=4), preset, dict(overrides or {}), p)
+    from .report import _read_json
+
+    _read_json(runs_path, {})  # a corrupt runs.json is an error now, not after a chapter ran
     book = repo_dir / "book"
     restore = [book / "_generated", book / "figures"]
     results = []
@@ -410,6 +624,7 @@ def main(argv: list[str] | None = None) -> int:
         help="print the notebooks of _toc.yml that exist (relative paths) and exit",
     )
     args = ap.parse_args(argv)
+    _paths.require_checkout()
     if args.list:
         for p in nbu.toc_notebooks():
             print(p.relative_to(nbu.REPO_DIR).as_posix())
@@ -426,7 +641,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"FAILED: {err}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("interrupted: the notebook being executed was left untouched", file=sys.stderr)
+        print(
+            "interrupted: the notebook being executed and its records were left untouched",
+            file=sys.stderr,
+        )
         return 130
     return 0
 

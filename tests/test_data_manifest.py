@@ -34,3 +34,21 @@ def test_a_tampered_file_is_detected(tmp_path):
     path.write_bytes(bytes(blob))
     problems = data.verify_all(tmp_path)
     assert problems and all(victim in p for p in problems)
+
+
+def test_a_truncated_manifest_is_a_one_line_error(tmp_path, capsys):
+    import pytest
+
+    data.write_all(tmp_path)
+    path = tmp_path / "manifest.json"
+    path.write_text(path.read_text()[:200])  # as a killed write would leave it
+    with pytest.raises(data.ManifestError, match=r"manifest.json is not valid JSON \(truncated"):
+        data.manifest(tmp_path)
+    with pytest.raises(data.ManifestError, match="git checkout data/manifest.json"):
+        data.load(sorted(data.REGISTRY)[0], tmp_path)
+    assert data.main(["--check", "--dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1
+    path.write_text("[]")
+    with pytest.raises(data.ManifestError, match="no 'datasets' table"):
+        data.manifest(tmp_path)

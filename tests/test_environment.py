@@ -83,3 +83,43 @@ def test_ci_runs_exactly_the_readme_test_command():
     ]
     assert executed[-1] == "exec make test"
     assert sum("make test" in ln for ln in executed) == 1
+
+
+def _constraints() -> dict[str, str]:
+    pins = {}
+    for line in (REPO / "requirements" / "constraints.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            req = Requirement(line)
+            assert str(req.marker) == 'python_version == "3.11"', line
+            (spec,) = req.specifier
+            assert spec.operator == "==", line
+            pins[canonicalize_name(req.name)] = spec.version
+    return pins
+
+
+def test_constraints_pin_every_dependency_within_its_floor():
+    """make env installs exact versions; they satisfy pyproject's honest floors."""
+    project = _pyproject()
+    wanted = list(project["dependencies"])
+    for extra in ("book", "test"):
+        wanted += project["optional-dependencies"][extra]
+    pins = _constraints()
+    for text in wanted:
+        req = Requirement(text)
+        if req.marker is not None and not req.marker.evaluate({"python_version": "3.11"}):
+            continue
+        name = canonicalize_name(req.name)
+        assert name in pins, f"requirements/constraints.txt does not pin {name}"
+        assert req.specifier.contains(pins[name], prereleases=True), (name, pins[name])
+    assert "kperc" not in pins
+
+
+def test_make_env_and_binder_install_with_the_constraints():
+    makefile = (REPO / "Makefile").read_text()
+    assert "CONSTRAINTS := requirements/constraints.txt" in makefile
+    assert '-c $(CONSTRAINTS) -e ".[book,test]"' in makefile
+    assert "-c requirements/constraints.txt" in (REPO / "postBuild").read_text()
+    python = next(
+        d for d in _environment()["dependencies"] if isinstance(d, str) and d.startswith("python")
+    )
+    assert python == "python=3.11"  # the Python the constraints were frozen on

@@ -227,3 +227,153 @@ def test_normalise_merges_split_stream_outputs():
         ("stderr", "w\n"),
         ("stdout", "d\n"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("n", "-5", "-p n must be positive (its default is 2); got -5"),
+        ("n", "0", "-p n must be positive"),
+        ("n", "1e9", "-p n expects a value of type int like its default 2; got 1000000000.0"),
+        ("n", "'many'", "-p n expects a value of type int"),
+        ("scale", "nan", "-p scale expects a value of type float"),
+        ("scale", "float('inf')", "-p scale expects a value of type float"),
+        ("scale", "1e400", "-p scale must be finite"),
+        ("label", "3", "-p label expects a string like its default 'a'; got 3"),
+    ],
+)
+def test_p_values_are_checked_before_anything_runs(book, name, value, message):
+    nb_path = book / "book" / "ch01_alpha.ipynb"
+    before = nb_path.read_bytes()
+    with pytest.raises(ValueError, match="ch01_alpha.ipynb: ") as info:
+        _run(book, ["ch01"], overrides={name: value})
+    assert message in str(info.value) and "\n" not in str(info.value)
+    assert nb_path.read_bytes() == before
+    assert not (book / "_build").exists()  # nothing ran
+
+
+def test_p_values_of_the_right_type_pass():
+    p = Path("x.ipynb")
+    rp._check_value("n", 3, 2, p)
+    rp._check_value("scale", 2, 0.5, p)  # an int for a float
+    rp._check_value("rhos", [0.1, 0.2], [0.3], p)
+    rp._check_value("rate_rhos", [-0.1], [-0.3, -0.1], p)  # signs free when defaults negative
+    with pytest.raises(ValueError, match=r"-p rhos \(item -0.1\) must be positive"):
+        rp._check_value("rhos", [0.1, -0.1], [0.3], p)
+    with pytest.raises(ValueError, match="must not be an empty list"):
+        rp._check_value("rhos", [], [0.3], p)
+
+
+def test_dead_kernel_is_a_one_line_error(book, capsys):
+    nb = _notebook("n = 1", ["import os\nos._exit(1)  # as the kernel dies when out of memory"])
+    nbformat.write(nb, book / "book" / "ch03_gamma.ipynb")
+    before = (book / "book" / "ch03_gamma.ipynb").read_bytes()
+    with pytest.raises(rp.ChapterFailed) as info:
+        _run(book, ["ch03"])
+    msg = str(info.value)
+    assert "ch03_gamma.ipynb: the kernel died" in msg and "\n" not in msg
+    assert (book / "book" / "ch03_gamma.ipynb").read_bytes() == before
+    assert [p.name for p in (book / "_build" / "reproduce").iterdir()] == []
+
+
+CHAPTER_CELLS = [
+    "from kperc_book.chapter import Chapter\nimport matplotlib\nmatplotlib.use('Agg')\n"
+    "import matplotlib.pyplot as plt\nch = Chapter('ch03')\n"
+    "ch.check('lemma-x', True, 'planted')\nfig = plt.figure()\nch.savefig(fig, 'f')",
+    "if fail:\n    raise RuntimeError('late failure')",
+]
+
+
+def test_records_reach_book_only_after_the_notebook_succeeded(book):
+    nbformat.write(_notebook("fail = False", CHAPTER_CELLS), book / "book" / "ch03_gamma.ipynb")
+    gen, figs = book / "book" / "_generated", book / "book" / "figures"
+    with pytest.raises(rp.ChapterFailed, match="late failure"):
+        _run(book, ["ch03"], overrides={"fail": "True"})
+    assert not (gen / "ch03.json").exists() and not (figs / "ch03-f.png").exists()
+    assert not any((book / "_build" / "reproduce").glob("*.stage"))
+    _run(book, ["ch03"])
+    record = json.loads((gen / "ch03.json").read_text())
+    assert record["checks"]["lemma-x"]["ok"] is True
+    assert "ch03-f.png" in record["figures"] and (figs / "ch03-f.png").is_file()
+    assert sorted(p.name for p in (book / "_build" / "reproduce").iterdir()) == []
+
+
+def test_a_chapter_may_not_write_another_chapters_records(book):
+    cells = [
+        "import os, pathlib\n"
+        "d = pathlib.Path(os.environ['KPERC_BOOK_STAGING'], '_generated')\n"
+        "d.mkdir(parents=True, exist_ok=True)\n(d / 'ch01.json').write_text('{}')"
+    ]
+    nbformat.write(_notebook("n = 1", cells), book / "book" / "ch03_gamma.ipynb")
+    with pytest.raises(rp.ChapterFailed, match="not one of its own records"):
+        _run(book, ["ch03"])
+    assert not (book / "book" / "_generated" / "ch01.json").exists()
+
+
+def test_a_plain_run_of_a_chapter_writes_nothing_committed(monkeypatch, tmp_path):
+    """nbval and Jupyter run a chapter without reproduce: records go to _build/scratch."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from kperc_book import chapter
+
+    monkeypatch.delenv(chapter.STAGING_ENV, raising=False)
+    gen, figs = chapter._record_dirs()
+    assert gen.parent == chapter.BUILD_DIR / "scratch" and figs.parent == gen.parent
+    monkeypatch.setenv(chapter.STAGING_ENV, str(tmp_path))
+    ch = chapter.Chapter("zz99")
+    ch.check("lemma-x", True, "ok")
+    fig = plt.figure()
+    path = ch.savefig(fig, "f")
+    plt.close(fig)
+    assert path == tmp_path / "figures" / "zz99-f.png"
+    assert json.loads((tmp_path / "_generated" / "zz99.json").read_text())["checks"]
+    assert not (chapter.GENERATED_DIR / "zz99.json").exists()
+    assert not (chapter.FIGURES_DIR / "zz99-f.png").exists()
+
+
+def test_cli_outside_a_checkout_is_a_one_line_error(monkeypatch, tmp_path, capsys):
+    from kperc_book import paths
+
+    monkeypatch.setattr(paths, "TOC", tmp_path / "_toc.yml")
+    with pytest.raises(paths.NotACheckout) as info:
+        rp.main(["--list"])
+    assert "is not a kperc-book checkout" in str(info.value.code)
+    assert "\n" not in str(info.value.code)
+
+
+def test_sigterm_is_handled_like_ctrl_c():
+    import signal
+
+    with rp._sigterm_as_interrupt():
+        with pytest.raises(KeyboardInterrupt):
+            signal.raise_signal(signal.SIGTERM)
+    assert signal.getsignal(signal.SIGTERM) is not rp._on_sigterm
+
+
+def test_clean_stale_keeps_live_runs_and_failed_copies(tmp_path):
+    import os
+
+    dead = 2**22 + 12345  # above the default pid_max: no such process
+    live = tmp_path / f"ch01_x.{os.getpid()}.in.ipynb"
+    gone = tmp_path / f"ch01_x.{dead}.out.ipynb"
+    stage = tmp_path / f"ch01_x.{dead}.stage"
+    failed = tmp_path / "ch01_x.failed.ipynb"
+    for p in (live, gone, failed):
+        p.write_text("{}")
+    (stage / "_generated").mkdir(parents=True)
+    removed = rp.clean_stale(tmp_path)
+    assert sorted(p.name for p in removed) == sorted([gone.name, stage.name])
+    assert live.exists() and failed.exists() and not gone.exists() and not stage.exists()
+
+
+def test_a_truncated_runs_json_is_a_one_line_error_before_anything_runs(book):
+    runs = book / "book" / "_generated" / "runs.json"
+    runs.write_text('{"chapters": {"ch01_alpha": {"notebook"')
+    nb_path = book / "book" / "ch01_alpha.ipynb"
+    before = nb_path.read_bytes()
+    with pytest.raises(ValueError, match=r"_generated/runs.json is not valid JSON \(truncated"):
+        _run(book, ["ch01"])
+    assert nb_path.read_bytes() == before and not (book / "_build").exists()
