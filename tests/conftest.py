@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 import kperc
-from kperc_book import data
+from kperc import datasets as data
 
 settings.register_profile(
     "kperc",
