@@ -43,6 +43,11 @@ def row_norms(X: np.ndarray) -> np.ndarray:
     return amax * np.sqrt(np.einsum("ij,ij->i", X / safe[:, None], X / safe[:, None]))
 
 
+def pow2_scale(value: float) -> float:
+    """The power of two nearest ``value`` (> 0): dividing by it is exact in floating point."""
+    return float(2.0 ** np.round(np.log2(value)))
+
+
 def check_Xy(X, y) -> tuple[np.ndarray, np.ndarray]:
     """Validate a data set in scikit-learn orientation.
 
