@@ -107,7 +107,16 @@ def min_norm_point(B: np.ndarray) -> tuple[float, np.ndarray]:
     p : ndarray of shape (n,)
         A minimiser in the simplex.
     """
+    if np.iscomplexobj(B):
+        raise TypeError("B must be real; got a complex array.")
     B = np.asarray(B, dtype=np.float64)
+    if B.ndim != 2 or B.shape[1] == 0:
+        # scipy's nnls aborts the interpreter on an empty problem: refuse it here
+        raise ValueError(
+            f"B must be 2-D of shape (r, n) with n >= 1 columns (the points); got {B.shape}."
+        )
+    if not np.all(np.isfinite(B)):
+        raise ValueError("B contains NaN or inf.")
     r, n = B.shape
     M = np.vstack([B, np.ones((1, n))])
     rhs = np.zeros(r + 1)

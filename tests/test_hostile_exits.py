@@ -121,3 +121,17 @@ def test_gram_and_operator_with_one_row_rescaled(scale):
         kperc.gram_operator(Xr, y).toarray(), kperc.gram_operator(X, y).toarray(), atol=1e-15
     )
     assert kperc.data_margin(Xr, y) == pytest.approx(kperc.data_margin(X, y), rel=1e-13)
+
+
+@pytest.mark.parametrize(
+    "B, exc",
+    [
+        (np.empty((2, 0)), ValueError),  # used to abort the interpreter inside scipy's nnls
+        (np.empty((0,)), ValueError),
+        (np.array([[np.nan, 1.0]]), ValueError),
+        (np.array([[1.0 + 1j, 1.0]]), TypeError),
+    ],
+)
+def test_min_norm_point_rejects_bad_input(B, exc):
+    with pytest.raises(exc, match="B"):
+        kperc.min_norm_point(B)
