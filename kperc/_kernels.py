@@ -19,7 +19,7 @@ import numpy as np
 from scipy.sparse.linalg import LinearOperator
 from sklearn.metrics.pairwise import pairwise_kernels
 
-from ._validation import check_gram, check_X, check_Xy
+from ._validation import check_gram, check_X, check_Xy, row_norms
 
 KERNELS = ("linear", "poly", "rbf")
 
@@ -135,6 +135,15 @@ def gram_matrix(X, y, kernel: str | Callable = "linear", **kernel_params) -> np.
     [[1.0, -0.0], [-0.0, 1.0]]
     """
     X, y = check_Xy(X, y)
+    if isinstance(kernel, str) and kernel == "linear":
+        # The normalised linear G does not depend on the scale of each row: scale row i
+        # by a power of 4 so that max_j |x_ij| is near 1. Products, sums and square roots
+        # of the diagonal then round exactly as before (no effect on ordinary data), and
+        # rows of size 1e+-300 neither overflow nor underflow.
+        amax = np.max(np.abs(X), axis=1)
+        k = np.round(np.log2(np.where(amax > 0, amax, 1.0)) / 2)
+        if np.any(k):
+            X = X * (4.0**-k)[:, None]
     # Repeated points must give identical rows of G with an exact -1 between two copies
     # with opposite labels, so that such a pair is an exact witness (G p = 0).
     # Kernel round-off does not ensure it (sklearn's RBF gives
@@ -197,9 +206,9 @@ def signed_normalized_points(X, y) -> np.ndarray:
     [[0.6, 0.8], [-0.0, -1.0]]
     """
     X, y = check_Xy(X, y)
-    norms = np.linalg.norm(X, axis=1)
-    _check_diag(norms**2)
-    return X * (y / norms)[:, None]
+    norms = row_norms(X)  # scaled first: rows of size 1e+-300 neither overflow nor underflow
+    _check_diag(norms)
+    return X / norms[:, None] * y[:, None]
 
 
 class GramOperator(LinearOperator):
@@ -254,6 +263,18 @@ class GramOperator(LinearOperator):
         """``||p||_G = ||A p||_2``, computed from the factor (no round-off floor)."""
         return float(np.linalg.norm(self.Z.T @ p))
 
+    def seminorm_bound(self, p: np.ndarray) -> tuple[float, float]:
+        """``||A p||`` and an upper bound on its exact value despite rounding.
+
+        Each entry of ``A p`` is a sum of ``n`` terms with ``|z_ij| <= 1``: its error is
+        at most ``(n + 2) u ||p||_1``, so the vector's error is at most ``sqrt(d)`` times
+        that (``u`` the unit round-off).
+        """
+        val = self.seminorm(p)
+        n, d = self.Z.shape
+        err = (n + 2) * _U * float(np.abs(p).sum()) * np.sqrt(d)
+        return val, val + err
+
     def toarray(self) -> np.ndarray:
         """The dense ``n x n`` matrix (for small ``n`` only)."""
         return self.Z @ self.Z.T
@@ -281,6 +302,62 @@ def gram_operator(X, y) -> GramOperator:
     ((2, 2), [[0.6, 0.8], [-0.0, -1.0]])
     """
     return GramOperator(signed_normalized_points(X, y))
+
+
+_U = np.finfo(np.float64).eps / 2  # unit round-off of float64
+
+
+def _dense_seminorm_bound(G: np.ndarray, p: np.ndarray, block: int = 512) -> tuple[float, float]:
+    """``sqrt(p^T G p)`` accumulated in long double, and an upper bound (see _DenseGram)."""
+    pl = np.asarray(p, dtype=np.longdouble)
+    q = np.longdouble(0.0)
+    for start in range(0, G.shape[0], block):
+        stop = start + block
+        q += pl[start:stop] @ (G[start:stop].astype(np.longdouble) @ pl)
+    ul = np.finfo(np.longdouble).eps / 2
+    l1 = float(np.abs(p).sum())
+    err = float(2 * (G.shape[0] + 2) * ul) * l1 * l1  # |G_ij| <= 1 (+ validation slack)
+    qf = max(float(q), 0.0)
+    return float(np.sqrt(qf)), float(np.sqrt(qf + err))
+
+
+def seminorm_floor(gram) -> float:
+    """The smallest ``||p||_G`` bound attainable for ``p`` in the simplex (``p = 0`` ideal).
+
+    An ``eps`` (or ``delta``) at or below this value cannot be certified in floating
+    point; the algorithms refuse it.
+    """
+    if isinstance(gram, _DenseGram):
+        ul = np.finfo(np.longdouble).eps / 2
+        return float(np.sqrt(2 * (gram.n + 2) * ul))
+    G = getattr(gram, "G", None)
+    if isinstance(G, GramOperator):
+        return float((G.shape[0] + 2) * _U * np.sqrt(G.Z.shape[1]))
+    return float(np.sqrt(2 * (gram.n + 2) * _U))
+
+
+def check_attainable(value: float, name: str, gram) -> float:
+    """Refuse a tolerance on ``||p||_G`` that floating point cannot certify."""
+    floor = seminorm_floor(gram)
+    if value <= 2.0 * floor:
+        raise ValueError(
+            f"{name}={value:g} is below the accuracy with which ||p||_G can be certified "
+            f"for this G (about {floor:.2g}: rounding in p^T G p, n = {gram.n}); use "
+            f"{name} > {2.0 * floor:.2g}, or a kperc.GramOperator (factored G), whose "
+            "floor is lower."
+        )
+    return value
+
+
+def certified_separates(Z: np.ndarray, w: np.ndarray) -> tuple[bool, float]:
+    """Whether ``Z w > 0`` holds beyond rounding; also the computed ``min_i (Z w)_i``.
+
+    Each ``(Z w)_i`` is a sum of ``d`` products; its error is at most
+    ``(d + 2) u (|Z| |w|)_i`` (``u`` the unit round-off), computed here entry-wise.
+    """
+    m = Z @ w
+    bound = (Z.shape[1] + 2) * _U * (np.abs(Z) @ np.abs(w))
+    return bool(np.all(m > bound)), float(m.min())
 
 
 def certified_positive(gmin: float, n: int, alpha_l1: float) -> bool:
@@ -321,7 +398,17 @@ class _DenseGram:
         return np.diag(self.G).copy()
 
     def seminorm(self, p):
-        return float(np.sqrt(max(float(p @ (self.G @ p)), 0.0)))
+        return self.seminorm_bound(p)[0]
+
+    def seminorm_bound(self, p):
+        """``||p||_G`` from ``p^T G p`` in extended precision, and an upper bound on it.
+
+        ``p^T G p`` near 0 is a cancellation: in double precision its rounding error
+        (up to ``(n + 1) u ||p||_1^2``) can hide a ``||p||_G`` of 1e-8. The quadratic form
+        is accumulated in ``np.longdouble`` by row blocks, and the bound uses that type's
+        round-off (the same as double on platforms without extended precision).
+        """
+        return _dense_seminorm_bound(self.G, p)
 
 
 class _ColumnCache:
@@ -431,6 +518,15 @@ class _OperatorGram:
         if hasattr(self.G, "seminorm"):
             return float(self.G.seminorm(p))
         return float(np.sqrt(max(float(p @ self.matvec(p)), 0.0)))
+
+    def seminorm_bound(self, p):
+        """``||p||_G`` and an upper bound on its exact value despite rounding."""
+        if hasattr(self.G, "seminorm_bound"):
+            return self.G.seminorm_bound(p)
+        q = float(p @ self.matvec(p))
+        l1 = float(np.abs(p).sum())
+        val = float(np.sqrt(max(q, 0.0)))
+        return val, float(np.sqrt(max(q, 0.0) + 2 * (self.n + 2) * _U * l1 * l1))
 
 
 def as_gram(G, *, check_psd: bool | None = None, validate: bool = True, cache_size: float = 0.0):

@@ -13,13 +13,16 @@
 
 from __future__ import annotations
 
+import math
+import warnings
+
 import numpy as np
 from scipy.optimize import OptimizeResult, linprog, minimize, nnls
 from scipy.sparse.linalg import LinearOperator
 from scipy.spatial import ConvexHull, QhullError
 
 from ._kernels import GramOperator, _check_diag
-from ._validation import check_gram, check_simplex, check_Xy
+from ._validation import check_gram, check_simplex, check_Xy, row_norms
 
 __all__ = [
     "margin",
@@ -120,7 +123,16 @@ def min_norm_point(B: np.ndarray) -> tuple[float, np.ndarray]:
     >>> round(value, 4), p.round(4).tolist()
     (1.0, [0.5, 0.5, 0.0])
     """
+    if np.iscomplexobj(B):
+        raise TypeError("B must be real; got a complex array.")
     B = np.asarray(B, dtype=np.float64)
+    if B.ndim != 2 or B.shape[1] == 0:
+        # scipy's nnls aborts the interpreter on an empty problem: refuse it here
+        raise ValueError(
+            f"B must be 2-D of shape (r, n) with n >= 1 columns (the points); got {B.shape}."
+        )
+    if not np.all(np.isfinite(B)):
+        raise ValueError("B contains NaN or inf.")
     r, n = B.shape
     M = np.vstack([B, np.ones((1, n))])
     rhs = np.zeros(r + 1)
@@ -134,31 +146,46 @@ def min_norm_point(B: np.ndarray) -> tuple[float, np.ndarray]:
 
 
 def _polish_min_norm(B: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """Re-solve ``min ||B_S p_S||`` s.t. ``1^T p_S = 1`` on the support ``S`` of ``p``.
+    """Finish the NNLS reduction of :func:`min_norm_point` by an active-set solve.
 
-    Keeps the polished point only if it stays in the simplex and does not increase the
-    objective (it can only help accuracy).
+    On the support ``S`` of ``p`` the NNLS problem ``min ||M u - e||`` (``M = [B; 1^T]``)
+    is an unconstrained least-squares problem. It is solved with an orthogonal
+    factorisation of ``M_S`` itself (never the normal equations ``B_S^T B_S``, which
+    square the condition number), followed by one step of iterative refinement; an index
+    whose NNLS multiplier ``(M^T (e - M u))_j`` is positive joins the support. The
+    result makes ``(G p)_i`` equal on the support to a few ulps, so that the optimality
+    conditions ``min_i (G p)_i = p^T G p`` hold to rounding whatever the accuracy of the
+    Lawson-Hanson iterations of the installed SciPy. The polished point is kept only if
+    it stays in the simplex and does not increase ``||B p||``.
     """
-    S = np.flatnonzero(p > 1e-14)
-    if S.size <= 1:
-        return p
-    BS = B[:, S]
-    k = S.size
-    KKT = np.zeros((k + 1, k + 1))
-    KKT[:k, :k] = BS.T @ BS
-    KKT[:k, k] = 1.0
-    KKT[k, :k] = 1.0
-    rhs = np.zeros(k + 1)
-    rhs[k] = 1.0
-    sol = np.linalg.lstsq(KKT, rhs, rcond=None)[0]
-    pS = sol[:k]
-    if pS.min() < 0:
-        return p
-    cand = np.zeros_like(p)
-    cand[S] = pS / pS.sum()
-    if np.linalg.norm(B @ cand) <= np.linalg.norm(B @ p):
-        return cand
-    return p
+    r, n = B.shape
+    M = np.vstack([B, np.ones((1, n))])
+    e = np.zeros(r + 1)
+    e[-1] = 1.0
+    S = p > 0
+    best = p
+    best_val = float(np.linalg.norm(B @ p))
+    for _ in range(min(n, 50) + 1):
+        idx = np.flatnonzero(S)
+        MS = M[:, idx]
+        uS = np.linalg.lstsq(MS, e, rcond=None)[0]
+        uS = uS + np.linalg.lstsq(MS, e - MS @ uS, rcond=None)[0]
+        if uS.min() <= 0 or uS.sum() <= 0:
+            break
+        u = np.zeros(n)
+        u[idx] = uS
+        cand = u / u.sum()
+        val = float(np.linalg.norm(B @ cand))
+        if val <= best_val:
+            best, best_val = cand, val
+        w = M.T @ (e - M @ u)
+        w[S] = -np.inf
+        j = int(np.argmax(w))
+        if w[j] <= 1e-15 * max(1.0, float(np.abs(M).max())):
+            break
+        S = S.copy()
+        S[j] = True
+    return best
 
 
 def _negative_margin(B: np.ndarray) -> tuple[float, np.ndarray | None]:
@@ -186,6 +213,23 @@ def _negative_margin(B: np.ndarray) -> tuple[float, np.ndarray | None]:
     return max(float(c[i]), 0.0), hull.equations[i, :-1]
 
 
+def _apply_exact(G, B_full):
+    """``v -> G v`` from the input itself (not from a factor) and its size bound.
+
+    Returns the product function and ``c`` such that, for ``p`` in the simplex, each
+    computed ``(G p)_i`` is within ``c * u`` of the exact value (``u`` the unit
+    round-off): ``c = n`` for a dense ``G`` with ``|G_ij| <= 1``; for a
+    :class:`~kperc.GramOperator` ``G p = Z (Z^T p)`` with unit rows, ``c = n + d``.
+    """
+    if isinstance(G, GramOperator):
+        Z = G.Z
+        return (lambda v: Z @ (Z.T @ v)), float(sum(Z.shape) + 2)
+    if isinstance(G, LinearOperator):
+        return (lambda v: B_full.T @ (B_full @ v)), float(2 * B_full.shape[1] + 2)
+    arr = check_gram(G, check_psd=False)
+    return (lambda v: arr @ v), float(arr.shape[0] + 2)
+
+
 def margin_details(G) -> OptimizeResult:
     """The signed normalised margin ``rho_K`` with its certificate.
 
@@ -197,11 +241,39 @@ def margin_details(G) -> OptimizeResult:
     Returns
     -------
     OptimizeResult
-        ``rho`` (the margin), ``separable`` (bool), ``p`` (the minimiser of ``||p||_G``
-        over the simplex), ``alpha`` (for ``rho > 0``: ``p / ||p||_G``, a unit-norm
-        max-margin function ``f_alpha``), ``rank`` (of ``G``), ``kkt_gap``
-        (``max(0, rho^2 - min_i (G p)_i)``, zero at an exact optimum) and, when not
-        separable, ``facet_normal`` (in the coordinates of :func:`gram_factor`).
+        ``rho`` (the margin), ``separable`` (bool), ``status`` (``"separable"``,
+        ``"inseparable"``, ``"zero"`` or ``"undecided"``, see Notes), ``rho_bounds`` (an interval
+        that contains ``rho_K`` of the given ``G`` despite rounding), ``p`` (the
+        minimiser of ``||p||_G`` over the simplex), ``alpha`` (for ``rho > 0``:
+        ``p / ||p||_G``, a unit-norm max-margin function ``f_alpha``), ``rank`` (of
+        ``G``, numerically), ``kkt_gap`` (``max(0, rho^2 - min_i (G p)_i)``, zero at an
+        exact optimum) and, when not separable, ``facet_normal`` (in the coordinates of
+        :func:`gram_factor`).
+
+    Warns
+    -----
+    RuntimeWarning
+        When floating point cannot decide the sign of the margin (``status ==
+        "undecided"``); ``rho`` is then 0.0 and ``rho_bounds`` says how far from 0 the
+        true value can be.
+
+    Notes
+    -----
+    Feasibility is decided on the full factor of ``G`` (every nonnegative eigenvalue
+    kept), so a margin carried by a direction of small eigenvalue is not lost. The
+    answer is certified from the input itself, with a rounding-error bound:
+
+    * ``"separable"``: the minimiser ``p`` satisfies ``min_i (G p)_i > c u`` for the
+      computed product, where ``c u`` bounds its rounding error; then ``alpha = p`` is a
+      separator (Lemma 1) and ``rho_K > 0``. ``rho_bounds`` follows from the optimality
+      sandwich ``2 min_i (G p)_i - p^T G p <= rho_K^2 <= p^T G p``.
+    * ``"inseparable"``: ``min ||p||_G`` over the simplex is zero within rounding and
+      the origin lies inside the hull of the signed points, at depth above ``ZERO_TOL``
+      (Theorem 3); ``rho = -depth``.
+    * ``"zero"``: ``p^T G p`` is zero within rounding and the origin is on the
+      boundary of the hull (no depth above ``ZERO_TOL``): ``rho = 0`` to within
+      ``rho_bounds``.
+    * ``"undecided"``: none of these holds; a warning is issued and ``rho = 0.0``.
 
     Examples
     --------
@@ -212,26 +284,111 @@ def margin_details(G) -> OptimizeResult:
     (0.8944, True, [0.5, 0.5])
     """
     B, B_full = _factors(G)
-    value, p = min_norm_point(B)
-    if value > ZERO_TOL:
-        value, p = _refine_positive(B_full, p)
-        Gp = B_full.T @ (B_full @ p)
-        gap = max(0.0, value**2 - float(Gp.min()))
+    apply, c = _apply_exact(G, B_full)
+    eps = np.finfo(np.float64).eps
+    # singular values of the factor: from the eigenvalues of G (accurate to n eps lam_max)
+    # for a dense G, directly (accurate to eps s_max) for a factor
+    n, d = B_full.shape[1], B_full.shape[0]
+    if isinstance(G, GramOperator):
+        fine = warn = 16 * (n + d) * eps
+    else:
+        fine, warn = math.sqrt(4 * n * eps), 2 * math.sqrt(eps)
+    return _certified_margin(B, B_full, apply, c * eps, fine, warn)
+
+
+def _certified_margin(B, B_full, apply, err, fine_cut, warn_cut) -> OptimizeResult:
+    """Core of :func:`margin_details`: ``apply(p)`` computes ``G p`` within ``err``.
+
+    Singular values of ``B_full`` below ``fine_cut * s_max`` are treated as rounding;
+    above ``warn_cut * s_max`` they may be genuine.
+    """
+    value, p = min_norm_point(B_full)
+    _, p_red = min_norm_point(B)
+    if float(np.linalg.norm(B_full @ p_red)) < value:
+        value, p = float(np.linalg.norm(B_full @ p_red)), p_red
+    Gp = apply(p)
+    pGp = float(p @ Gp)
+    min_gp = float(Gp.min())
+    low = math.sqrt(max(2.0 * min_gp - pGp - 3.0 * err, 0.0))
+    up = math.sqrt(max(pGp, 0.0) + err)
+    gap = max(0.0, value**2 - min_gp)
+    if min_gp > err:
+        rho = min(max(value, low), up)
         return OptimizeResult(
-            rho=value,
+            rho=rho,
             separable=True,
+            status="separable",
+            rho_bounds=(low, up),
             p=p,
-            alpha=p / value,
+            alpha=p / rho,
             rank=B.shape[0],
             kkt_gap=gap,
             facet_normal=None,
         )
-    Gp = B.T @ (B @ p)
-    gap = max(0.0, value**2 - float(Gp.min()))
-    inrad, nu = _negative_margin(B)
-    rho = -inrad if inrad > ZERO_TOL else 0.0
+    # The hull is taken in the span of every direction above the rounding level (the
+    # RANK_TOL span of gram_factor would discard a small but genuine eigen-direction that
+    # carries the depth), when that span is small enough for facet enumeration.
+    U, sv, _ = np.linalg.svd(B_full, full_matrices=False)
+    kf = int(np.sum(sv > fine_cut * max(sv[0], 1e-300)))
+    Bh = B
+    if B.shape[0] < kf <= MAX_HULL_RANK:
+        Bh = U[:, :kf].T @ B_full
+    inrad, nu = _negative_margin(Bh)
+    if inrad > ZERO_TOL and value <= math.sqrt(err):
+        slack = fine_cut * float(sv[0])  # accuracy of the factor's coordinates
+        upper = -inrad + slack
+        if kf > Bh.shape[0] or (sv.size > Bh.shape[0] and sv[Bh.shape[0]] > warn_cut * sv[0]):
+            # a direction left out of the hull's span may be genuine: along it the depth is
+            # at most its singular value, so only rho <= 0 is certain
+            upper = 0.0
+            warnings.warn(
+                f"margin: the problem is not separable, but the depth {inrad:.3g} is computed "
+                f"in a span of rank {Bh.shape[0]}; a direction of singular value "
+                f"{float(sv[Bh.shape[0]]):.3g} was left out, and the margin may lie anywhere "
+                f"in [{-inrad:.3g}, 0].",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+        return OptimizeResult(
+            rho=-inrad,
+            separable=False,
+            status="inseparable",
+            rho_bounds=(-inrad - slack, upper),
+            p=p,
+            alpha=None,
+            rank=B.shape[0],
+            kkt_gap=gap,
+            facet_normal=nu,
+        )
+    if pGp <= err and inrad <= ZERO_TOL:  # the origin is in the hull, within rounding
+        return OptimizeResult(
+            rho=0.0,
+            separable=False,
+            status="zero",
+            rho_bounds=(-inrad, up),
+            p=p,
+            alpha=None,
+            rank=B.shape[0],
+            kkt_gap=gap,
+            facet_normal=nu,
+        )
+    warnings.warn(
+        f"margin: floating point cannot certify the sign of the margin of this G; it "
+        f"lies in [{-inrad:.3g}, {up:.3g}] (min_i (G p)_i = {min_gp:.3g} is within the "
+        f"rounding bound {err:.3g}). rho = 0.0 is reported with status 'undecided'.",
+        RuntimeWarning,
+        stacklevel=3,
+    )
     return OptimizeResult(
-        rho=rho, separable=False, p=p, alpha=None, rank=B.shape[0], kkt_gap=gap, facet_normal=nu
+        rho=0.0,
+        separable=False,
+        status="undecided",
+        rho_bounds=(-inrad, up),
+        p=p,
+        alpha=None,
+        rank=B.shape[0],
+        kkt_gap=gap,
+        facet_normal=nu,
     )
 
 
@@ -295,19 +452,33 @@ def data_margin(X, y, *, normalize: bool = True) -> float:
     (0.3162, 0.7071)
     """
     X, y = check_Xy(X, y)
+    norms = row_norms(X)
     if normalize:
-        norms = np.linalg.norm(X, axis=1)
-        _check_diag(norms**2)
+        _check_diag(norms)  # norms > 0 iff K(x_i, x_i) > 0; norms**2 may underflow
         X = X / norms[:, None]
+        scale = 1.0
+    else:
+        scale = float(norms.max())
+        if not scale > 0:
+            raise ValueError("X has only zero rows; the margin of zero vectors is undefined.")
+        X = X / scale  # the margin is homogeneous: compute at unit scale, rescale at the end
     Z = X * y[:, None]
     U, s, _ = np.linalg.svd(Z.T, full_matrices=False)
     r = int(np.sum(s > RANK_TOL * max(s[0], 1e-300)))
     B = U[:, :r].T @ Z.T
-    value, p = min_norm_point(B)
-    if value > ZERO_TOL:  # full accuracy from the exact factor (see _factors)
-        return _refine_positive(Z.T, p)[0]
-    inrad, _ = _negative_margin(B)
-    return -inrad if inrad > ZERO_TOL else 0.0
+    err = float(sum(Z.shape) + 2) * np.finfo(np.float64).eps
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        det = _certified_margin(B, Z.T, lambda v: Z @ (Z.T @ v), err, 16 * err, 16 * err)
+    if det.status == "undecided":
+        warnings.warn(
+            "data_margin: floating point cannot certify the sign of the margin; it lies in "
+            f"[{det.rho_bounds[0] * scale:.3g}, {det.rho_bounds[1] * scale:.3g}]; 0.0 is "
+            "returned.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return float(det.rho) * scale
 
 
 def linf_margin(X, y) -> OptimizeResult:

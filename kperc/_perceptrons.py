@@ -17,15 +17,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import DEFAULT_CACHE_SIZE, _check_diag, as_gram, certified_positive
+from ._kernels import (
+    DEFAULT_CACHE_SIZE,
+    _check_diag,
+    as_gram,
+    certified_positive,
+    certified_separates,
+)
 from ._result import KpercResult, Tracer, make_result
 from ._smoothing import EXP_FLOOR, entropy_prox, log_mean_exp
-from ._validation import check_nonnegative, check_positive, check_Xy
+from ._validation import check_nonnegative, check_positive, check_Xy, pow2_scale, row_norms
 
 __all__ = ["perceptron", "normalized_perceptron", "nkp", "snkp", "winnow"]
 
 DEFAULT_MAX_ITER_CHEAP = 1_000_000
 DEFAULT_MAX_ITER_DENSE = 100_000
+
+
+def _fresh_certified(gram, counts: np.ndarray, k: int) -> bool:
+    """``G counts > 0`` beyond rounding, from a fresh product (the running sum drifts)."""
+    return certified_positive(float(gram.matvec(counts).min()), gram.n, float(k))
 
 
 def _first_index_rule(m: np.ndarray) -> int:
@@ -55,7 +66,7 @@ def _linear_counts_loop(Z: np.ndarray, max_iter: int, trace: bool, record_w: boo
             if record_w:
                 extra["w"] = u / k if (average and k) else u.copy()
             tr.add(k=k, min_margin=mmin / nu if nu > 0 else 0.0, norm_w=nu, j=-1, **extra)
-        if mmin > 0:
+        if mmin > 0 and certified_separates(Z, u)[0]:  # positive beyond rounding
             return counts, u, k, tr, True
         if k >= max_iter:
             return counts, u, k, tr, False
@@ -109,11 +120,19 @@ def perceptron(X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = Fa
     """
     X, y = check_Xy(X, y)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
-    norms = np.linalg.norm(X, axis=1)
-    _check_diag(norms**2)  # a zero point makes the strict problem infeasible
-    Z = X * y[:, None]
+    norms = row_norms(X)
+    _check_diag(norms)  # a zero point makes the strict problem infeasible
+    # a power-of-two rescaling is exact and leaves every decision unchanged; it keeps the
+    # sums of rows of size 1e+-300 from overflowing or underflowing
+    scale = pow2_scale(norms.max())
+    Z = X * (y / scale)[:, None]
     counts, u, k, tr, ok = _linear_counts_loop(Z, max_iter, trace, record_w=True, average=False)
-    alpha = counts * norms
+    u = u * scale
+    if tr.enabled and scale != 1.0:  # report the trace in the units of X
+        tr.data["w"] = [wk * scale for wk in tr.data["w"]]
+        tr.data["norm_w"] = [v * scale for v in tr.data["norm_w"]]
+        tr.data["min_margin"] = [v * scale for v in tr.data["min_margin"]]
+    alpha = counts * (norms / scale)
     alpha = alpha / alpha.sum() if alpha.sum() > 0 else alpha
     if ok:
         return make_result(
@@ -166,9 +185,9 @@ def normalized_perceptron(
     """
     X, y = check_Xy(X, y)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
-    norms = np.linalg.norm(X, axis=1)
-    _check_diag(norms**2)
-    Z = X * (y / norms)[:, None]
+    norms = row_norms(X)  # scaled first: no overflow or underflow at 1e+-300
+    _check_diag(norms)
+    Z = X / norms[:, None] * y[:, None]
     counts, u, k, tr, ok = _linear_counts_loop(Z, max_iter, trace, record_w=True, average=True)
     alpha = counts / k if k else counts
     w = u / k if k else u
@@ -276,7 +295,7 @@ def nkp(
                 margin=gmin / nu if nu > 0 else 0.0,
                 L=-gmin * scale + 0.5 * sq * scale * scale,
             )
-        if gmin > 0 and first is None:
+        if gmin > 0 and first is None and _fresh_certified(gram, counts, k):
             first = k
             if halt:
                 break
@@ -297,7 +316,7 @@ def nkp(
             trace=tr.data,
             **extra,
         )
-    if not halt and float(g.min()) > 0:
+    if not halt and float(g.min()) > 0 and _fresh_certified(gram, counts, k):
         return make_result(
             "separator",
             k,
@@ -527,8 +546,10 @@ def winnow(
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     ninf = np.max(np.abs(X), axis=1)
     _check_diag(ninf)
-    B = np.hstack([X, -X]) * (y / ninf)[:, None]
+    Bh = X / ninf[:, None] * y[:, None]  # b_i restricted to the first copy: B v = Bh w
+    B = np.hstack([Bh, -Bh])
     D = B.shape[1]
+    d = X.shape[1]
     logv = np.full(D, -np.log(D))
     tr = Tracer(trace, ("k", "min_margin"))
     k = 0
@@ -538,12 +559,15 @@ def winnow(
         m = B @ v
         mmin = float(m.min())
         tr.add(k=k, min_margin=mmin)
-        if mmin > 0 or k >= max_iter:
+        # the separator returned is w = v[:d] - v[d:]: certify Bh w > 0 beyond rounding (a
+        # single point gives v uniform, w = 0 exactly, and B v = +-1e-17)
+        ok = mmin > 0 and certified_separates(Bh, v[:d] - v[d:])[0]
+        if ok or k >= max_iter:
             break
         logv = logv + eta * B[_first_index_rule(m)]
         k += 1
-    w = v[: X.shape[1]] - v[X.shape[1] :]
-    if mmin > 0:
+    w = v[:d] - v[d:]
+    if ok:
         return make_result(
             "separator", k, f"separator found after {k} updates", w=w, p=v, trace=tr.data
         )

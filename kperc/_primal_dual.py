@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import as_gram, certified_positive
+from ._kernels import as_gram, certified_positive, check_attainable, seminorm_floor
 from ._result import KpercResult, Tracer, make_result
 from ._smoothing import euclidean_prox
 from ._validation import check_positive, check_simplex
@@ -112,8 +112,8 @@ def _snkpvn_core(gram, q, delta, max_iter, mu0, trace):
                     mu=mu,
                 )
         if normp < delta:  # reached only when G alpha_k > 0 fails (after a refresh)
-            exact = gram.seminorm(p)
-            if exact < delta:
+            exact, upper = gram.seminorm_bound(p)  # stable value and rounding-aware bound
+            if upper < delta:
                 return make_result(
                     "certificate",
                     k,
@@ -126,10 +126,17 @@ def _snkpvn_core(gram, q, delta, max_iter, mu0, trace):
                 )
             gp[:] = gram.matvec(p)
         if k >= max_iter:
+            floor = seminorm_floor(gram)
+            note = (
+                f" (delta={delta:g} is below the certifiable floor {floor:.2g} of ||p||_G, "
+                "so the certificate exit cannot fire)"
+                if delta <= floor
+                else ""
+            )
             return make_result(
                 "max_iter",
                 k,
-                f"neither exit fired within max_iter={max_iter} iterations",
+                f"neither exit fired within max_iter={max_iter} iterations{note}",
                 alpha=alpha.copy(),
                 p=p.copy(),
                 trace=tr.data,
@@ -181,7 +188,10 @@ def snkpvn(
     q : array_like of shape (n,), optional
         Prox centre in the simplex (default: the barycentre ``1/n``).
     delta : float
-        Dual tolerance, ``delta > 0``.
+        Dual tolerance, ``delta > 0``. The certificate exit fires only when
+        ``||p||_G < delta`` is certified despite rounding; below that floor (about
+        ``sqrt(2 n u)`` for a dense ``G``, ``u`` the round-off of ``np.longdouble``) the
+        run ends at ``max_iter``, and the message says why.
     max_iter : int, default=100_000
         Cap on the number of iterations. Each iteration costs one product with ``G`` (``O(n^2)`` for
         a dense ``G``), and Section 6 bounds their number by ``2 sqrt(2 n) / delta``, so the cap is
@@ -213,6 +223,8 @@ def snkpvn(
     gram = as_gram(G) if check_input else as_gram(G, validate=False)
     n = gram.n
     q = np.full(n, 1.0 / n) if q is None else check_simplex(q, n)
+    # a delta below the certifiable floor is allowed (the certificate exit then never
+    # fires and the run ends at max_iter, as when watching a trajectory); say so then
     delta = check_positive(delta, "delta")
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     if mu0 is not None:
@@ -251,7 +263,10 @@ def isnkpvn(
     gamma : float
         Decrease factor, ``gamma > 1``.
     eps : float
-        Certificate tolerance, ``eps > 0``.
+        Certificate tolerance, ``eps > 0``. Certificates are certified despite rounding;
+        an ``eps`` below twice the attainable accuracy of ``||q||_G`` (about
+        ``sqrt(2 n u)`` for a dense ``G``, ``u`` the round-off of ``np.longdouble``) is
+        refused with a ValueError.
     max_iter : int, default=100_000
         Cap on the total number of inner (SNKPVN) iterations. Each iteration costs one product with
         ``G`` (``O(n^2)`` for a dense ``G``), and the default of :func:`snkpvn` is kept for their
@@ -285,16 +300,17 @@ def isnkpvn(
     gamma = check_positive(gamma, "gamma")
     if gamma <= 1.0:
         raise ValueError(f"gamma must be > 1 (the factor by which ||q||_G falls); got {gamma}.")
-    eps = check_positive(eps, "eps")
+    eps = check_attainable(check_positive(eps, "eps"), "eps", gram)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     n = gram.n
+    floor = 2.0 * seminorm_floor(gram)
     q = np.full(n, 1.0 / n)
     tr = Tracer(trace, ("t", "norm_q_G", "delta", "inner_nit", "outcome"))
     total = 0
     t = 0
     while True:
-        nq = gram.seminorm(q)
-        if nq <= eps:
+        nq, upper = gram.seminorm_bound(q)
+        if upper <= eps:
             tr.add(t=t, norm_q_G=nq, delta=0.0, inner_nit=0, outcome="guard")
             return make_result(
                 "certificate",
@@ -307,7 +323,7 @@ def isnkpvn(
                 nouter=t,
                 norm_p_G=nq,
             )
-        delta = nq / gamma
+        delta = max(nq / gamma, floor)  # an inner tolerance that can be certified
         r = _snkpvn_core(gram, q, delta, max_iter - total, None, False)
         total += r.nit
         tr.add(t=t, norm_q_G=nq, delta=delta, inner_nit=r.nit, outcome=r.outcome)
@@ -333,7 +349,7 @@ def isnkpvn(
             )
         q = r.p
         t += 1
-        if delta < eps:
+        if delta < eps:  # the inner run certified ||q||_G < delta
             nq = gram.seminorm(q)
             tr.add(t=t, norm_q_G=nq, delta=0.0, inner_nit=0, outcome="final")
             return make_result(

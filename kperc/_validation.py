@@ -31,6 +31,23 @@ def _max_asymmetry(arr: np.ndarray, block: int = 256) -> float:
     return worst
 
 
+def row_norms(X: np.ndarray) -> np.ndarray:
+    """Euclidean norms of the rows of ``X`` without overflow or underflow.
+
+    Each row is divided by its largest absolute entry before squaring, so that entries
+    of size 1e+-300 give the right norm (``np.linalg.norm`` of ``x`` squares the entries
+    first: ``1e300**2`` overflows and ``1e-300**2`` underflows to 0).
+    """
+    amax = np.max(np.abs(X), axis=1)
+    safe = np.where(amax > 0, amax, 1.0)
+    return amax * np.sqrt(np.einsum("ij,ij->i", X / safe[:, None], X / safe[:, None]))
+
+
+def pow2_scale(value: float) -> float:
+    """The power of two nearest ``value`` (> 0): dividing by it is exact in floating point."""
+    return float(2.0 ** np.round(np.log2(value)))
+
+
 def check_Xy(X, y) -> tuple[np.ndarray, np.ndarray]:
     """Validate a data set in scikit-learn orientation.
 

@@ -14,7 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import DEFAULT_CACHE_SIZE, as_gram, certified_positive, signed_normalized_points
+from ._kernels import (
+    _U,
+    DEFAULT_CACHE_SIZE,
+    as_gram,
+    certified_positive,
+    certified_separates,
+    check_attainable,
+    signed_normalized_points,
+)
 from ._result import KpercResult, Tracer, make_result
 from ._validation import check_nonnegative, check_positive, check_Xy
 
@@ -70,7 +78,8 @@ def nvn(
     ----------
     G : ndarray of shape (n, n) or LinearOperator
     eps : float
-        Target ``||p||_G`` of the certificate.
+        Target ``||p||_G`` of the certificate, certified despite rounding; an ``eps``
+        below twice the attainable accuracy (see :func:`kperc.isnkpvn`) is refused.
     primal_exit : bool
         Stop with a separator when ``G p > 0``, an exit that the paper's Algorithm 5
         does not have: without it the method stalls on separable data.
@@ -110,6 +119,7 @@ def nvn(
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     cache_size = check_nonnegative(cache_size, "cache_size")
     gram = as_gram(G, validate=check_input, cache_size=cache_size)
+    eps = check_attainable(eps, "eps", gram)
     n = gram.n
     # Performance (benchmarks.bench): the iterate is stored scaled, p = c * pt and
     # g = c * gt, so that the step p <- (1 - theta) p + theta e_j touches one entry of
@@ -143,7 +153,7 @@ def nvn(
         certificate = separator = False
         if s <= eps2:  # cheap test on the maintained s; confirm with a fresh norm
             refresh()
-            certificate = gram.seminorm(pt) <= eps
+            certificate = gram.seminorm_bound(pt)[1] <= eps  # certified despite rounding
         j = int(gt.argmin())
         gmin = c * float(gt[j])  # == min(g): argmin also gives the min
         if not certificate and primal_exit and gmin > 0:
@@ -257,6 +267,13 @@ def von_neumann_linear(
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     Z = signed_normalized_points(X, y)
     n = Z.shape[0]
+    # ||A p|| has rounding error up to (n + 2) u sqrt(d) on the simplex
+    floor = (n + 2) * _U * np.sqrt(Z.shape[1])
+    if eps <= 2.0 * floor:
+        raise ValueError(
+            f"eps={eps:g} is below the accuracy with which ||A p|| can be certified here "
+            f"(about {floor:.2g}); use eps > {2.0 * floor:.2g}."
+        )
     p = np.full(n, 1.0 / n)
     w = Z.T @ p
     m = Z @ w
@@ -266,7 +283,7 @@ def von_neumann_linear(
         s = float(w @ w)
         mmin = float(m.min())
         tr.add(k=k, w=w.copy(), norm_w=np.sqrt(s), min_margin=mmin, j=-1, theta=0.0)
-        if s <= eps * eps:
+        if s <= eps * eps and np.sqrt(s) + floor <= eps:  # certified despite rounding
             return make_result(
                 "certificate",
                 k,
@@ -276,7 +293,7 @@ def von_neumann_linear(
                 w=w,
                 trace=tr.data,
             )
-        if primal_exit and mmin > 0:
+        if primal_exit and mmin > 0 and certified_separates(Z, w)[0]:
             return make_result(
                 "separator",
                 k,

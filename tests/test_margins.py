@@ -28,7 +28,7 @@ from conftest import (
     random_simplex,
     seeds,
 )
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
@@ -163,6 +163,7 @@ def test_lemma3_margin_below_every_simplex_norm(seed):
 
 @pytest.mark.ledger("lemma-3")
 @given(seed=seeds)
+@example(seed=13558)  # the active-set polish makes (G p)_i equal on the support
 def test_lemma3_min_of_loss(seed):
     """min L = -rho^2/2 at rho f* when rho > 0 (eq. (7)); min L = 0 otherwise."""
     prob = (planted_problem, kernel_problem, infeasible_problem)[seed % 3](seed)
@@ -398,3 +399,102 @@ def test_margin_keeps_small_genuine_eigenvalues(seed):
     low, up = _sandwich(G, det.p)
     assert low - 1e-9 <= det.rho <= up + 1e-12
     assert det.rho <= g_norm(G, _clarabel_min_norm(G)) + 1e-12
+
+
+# ------------------------------------------- margins along small-eigenvalue directions
+
+
+def _lifted(seed: int, h: float, feasible: bool) -> tuple[np.ndarray, np.ndarray, float]:
+    """Signed points ``(cos t, sin t, +-h)``: the margin lies along a small eigenvalue.
+
+    ``m`` (even, 6..16) angles equally spaced, so the plane part alone has the origin
+    deep inside its hull. Feasible: every third coordinate is ``+h``, the margin is
+    ``h / sqrt(1 + h^2)`` along ``e_3``. Infeasible: the signs of ``h`` alternate, the
+    origin is inside the hull at depth ``h / sqrt(1 + h^2)`` (any tilt of ``e_3`` meets
+    a point at angle within ``2 pi / m``, ``cos(2 pi / m) >= 1/2 > h``). That direction
+    has eigenvalue ``m h^2 / (1 + h^2)`` in ``G``. The points are rotated into ``R^d``,
+    rescaled and given random labels (``x_i = y_i z_i``).
+    """
+    rng = np.random.default_rng(seed)
+    m = 2 * int(rng.integers(3, 9))
+    d = int(rng.integers(3, 6))
+    th = rng.uniform(0, 2 * np.pi) + 2 * np.pi * np.arange(m) / m
+    sgn = np.ones(m) if feasible else np.where(np.arange(m) % 2 == 0, 1.0, -1.0)
+    Z = np.c_[np.cos(th), np.sin(th), h * sgn]
+    Q = np.linalg.qr(rng.standard_normal((d, 3)))[0]
+    y = rng.choice([-1.0, 1.0], m)
+    X = (Z * rng.uniform(0.5, 2.0, m)[:, None]) @ Q.T * y[:, None]
+    rho = h / math.sqrt(1 + h * h)
+    return X, y, rho if feasible else -rho
+
+
+@pytest.mark.ledger("minimax-margin")
+@given(
+    seed=seeds,
+    h=st.sampled_from([1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7]),
+    feasible=st.booleans(),
+)
+def test_margin_sign_along_small_eigenvalue(seed, h, feasible):
+    """The planted margin is found with the right sign, or the sign is declared undecided.
+
+    From the data (``data_margin``, ``gram_operator``) the factor is exact to rounding and
+    the value agrees to 1e-7 relative for every ``h``. From a dense ``G`` the smallest
+    eigenvalue ``m h^2`` is near the rounding of ``G`` itself for ``h = 1e-7``: the
+    answer must then be certified with the planted value inside ``rho_bounds`` (widened
+    by the effect ``4 d eps / |rho|`` of rounding ``G``'s entries), or ``"undecided"``
+    with a warning, never the wrong sign.
+    """
+    import warnings
+
+    X, y, rho = _lifted(seed, h, feasible)
+    want = "separable" if feasible else "inseparable"
+    assert abs(kperc.data_margin(X, y) - rho) <= 1e-7 * abs(rho)
+    op = kperc.margin_details(kperc.gram_operator(X, y))
+    assert op.status == want and op.separable == feasible
+    assert abs(op.rho - rho) <= 1e-7 * abs(rho)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        det = kperc.margin_details(kperc.gram_matrix(X, y))
+    if det.status == "undecided":
+        assert det.rho == 0.0 and any("cannot certify" in str(w.message) for w in caught)
+    else:
+        assert det.status == want and det.separable == feasible
+        assert np.sign(det.rho) == np.sign(rho)
+        slack = 4 * X.shape[1] * np.finfo(float).eps / abs(rho)
+        assert det.rho_bounds[0] - slack <= rho <= det.rho_bounds[1] + slack
+    if h >= 1e-5:  # well above rounding: the dense path is certified too
+        assert det.status == want
+        assert abs(det.rho - rho) <= 1e-5 * abs(rho)
+
+
+def test_issue_examples_lifted_circle_and_two_points():
+    """The two reported failures: margins 1e-5 and 5e-7, both found and certified."""
+    t = np.linspace(0, 2 * np.pi, 20, endpoint=False)
+    X = np.c_[np.cos(t), np.sin(t), np.full(20, 1e-5)]
+    y = np.ones(20)
+    want = 1e-5 / math.sqrt(1 + 1e-10)
+    det = kperc.margin_details(kperc.gram_matrix(X, y))
+    assert det.status == "separable" and abs(det.rho - want) <= 1e-5 * want
+    assert np.all(kperc.gram_matrix(X, y) @ det.alpha > 0)
+    assert abs(kperc.data_margin(X, y) - want) <= 1e-12 * want
+    X2 = np.array([[1.0, 0.0], [1.0, 1e-6]])
+    y2 = np.array([1.0, -1.0])
+    det2 = kperc.margin_details(kperc.gram_matrix(X2, y2))
+    # exact value: sin(angle / 2) with angle = arctan(1e-6)
+    want2 = math.sin(math.atan(1e-6) / 2)
+    assert det2.status == "separable" and abs(det2.rho - want2) <= 1e-3 * want2
+    assert abs(kperc.data_margin(X2, y2) - want2) <= 1e-9 * want2
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-150, 1.0, 1e150, 1e300])
+def test_data_margin_is_scale_invariant(scale):
+    """Row norms are computed after scaling: 1e+-300 gives the same rho_2 and rho/scale."""
+    X = np.array([[1.0, 0.2], [0.3, 1.0], [-1.0, -0.1]])
+    y = np.array([1.0, 1.0, -1.0])
+    ref2 = kperc.data_margin(X, y)
+    ref = kperc.data_margin(X, y, normalize=False)
+    assert kperc.data_margin(X * scale, y) == pytest.approx(ref2, rel=1e-14)
+    assert kperc.data_margin(X * scale, y, normalize=False) == pytest.approx(ref * scale, rel=1e-14)
+    Xr = X.copy()
+    Xr[0] *= scale  # one row scaled: rho_2 does not change
+    assert kperc.data_margin(Xr, y) == pytest.approx(ref2, rel=1e-14)
