@@ -21,7 +21,7 @@ import numpy as np
 from sklearn.kernel_approximation import Nystroem, RBFSampler
 from sklearn.metrics.pairwise import pairwise_kernels
 
-from ._kernels import KERNELS, GramOperator, certified_positive, kernel_diagonal
+from ._kernels import KERNELS, GramOperator, _check_kernel_args, certified_positive, kernel_diagonal
 from ._validation import check_positive, check_Xy
 
 __all__ = ["ApproxGramOperator", "ExactMarginCheck", "approx_gram_operator", "exact_margin_check"]
@@ -136,14 +136,7 @@ def approx_gram_operator(
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}; got {method!r}.")
     n_components = check_positive(n_components, "n_components", integer=True)
-    if not callable(kernel) and kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {KERNELS} or a callable; got {kernel!r}.")
-    unknown = set(kernel_params) - {"gamma", "degree", "coef0"}
-    if unknown:
-        raise ValueError(
-            f"unknown kernel parameter(s) {sorted(unknown)}; the kernels take gamma, degree "
-            "and coef0."
-        )
+    _check_kernel_args(kernel, kernel_params)
     if method == "rff":
         if kernel != "rbf":
             raise ValueError(

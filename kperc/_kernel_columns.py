@@ -16,7 +16,7 @@ import numpy as np
 from scipy.sparse.linalg import LinearOperator
 from sklearn.metrics.pairwise import pairwise_kernels
 
-from ._kernels import KERNELS, _check_diag, gram_matrix, kernel_diagonal
+from ._kernels import _check_diag, _check_kernel_args, gram_matrix, kernel_diagonal
 from ._validation import check_positive, check_Xy
 
 __all__ = ["KernelGramOperator", "kernel_gram_operator"]
@@ -164,14 +164,7 @@ def kernel_gram_operator(
     ('separator', True)
     """
     X, y = check_Xy(X, y)
-    if not callable(kernel) and kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {KERNELS} or a callable; got {kernel!r}.")
-    unknown = set(kernel_params) - {"gamma", "degree", "coef0"}
-    if unknown:
-        raise ValueError(
-            f"unknown kernel parameter(s) {sorted(unknown)}; the kernels take gamma, degree "
-            "and coef0."
-        )
+    _check_kernel_args(kernel, kernel_params)
     n = X.shape[0]
     if block_size is None:
         block_size = max(1, min(n, BLOCK_BYTES // (8 * n)))

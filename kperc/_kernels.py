@@ -23,6 +23,19 @@ from ._validation import check_gram, check_X, check_Xy, row_norms
 
 KERNELS = ("linear", "poly", "rbf")
 
+
+def _check_kernel_args(kernel, kernel_params) -> None:
+    """Refuse an unknown kernel name or keyword (shared by the kernel operators)."""
+    if not callable(kernel) and kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS} or a callable; got {kernel!r}.")
+    unknown = set(kernel_params) - {"gamma", "degree", "coef0"}
+    if unknown:
+        raise ValueError(
+            f"unknown kernel parameter(s) {sorted(unknown)}; the kernels take gamma, degree "
+            "and coef0."
+        )
+
+
 DEFAULT_CACHE_SIZE = 200.0
 """Megabytes of the column cache of NKP and NVN on a LinearOperator (scikit-learn's
 ``SVC(cache_size=200)`` default)."""
