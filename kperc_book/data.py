@@ -46,6 +46,7 @@ __all__ = [
     "write_all",
     "verify_all",
     "DATA_DIR",
+    "ManifestError",
 ]
 
 MANIFEST = "manifest.json"

@@ -276,7 +276,7 @@ _READER_JS = """
       i.getAttribute('src') || '', i.getAttribute('alt') || '', i.naturalWidth,
       i.getBoundingClientRect().width]);
   const refs = [...article.querySelectorAll('a.reference.internal')]
-      .filter(a => !a.closest('nav') && a.innerText.trim() === '')
+      .filter(a => !a.closest('nav') && a.textContent.trim() === '')
       .map(a => a.getAttribute('href'));
   const links = [...document.querySelectorAll('a[href]')].map(a => a.href);
   return {pageWidth: document.documentElement.scrollWidth, viewWidth: window.innerWidth,
