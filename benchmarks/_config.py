@@ -1,0 +1,133 @@
+"""Configuration of a benchmark run: suites, sizes, caps, targets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kperc_book import data as _data
+from kperc_book import paths as _paths
+
+REPO_DIR = _paths.ROOT
+DEFAULT_OUT = _paths.GENERATED_DIR / "bench.json"
+SCHEMA_VERSION = 1
+SUITES = ("periter", "separator", "kernels", "large", "certificates", "memory", "regen")
+#: Targets of the per-iteration suite: time per iteration / time of one ``G @ v``.
+PERITER_TARGETS = {"snkp": 1.3, "snkpvn": 2.3, "nkp": 0.2, "nvn": 0.2}
+#: Algorithms of the per-iteration suite, cheapest first.
+PERITER_ALGOS = ("nkp", "nvn", "snkp", "snkpvn")
+#: Planted hard instances: this fraction of the points lies in a band of relative
+#: width ``NEAR_WIDTH`` just above the margin.
+NEAR, NEAR_WIDTH = 0.5, 1.0
+#: Planted margin of the per-iteration instance (no algorithm halts on it).
+PERITER_RHO = 1e-6
+
+
+@dataclass
+class BenchConfig:
+    """Sizes, caps and repeats of a benchmark run.
+
+    Attributes
+    ----------
+    suites : tuple of str
+        Which suites to run (a subset of :data:`SUITES`).
+    sizes : tuple of int
+        ``n`` for the per-iteration and dense separator suites.
+    factored_extra_sizes : tuple of int
+        Larger ``n`` at which the per-iteration suite also measures the factored
+        operator (where its product is memory-bound, as for a dense ``G``).
+    d : int
+        Dimension of the generated instances.
+    repeats : int
+        Repeats per measurement (medians are reported).
+    rhos : tuple of float
+        Planted margins of the separator suite, largest first.
+    cap_s : float
+        Longest run of one algorithm on one instance (seconds).
+    rel_cap : float
+        NKP and the perceptrons are stopped after ``rel_cap`` times SNKP's time on
+        the same instance (within ``[min_cap_s, cap_s]``): a stopped run then proves
+        that SNKP is at least ``rel_cap`` times faster there.
+    peer_rel_cap : float
+        The same for kperc's and scikit-learn's Perceptron in the separator suite.
+    min_cap_s : float
+        Smallest cap for relative caps.
+    large_ns : tuple of int
+        ``n`` of the large factored-operator suite.
+    large_rho : float
+        Planted margin of the large suite.
+    large_nkp_max_n : int
+        NKP runs in the large suite up to this ``n`` (it needs a time cap anyway).
+    large_rel_cap : float
+        Relative cap of NKP in the large suite (10.5: a stopped run proves a speed-up
+        above the 10x target).
+    large_cap_s : float
+        Absolute cap in the large suite.
+    cert_sizes : tuple of int
+        ``n`` of the certificate suite.
+    cert_eps : float
+        Certificate tolerance.
+    memory_n : int
+        ``n`` of the memory suite.
+    seed : int
+        Seed of every generated instance.
+    blas_threads : int
+        BLAS threads during the measurements.
+    build : bool
+        Also time ``jupyter-book build`` in the regeneration suite.
+    quick : bool
+        Smoke-run sizes.
+    """
+
+    suites: tuple[str, ...] = SUITES
+    sizes: tuple[int, ...] = (500, 1000, 2000, 4000)
+    factored_extra_sizes: tuple[int, ...] = (100_000,)
+    d: int = 50
+    repeats: int = 5
+    rhos: tuple[float, ...] = (1e-1, 3e-2, 1e-2, 3e-3, 1e-3, 3e-4, 1e-4)
+    cap_s: float = 60.0
+    rel_cap: float = 1.5
+    peer_rel_cap: float = 1.1
+    min_cap_s: float = 1.0
+    large_ns: tuple[int, ...] = (10_000, 100_000, 1_000_000)
+    large_rho: float = 1e-3
+    large_nkp_max_n: int = 100_000
+    large_rel_cap: float = 10.5
+    large_cap_s: float = 110.0
+    cert_sizes: tuple[int, ...] = (500, 1000, 2000, 4000)
+    cert_eps: float = 1e-6
+    memory_n: int = 4000
+    seed: int = 0
+    blas_threads: int = 1
+    build: bool = False
+    quick: bool = False
+    kernel_problems: tuple[str, ...] = field(default_factory=lambda: tuple(_data.PROBLEMS))
+
+
+def default_config(**overrides: Any) -> BenchConfig:
+    """The full benchmark (about 10-15 minutes on 2 cores)."""
+    return BenchConfig(**overrides)
+
+
+def quick_config(**overrides: Any) -> BenchConfig:
+    """A smoke run of every suite at tiny sizes (seconds)."""
+    base = {
+        "sizes": (120, 200),
+        "factored_extra_sizes": (),
+        "d": 8,
+        "repeats": 2,
+        "rhos": (1e-1, 1e-2),
+        "cap_s": 2.0,
+        "min_cap_s": 0.2,
+        "large_ns": (3000,),
+        "large_rho": 1e-2,
+        "large_nkp_max_n": 3000,
+        "large_cap_s": 3.0,
+        "cert_sizes": (60,),
+        "cert_eps": 1e-4,
+        "memory_n": 300,
+        "quick": True,
+        "kernel_problems": ("xor-poly",),
+    }
+    base.update(overrides)
+    return BenchConfig(**base)

@@ -1,0 +1,127 @@
+"""Chapter 7 (paper Section 7): discussion and open problems.
+
+What the chapter notebook ``book/ch07_discussion.ipynb`` computes, all of it here so
+that tests reach it:
+
+* **Values glued by other chapters.** :func:`read_glue` parses an executed notebook
+  for myst-nb glue outputs; :func:`glued_values` fetches named values from a chapter
+  and raises :class:`MissingGlueError` (naming the chapter, the keys and the command
+  that regenerates it) when one is missing. The book's summary table
+  (:data:`ALGORITHMS`, :func:`summary_markdown`) quotes the rates Chapters 4 and 6
+  measured through them.
+* **The open question** (can the primal-dual method's ``sqrt(n)`` become
+  ``sqrt(log n)``?): :func:`imbalanced` builds instances with an exact margin on
+  which the Euclidean prox-function is slow, :func:`n_sweep` counts the iterations of
+  SNKPVN, ISNKPVN and SNKP as ``n`` grows at a fixed margin, :func:`loglog_slope`
+  fits the growth exponent, and :func:`check_bounds` tests every count against its
+  explicit bound (the paper's Sections 4 and 6).
+* **Perceptrons versus the max-margin SVM**: :func:`svc_homogeneous` solves the
+  bias-free hard-margin SVM with scikit-learn's SVC on the normalised kernel (by
+  symmetrising the signed points, which forces the intercept to 0);
+  :func:`svm_comparison` compares the margins that SNKP, NKP and the SVM return with
+  the exact optimum :func:`kperc.margin`; :func:`margin_paths` follows the margin of
+  the perceptron iterates after they first separate.
+* **Timings** never run inside the notebook: :func:`write_timings` (``python -m
+  kperc_book.experiments.ch07 --timings``) writes medians over repeats to
+  ``book/_generated/timings/ch07-svm.json``; :func:`read_timings` reads them back.
+* **The affine margin** (the paper's Sections 5 and 7): :func:`affine_margin_demo`.
+"""
+
+from __future__ import annotations
+
+from kperc_book.experiments._common import loglog_slope  # noqa: F401
+from kperc_book.experiments.ch07.affine import (  # noqa: F401
+    affine_margin_demo,
+)
+from kperc_book.experiments.ch07.glue import (  # noqa: F401
+    GLUE_PREFIX,
+    MissingGlueError,
+    _generated_glue,
+    _parse_plain,
+    chapter_notebook,
+    glued_values,
+    read_glue,
+)
+from kperc_book.experiments.ch07.open_question import (  # noqa: F401
+    COUNT_KEYS,
+    FAMILIES,
+    balanced,
+    check_bounds,
+    imbalanced,
+    isnkpvn_call_bound,
+    lone_weight_needed,
+    medians,
+    n_sweep,
+    probe_instance,
+    snkpvn_lower_bound,
+    sqrt_log_slope,
+)
+from kperc_book.experiments.ch07.summary import (  # noqa: F401
+    ALGORITHMS,
+    Algorithm,
+    Measured,
+    _cell,
+    chapter_stem,
+    measured_values,
+    required_glue,
+    summary_markdown,
+)
+from kperc_book.experiments.ch07.svm import (  # noqa: F401
+    _compare_one,
+    load_problems,
+    margin_paths,
+    separator_margin,
+    svc_homogeneous,
+    svm_checks,
+    svm_comparison,
+)
+from kperc_book.experiments.ch07.timings import (  # noqa: F401
+    TIMING_METHODS,
+    TIMINGS_COMMAND,
+    TIMINGS_PATH,
+    _machine,
+    _ms,
+    _time,
+    main,
+    read_timings,
+    timings_markdown,
+    write_timings,
+)
+
+__all__ = [
+    "MissingGlueError",
+    "read_glue",
+    "chapter_notebook",
+    "glued_values",
+    "Measured",
+    "Algorithm",
+    "ALGORITHMS",
+    "required_glue",
+    "measured_values",
+    "summary_markdown",
+    "imbalanced",
+    "balanced",
+    "FAMILIES",
+    "lone_weight_needed",
+    "snkpvn_lower_bound",
+    "probe_instance",
+    "n_sweep",
+    "medians",
+    "loglog_slope",
+    "sqrt_log_slope",
+    "check_bounds",
+    "isnkpvn_call_bound",
+    "separator_margin",
+    "svc_homogeneous",
+    "load_problems",
+    "svm_comparison",
+    "svm_checks",
+    "margin_paths",
+    "TIMINGS_PATH",
+    "TIMING_METHODS",
+    "write_timings",
+    "read_timings",
+    "timings_markdown",
+    "affine_margin_demo",
+    "main",
+]
