@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from benchmarks.suites import SUITES
 from kperc_book import data as _data
 from kperc_book import paths as _paths
+from kperc_book.experiments.ch04 import REAL_PROBLEMS
 
 REPO_DIR = _paths.ROOT
 DEFAULT_OUT = _paths.GENERATED_DIR / "bench.json"
 SCHEMA_VERSION = 1
-SUITES = ("periter", "separator", "kernels", "large", "certificates", "memory", "regen")
 #: Targets of the per-iteration suite: time per iteration / time of one ``G @ v``.
 PERITER_TARGETS = {"snkp": 1.3, "snkpvn": 2.3, "nkp": 0.2, "nvn": 0.2}
 #: Algorithms of the per-iteration suite, cheapest first.
@@ -77,6 +79,21 @@ class BenchConfig:
         Also time ``jupyter-book build`` in the regeneration suite.
     quick : bool
         Smoke-run sizes.
+    kernel_problems : tuple of str
+        Problems of the ``kernels`` suite.
+    floor_n, floor_d : int
+        Size of the ``floor`` suite's instance (factored operator).
+    realdata_problems : tuple of str
+        Problems of the ``realdata`` suite (Chapter 4's timings).
+    realdata_repeats : int
+        Timed runs per method in the ``realdata`` suite.
+    svm_problems : tuple of str
+        Problems of the ``svm`` suite (Chapter 7's timings).
+    svm_repeats : int
+        Timed runs per method in the ``svm`` suite.
+    timings_dir : str, optional
+        Folder of the chapters' timing files written by ``realdata`` and ``svm``
+        (default ``book/_generated/timings``).
     """
 
     suites: tuple[str, ...] = SUITES
@@ -102,6 +119,13 @@ class BenchConfig:
     build: bool = False
     quick: bool = False
     kernel_problems: tuple[str, ...] = field(default_factory=lambda: tuple(_data.PROBLEMS))
+    floor_n: int = 2000
+    floor_d: int = 50
+    realdata_problems: tuple[str, ...] = REAL_PROBLEMS
+    realdata_repeats: int = 21
+    svm_problems: tuple[str, ...] = field(default_factory=lambda: tuple(_data.PROBLEMS))
+    svm_repeats: int = 7
+    timings_dir: str | None = None
 
 
 def default_config(**overrides: Any) -> BenchConfig:
@@ -128,6 +152,17 @@ def quick_config(**overrides: Any) -> BenchConfig:
         "memory_n": 300,
         "quick": True,
         "kernel_problems": ("xor-poly",),
+        "floor_n": 300,
+        "floor_d": 8,
+        "realdata_problems": ("circles-rbf",),
+        "realdata_repeats": 2,
+        "svm_problems": ("xor-poly",),
+        "svm_repeats": 1,
     }
     base.update(overrides)
     return BenchConfig(**base)
+
+
+def timings_path(cfg: BenchConfig, name: str) -> Path:
+    """Where a chapter's timing file ``name`` goes: ``cfg.timings_dir`` or the book's."""
+    return (Path(cfg.timings_dir) if cfg.timings_dir else _paths.TIMINGS_DIR) / name

@@ -3,35 +3,22 @@
 from __future__ import annotations
 
 import json
-import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
-import numpy as np
-
 from benchmarks._config import (
     SCHEMA_VERSION,
-    SUITES,
     BenchConfig,
 )
-from benchmarks._machine import _blas_threads, _loadavg, machine_info
+from benchmarks._machine import _blas_threads, busy_verdict, loadavg, machine_info
 from benchmarks._timing import _now
-from benchmarks.suites import SUITE_FUNCS
+from benchmarks.record import _clean
+from benchmarks.suites import SUITES, UNTIMED_SUITES, suite_func
 from benchmarks.targets import evaluate_targets
 from kperc_book.chapter import _json_default
-
-
-def _clean(obj):
-    """Replace NaN/inf by None so that the JSON is strict."""
-    if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    if isinstance(obj, (float, np.floating)) and not math.isfinite(float(obj)):
-        return None
-    return obj
 
 
 def run(
@@ -43,7 +30,7 @@ def run(
         raise ValueError(f"unknown suite(s) {sorted(unknown)}; choose from {SUITES}")
     t_start = _now()
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    load_start = _loadavg()
+    load_start = loadavg()
     suites: dict[str, Any] = {}
     timings: dict[str, float] = {}
     with _blas_threads(cfg.blas_threads):
@@ -51,16 +38,27 @@ def run(
             if name not in cfg.suites:
                 continue
             t0 = _now()
-            load0 = _loadavg()
-            suites[name] = SUITE_FUNCS[name](cfg, log)
+            load0 = loadavg()
+            suites[name] = suite_func(name)(cfg, log)
             timings[name] = _now() - t0
+            load1 = loadavg()
+            timed = name not in UNTIMED_SUITES or (name == "regen" and cfg.build)
+            verdict = busy_verdict(load0, load1, os.cpu_count(), cfg.blas_threads)
             suites[name]["measured"] = {
                 "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "elapsed_s": timings[name],
                 "loadavg_start": load0,
-                "loadavg_end": _loadavg(),
+                "loadavg_end": load1,
+                "busy": verdict["busy"] if timed else None,
+                "busy_load_1min": verdict["load_1min"],
+                "busy_limit": verdict["limit"],
                 "command": command or "python -m benchmarks.bench",
             }
+            if timed and verdict["busy"]:
+                log(
+                    f"{name}: measured on a busy machine (1-minute load average "
+                    f"{verdict['load_1min']:.2f} above {verdict['limit']:.2f})"
+                )
     settings = asdict(cfg)
     record = {
         "schema": SCHEMA_VERSION,
@@ -70,10 +68,11 @@ def run(
         "elapsed_s": _now() - t_start,
         "suite_elapsed_s": timings,
         "loadavg_start": load_start,
-        "loadavg_end": _loadavg(),
+        "loadavg_end": loadavg(),
         "machine": machine_info(),
         "settings": settings,
         "suites": suites,
+        "busy_suites": [k for k, v in suites.items() if v["measured"]["busy"]],
         "targets": evaluate_targets(suites, cfg),
     }
     return _clean(json.loads(json.dumps(record, default=_json_default)))

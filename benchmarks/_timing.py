@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -49,26 +49,89 @@ def time_matvec(
     return float(np.median(times))
 
 
-def per_iteration(alg: str, G, repeats: int = 5, target_time: float = 0.08) -> dict[str, Any]:
-    """Time per iteration of ``alg`` and its ratio to one product with ``G``.
-
-    Two run lengths ``K`` and ``2 K`` are timed, interleaved with the product, in every
-    repeat; ``(t(2K) - t(K)) / K`` removes the setup (validation, first products,
-    result assembly). Times are the CPU time of this thread (:func:`_cpu`). The ratio is
-    the median over repeats of per-iteration time over product time, so slow phases of
-    a loaded machine affect both alike.
+def summarize(values: Sequence[float]) -> dict[str, Any]:
+    """Median of repeated measurements with their spread.
 
     Returns
     -------
     dict
-        ``per_iter_s``, ``matvec_s``, ``ratio``, ``iters``, ``full_length`` (every
-        run used all its iterations, i.e. the instance did not let it halt) and
-        ``columns_per_iter`` (NKP and NVN: columns of ``G`` computed per iteration in
-        the longer run, i.e. the miss rate of the column cache; ``None`` otherwise).
+        ``median``, ``q1`` and ``q3`` (the interquartile range), ``min``, ``max`` and
+        ``n`` (the number of values).
+
+    Examples
+    --------
+    >>> from benchmarks._timing import summarize
+    >>> s = summarize([3.0, 1.0, 2.0, 4.0, 5.0])
+    >>> s["median"], s["q1"], s["q3"], s["min"], s["max"], s["n"]
+    (3.0, 2.0, 4.0, 1.0, 5.0, 5)
     """
-    tmv = time_matvec(G, repeats=3)
+    v = np.asarray(values, dtype=np.float64)
+    if v.size == 0:
+        raise ValueError("summarize needs at least one value; got an empty sequence")
+    q1, med, q3 = np.percentile(v, [25, 50, 75])
+    return {
+        "median": float(med),
+        "q1": float(q1),
+        "q3": float(q3),
+        "min": float(v.min()),
+        "max": float(v.max()),
+        "n": int(v.size),
+    }
+
+
+def round_robin(names: Sequence[str], repeats: int) -> list[tuple[int, str]]:
+    """The order in which interleaved measurements run: ``(repeat, name)`` pairs.
+
+    Every repeat runs each name once; the starting name rotates from one repeat to the
+    next, so no command always runs first (after a pause) or last. A slow phase of a
+    shared machine then hits every compared command alike instead of all the repeats
+    of one of them.
+
+    Examples
+    --------
+    >>> from benchmarks._timing import round_robin
+    >>> round_robin(["a", "b", "c"], 2)
+    [(0, 'a'), (0, 'b'), (0, 'c'), (1, 'b'), (1, 'c'), (1, 'a')]
+    """
+    names = list(names)
+    if not names:
+        return []
+    order = []
+    for r in range(repeats):
+        k = r % len(names)
+        order += [(r, x) for x in names[k:] + names[:k]]
+    return order
+
+
+def interleaved_times(
+    calls: dict[str, Callable[[], Any]],
+    repeats: int,
+    *,
+    clock: Callable[[], float] = _now,
+    warmup: bool = True,
+) -> dict[str, list[float]]:
+    """Time every call ``repeats`` times, interleaved in :func:`round_robin` order.
+
+    Each call runs once untimed first (``warmup``: imports, caches). Returns the times
+    of each call in the order they were measured.
+    """
+    if repeats < 1:
+        raise ValueError(f"repeats must be >= 1; got {repeats}")
+    if warmup:
+        for f in calls.values():
+            f()
+    times: dict[str, list[float]] = {k: [] for k in calls}
+    for _, name in round_robin(list(calls), repeats):
+        t0 = clock()
+        calls[name]()
+        times[name].append(clock() - t0)
+    return times
+
+
+def _calibrate(alg: str, G, target_time: float) -> tuple[int, bool]:
+    """``K`` such that ``K`` extra iterations of ``alg`` take about ``target_time``."""
     iters, full = 16, True
-    while True:  # calibrate K so that the K extra iterations take about target_time
+    while True:
         t0 = _cpu()
         r1 = _fixed_run(alg, G, iters)
         t1 = _cpu() - t0
@@ -77,11 +140,45 @@ def per_iteration(alg: str, G, repeats: int = 5, target_time: float = 0.08) -> d
         extra = _cpu() - t0 - t1
         full = full and r1.nit == iters and r2.nit == 2 * iters
         if extra >= 0.3 * target_time or iters >= 500_000:
-            break
+            return iters, full
         grow = target_time / extra if extra > 0 else 16.0
         iters = int(min(500_000, iters * min(16.0, max(2.0, grow))))
-    ratios, per_iters, mvs = [], [], []
-    for _ in range(repeats):
+
+
+def per_iteration_interleaved(
+    algs: Sequence[str], G, repeats: int = 5, target_time: float = 0.08
+) -> dict[str, dict[str, Any]]:
+    """Time per iteration of several algorithms and its ratio to one product with ``G``.
+
+    Each algorithm's run length ``K`` is calibrated first. Then every repeat measures,
+    for each algorithm in :func:`round_robin` order, one product, a run of ``K`` and a
+    run of ``2 K`` iterations: ``(t(2K) - t(K)) / K`` removes the setup (validation,
+    first products, result assembly), and the ratio to the product measured next to it
+    cancels slow phases of a loaded machine. The repeats of the compared algorithms
+    alternate, so such a phase affects all of them alike. Times are the CPU time of
+    this thread (:func:`_cpu`).
+
+    Returns
+    -------
+    dict
+        For each algorithm: ``per_iter_s``, ``matvec_s``, ``ratio`` (medians over
+        repeats), ``ratio_spread`` (:func:`summarize` of the ratios), ``ratio_iqr``,
+        ``matvec_first_s``, ``iters``, ``full_length`` (every run used all its
+        iterations: the instance did not let it halt), ``columns_per_iter`` (NKP and
+        NVN: columns of ``G`` computed per iteration in the longer run, i.e. the miss
+        rate of the column cache; ``None`` otherwise) and ``order`` (the position of
+        the algorithm in each repeat).
+    """
+    tmv = time_matvec(G, repeats=3)
+    cal = {alg: _calibrate(alg, G, target_time) for alg in algs}
+    per_iters: dict[str, list[float]] = {a: [] for a in algs}
+    mvs: dict[str, list[float]] = {a: [] for a in algs}
+    ratios: dict[str, list[float]] = {a: [] for a in algs}
+    full = {a: cal[a][1] for a in algs}
+    order: dict[str, list[int]] = {a: [] for a in algs}
+    last: dict[str, Any] = {}
+    for i, (_, alg) in enumerate(round_robin(algs, repeats)):
+        iters = cal[alg][0]
         mv_t = time_matvec(G, repeats=1)
         t0 = _cpu()
         r1 = _fixed_run(alg, G, iters)
@@ -89,22 +186,36 @@ def per_iteration(alg: str, G, repeats: int = 5, target_time: float = 0.08) -> d
         t0 = _cpu()
         r2 = _fixed_run(alg, G, 2 * iters)
         t2 = _cpu() - t0
-        full = full and r1.nit == iters and r2.nit == 2 * iters
+        full[alg] = full[alg] and r1.nit == iters and r2.nit == 2 * iters
         per = max(t2 - t1, 0.0) / iters
-        per_iters.append(per)
-        mvs.append(mv_t)
-        ratios.append(per / mv_t)
-    cols = getattr(r2, "ncol", None)  # NKP and NVN: columns of G computed (cache misses)
-    return {
-        "per_iter_s": float(np.median(per_iters)),
-        "matvec_s": float(np.median(mvs)),
-        "matvec_first_s": tmv,
-        "ratio": float(np.median(ratios)),
-        "columns_per_iter": (cols / r2.nit) if cols is not None and r2.nit else None,
-        "ratio_iqr": [float(np.percentile(ratios, 25)), float(np.percentile(ratios, 75))],
-        "iters": iters,
-        "full_length": bool(full),
-    }
+        per_iters[alg].append(per)
+        mvs[alg].append(mv_t)
+        ratios[alg].append(per / mv_t)
+        order[alg].append(i % len(algs))  # its place in this repeat
+        last[alg] = r2
+    out = {}
+    for alg in algs:
+        r2 = last[alg]
+        cols = getattr(r2, "ncol", None)  # NKP and NVN: columns of G computed (cache misses)
+        spread = summarize(ratios[alg])
+        out[alg] = {
+            "per_iter_s": float(np.median(per_iters[alg])),
+            "matvec_s": float(np.median(mvs[alg])),
+            "matvec_first_s": tmv,
+            "ratio": spread["median"],
+            "ratio_spread": spread,
+            "columns_per_iter": (cols / r2.nit) if cols is not None and r2.nit else None,
+            "ratio_iqr": [spread["q1"], spread["q3"]],
+            "iters": cal[alg][0],
+            "full_length": bool(full[alg]),
+            "order": order[alg],
+        }
+    return out
+
+
+def per_iteration(alg: str, G, repeats: int = 5, target_time: float = 0.08) -> dict[str, Any]:
+    """Time per iteration of one algorithm: :func:`per_iteration_interleaved` for ``[alg]``."""
+    return per_iteration_interleaved([alg], G, repeats, target_time)[alg]
 
 
 def run_capped(

@@ -14,6 +14,10 @@ Suites (``--suite``, default all):
     operator (:class:`kperc.GramOperator`). Each algorithm runs a fixed number of
     iterations on an instance where it does not halt (:func:`periter_instance`), with
     ``check_input=False``; the setup is removed by differencing two run lengths.
+``floor``
+    The fixed cost of SNKP's iteration apart from its product with ``G`` (the floor of
+    the per-iteration ratio), step by step, with NumPy and with numexpr (when
+    installed), at ``n = 2000``, ``d = 50`` on the factored operator.
 ``separator``
     Time to a separator on planted hard instances (half the points near the margin),
     margins ``1e-1`` to ``1e-4``: SNKP and NKP on dense ``G`` and on the factored
@@ -31,10 +35,22 @@ Suites (``--suite``, default all):
     ``min ||p||_G`` over the simplex solved by Clarabel through CVXPY.
 ``memory``
     Peak resident memory, measured in a subprocess, against the size of ``G``.
+``realdata``
+    Chapter 4's wall times: SNKP and NKP on the real kernel problems (writes
+    ``book/_generated/timings/ch04-realdata.json``, which the chapter reads).
+``svm``
+    Chapter 7's wall times: SNKP, NKP, SVC and the exact margin on the book's problems
+    (writes ``book/_generated/timings/ch07-svm.json``).
 ``regen``
     Chapter regeneration times from ``book/_generated/runs.json`` (written by
     ``python -m kperc_book.reproduce``) and, with ``--build``, the time of
     ``jupyter-book build``.
+
+Compared commands are measured interleaved (round robin, :func:`round_robin`), and
+repeated measurements are reported as medians with their spread (:func:`summarize`).
+The 1-minute load average is recorded before and after every suite; a suite measured
+while other processes kept the machine busy is flagged ``busy`` (the rule is in
+:mod:`benchmarks._machine`) and its targets are left undecided.
 
 ``--quick`` runs every suite at tiny sizes in seconds (the smoke test of the test
 suite). BLAS runs single-threaded by default (``--blas-threads``): on a shared 2-core
@@ -45,7 +61,6 @@ machine a multi-threaded matrix-vector product waits for busy cores and becomes 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -60,7 +75,6 @@ from benchmarks._config import (  # noqa: F401
     PERITER_TARGETS,
     REPO_DIR,
     SCHEMA_VERSION,
-    SUITES,
     BenchConfig,
     default_config,
     quick_config,
@@ -74,17 +88,27 @@ from benchmarks._instances import (  # noqa: F401
     planted_instance,
     random_labels,
 )
-from benchmarks._machine import _blas_threads, _cpu_model, _loadavg, _version, machine_info  # noqa: F401
+from benchmarks._machine import _blas_threads, busy_limit, busy_verdict, machine_info  # noqa: F401
 from benchmarks._runners import (  # noqa: F401
     _kperc_row,
     _signed_points,
     run_sklearn_perceptron,
     run_svc,
 )
-from benchmarks._timing import _cpu, _now, per_iteration, run_capped, time_matvec  # noqa: F401
-from benchmarks.record import load_record, merge  # noqa: F401
+from benchmarks._timing import (  # noqa: F401
+    _cpu,
+    _now,
+    interleaved_times,
+    per_iteration,
+    per_iteration_interleaved,
+    round_robin,
+    run_capped,
+    summarize,
+    time_matvec,
+)
+from benchmarks.record import load_record, merge, write_json  # noqa: F401
 from benchmarks.report import format_table, target_verdict  # noqa: F401
-from benchmarks.suites import SUITE_FUNCS  # noqa: F401
+from benchmarks.suites import SUITE_ENTRY_POINTS, SUITES, suite_func  # noqa: F401
 from benchmarks.suites.certificates import _clarabel_certificate, suite_certificates  # noqa: F401
 from benchmarks.suites.kernels import suite_kernels  # noqa: F401
 from benchmarks.suites.large import suite_large  # noqa: F401
@@ -93,6 +117,7 @@ from benchmarks.suites.periter import suite_periter  # noqa: F401
 from benchmarks.suites.regen import _toc_chapters, suite_regen  # noqa: F401
 from benchmarks.suites.separator import _separator_instance, crossover, suite_separator  # noqa: F401
 from benchmarks.targets import _target, evaluate_targets  # noqa: F401
+from kperc_book import paths as _paths
 
 __all__ = [
     "BenchConfig",
@@ -166,11 +191,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--out", default=str(DEFAULT_OUT), help="output JSON (default: book/_generated/bench.json)"
     )
+    ap.add_argument(
+        "--timings-dir",
+        help="folder of the chapters' timing files written by the realdata and svm suites "
+        "(default: book/_generated/timings; with --quick: a timings/ folder beside --out)",
+    )
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     ap.add_argument(
         "--merge", action="store_true", help="keep the other suites of an existing output file"
     )
     args = ap.parse_args(argv)
+    _paths.require_checkout()
     over: dict[str, Any] = {}
     if args.suite != "all":
         over["suites"] = tuple(s.strip() for s in args.suite.split(",") if s.strip())
@@ -192,8 +223,18 @@ def main(argv: list[str] | None = None) -> int:
         over["blas_threads"] = args.blas_threads or None
     if args.build:
         over["build"] = True
-    cfg = quick_config(**over) if args.quick else default_config(**over)
     out = Path(args.out)
+    if args.timings_dir:
+        over["timings_dir"] = str(Path(args.timings_dir))
+    elif args.quick:  # a smoke run never overwrites the chapters' timing files
+        over["timings_dir"] = str(out.parent / "timings")
+    unknown = set(over.get("suites", ())) - set(SUITES)
+    if unknown:
+        ap.error(
+            f"--suite: unknown suite(s) {', '.join(sorted(unknown))}; "
+            f"choose from {','.join(SUITES)}"
+        )
+    cfg = quick_config(**over) if args.quick else default_config(**over)
     argv_used = sys.argv[1:] if argv is None else list(argv)
     shown = []
     skip = False
@@ -214,10 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     record["settings_by_suite"] = {k: record["settings"] for k in record["suites"]}
     if args.merge and out.exists():
         record = merge(load_record(out), record)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(out.suffix + ".tmp")
-    tmp.write_text(json.dumps(record, indent=1, sort_keys=True, allow_nan=False) + "\n")
-    tmp.replace(out)
+    write_json(out, record)
     print(format_table(record))
     print(f"wrote {_display_path(out)}")
     return 0

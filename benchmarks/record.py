@@ -1,18 +1,44 @@
-"""Benchmark records: read, merge."""
+"""Benchmark records: strict JSON, atomic writes, reading and merging."""
 
 from __future__ import annotations
 
 import json
+import math
+import os
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from benchmarks._config import (
     DEFAULT_OUT,
     BenchConfig,
 )
-from benchmarks._driver import _clean
 from benchmarks.targets import evaluate_targets
 from kperc_book.chapter import _json_default
+
+
+def _clean(obj):
+    """Replace NaN/inf by None so that the JSON is strict."""
+    if isinstance(obj, dict):
+        return {k: _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    if isinstance(obj, (float, np.floating)) and not math.isfinite(float(obj)):
+        return None
+    return obj
+
+
+def write_json(path: Path, payload: dict[str, Any], *, indent: int = 1) -> None:
+    """Write ``payload`` as strict, sorted JSON, atomically (temporary file, then rename).
+
+    A failed or interrupted run leaves the previous file intact.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(payload, indent=indent, sort_keys=True, allow_nan=False) + "\n")
+    os.replace(tmp, path)
 
 
 def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:

@@ -52,6 +52,7 @@ __all__ = [
     "main",
 ]
 
+from . import paths as _paths  # noqa: E402
 from .paths import BOOK_DIR, GENERATED_DIR, TESTS_DIR  # noqa: E402
 
 
@@ -753,6 +754,7 @@ def main(argv: list[str] | None = None) -> int:
         help="exit with status 1 if a result lacks a passing check or a test",
     )
     args = ap.parse_args(argv)
+    _paths.require_checkout()
     rows = collect()
     print(table_markdown(rows), end="")
     gaps = problems(rows)

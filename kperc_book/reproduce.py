@@ -42,11 +42,11 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from . import _notebooks as nbu
+from . import machine as _machine
 from . import paths as _paths
 from .chapter import STAGING_ENV
 
@@ -85,16 +85,11 @@ class RunResult:
 
 def versions() -> dict[str, str]:
     """Python, platform and the versions of :data:`VERSIONED` (``missing`` if absent)."""
-    out = {
+    return {
         "python": platform.python_version(),
-        "platform": f"{platform.system()}-{platform.machine()}",
+        "platform": _machine.platform_tag(),
+        **_machine.package_versions(VERSIONED),
     }
-    for dist in VERSIONED:
-        try:
-            out[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            out[dist] = "missing"
-    return out
 
 
 def _effective(

@@ -10,21 +10,16 @@ The notebook ``book/ch04_smoothed_perceptron.ipynb`` calls these functions.
 * :func:`snkp_sandwich` and :func:`check_sandwich`: Lemmas 4 and 5 along SNKP runs, and
   the closed form ``mu_k = 4/((k+1)(k+2))``.
 * :func:`mu0_search`: a deterministic instance on which ``mu_0 < 2`` breaks Lemma 5.
-* :func:`real_data_iterations` and :func:`write_timings`: SNKP against NKP on the real
-  kernel problems. Wall-clock times are measured only by ``python -m
-  kperc_book.experiments.ch04 --timings``, which writes
+* :func:`real_data_iterations` and :func:`read_timings`: SNKP against NKP on the real
+  kernel problems. Wall-clock times are measured only by the benchmark harness
+  (``python -m benchmarks.bench --suite realdata``), which writes
   ``book/_generated/timings/ch04-realdata.json``; the notebook reads that file.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import platform
-import sys
-import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -53,15 +48,13 @@ __all__ = [
     "check_sandwich",
     "mu0_search",
     "real_data_iterations",
-    "write_timings",
     "read_timings",
-    "main",
 ]
 
 #: The real kernel problems of Chapter 3 (data bundled with scikit-learn).
 REAL_PROBLEMS = ("breast_cancer-rbf", "digits_3_vs_8-rbf", "circles-rbf", "moons-rbf", "xor-poly")
 
-#: Where :func:`write_timings` stores its measurements.
+#: Where the benchmark's ``realdata`` suite stores its measurements.
 TIMINGS_PATH = TIMINGS_DIR / "ch04-realdata.json"
 
 
@@ -546,116 +539,10 @@ def real_data_iterations(names=REAL_PROBLEMS) -> list[dict[str, Any]]:
     return rows
 
 
-def _machine() -> dict[str, Any]:
-    import os
+def read_timings(path: Path | str | None = None) -> dict[str, Any]:
+    """Read the JSON that the benchmark's ``realdata`` suite wrote.
 
-    import scipy
-
-    return {
-        "platform": platform.platform(),
-        "machine": platform.machine(),
-        "processor": platform.processor() or "unknown",
-        "cpu_count": os.cpu_count(),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "scipy": scipy.__version__,
-        "kperc": kperc.__version__,
-    }
-
-
-def write_timings(
-    path: Path | str | None = None, *, repeats: int = 21, names=REAL_PROBLEMS
-) -> dict[str, Any]:
-    """Median wall time of SNKP and NKP on each real problem; write it as JSON.
-
-    The Gram matrix is built once per problem (not timed); each method is run once to
-    warm up and then ``repeats`` times, timed with :func:`time.perf_counter`. The
-    median over repeats is reported. Never called from a notebook: wall time is not
-    reproducible, so it lives in a separate file that the notebook only reads.
-
-    Parameters
-    ----------
-    path : path-like, optional
-        Output file; default ``book/_generated/timings/ch04-realdata.json``.
-    repeats : int
-        Timed runs per (problem, method).
-    names : sequence of str
-        Problems of :data:`kperc_book.data.PROBLEMS`.
-
-    Returns
-    -------
-    dict
-        The JSON payload: ``rows`` (``problem``, ``n``, ``method``, ``nit``,
-        ``seconds_median``, ``seconds_min``, ``repeats``), ``date``, ``machine``,
-        ``command``.
+    ``python -m benchmarks.bench --suite realdata`` writes it.
     """
     path = TIMINGS_PATH if path is None else Path(path)
-    methods = {"nkp": kperc.nkp, "snkp": kperc.snkp}
-    rows = []
-    for name in names:
-        G = kdata.problem(name)[0]
-        for mname, func in methods.items():
-            res = func(G, check_input=False)
-            times = []
-            for _ in range(repeats):
-                t0 = time.perf_counter()
-                func(G, check_input=False)
-                times.append(time.perf_counter() - t0)
-            rows.append(
-                {
-                    "problem": name,
-                    "n": int(G.shape[0]),
-                    "method": mname,
-                    "nit": int(res.nit),
-                    "seconds_median": float(np.median(times)),
-                    "seconds_min": float(np.min(times)),
-                    "repeats": int(repeats),
-                }
-            )
-    payload = {
-        "rows": rows,
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": _machine(),
-        "command": "python -m kperc_book.experiments.ch04 --timings",
-        "note": "Gram matrix built once per problem and not timed; one warm-up "
-        "run, then the median of the timed runs (time.perf_counter).",
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n")
-    tmp.replace(path)
-    return payload
-
-
-def read_timings(path: Path | str | None = None) -> dict[str, Any]:
-    """Read the JSON written by :func:`write_timings`."""
-    path = TIMINGS_PATH if path is None else Path(path)
     return json.loads(Path(path).read_text())
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m kperc_book.experiments.ch04 --timings [--repeats R] [--output FILE]``."""
-    ap = argparse.ArgumentParser(
-        prog="python -m kperc_book.experiments.ch04", description=__doc__.splitlines()[0]
-    )
-    ap.add_argument(
-        "--timings", action="store_true", help="measure SNKP and NKP wall time on the real problems"
-    )
-    ap.add_argument("--repeats", type=int, default=21)
-    ap.add_argument("--output", type=Path, default=None)
-    args = ap.parse_args(argv)
-    if not args.timings:
-        ap.print_help()
-        return 2
-    payload = write_timings(args.output, repeats=args.repeats)
-    for r in payload["rows"]:
-        print(
-            f"{r['problem']:<20} n={r['n']:<4} {r['method']:<5} nit={r['nit']:<5} "
-            f"median={1e3 * r['seconds_median']:.3f} ms"
-        )
-    print(f"wrote {args.output or TIMINGS_PATH.name}")
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

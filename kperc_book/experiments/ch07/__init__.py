@@ -21,8 +21,8 @@ that tests reach it:
   :func:`svm_comparison` compares the margins that SNKP, NKP and the SVM return with
   the exact optimum :func:`kperc.margin`; :func:`margin_paths` follows the margin of
   the perceptron iterates after they first separate.
-* **Timings** never run inside the notebook: :func:`write_timings` (``python -m
-  kperc_book.experiments.ch07 --timings``) writes medians over repeats to
+* **Timings** never run inside the notebook: the benchmark's ``svm`` suite (``python -m
+  benchmarks.bench --suite svm``) writes medians over repeats to
   ``book/_generated/timings/ch07-svm.json``; :func:`read_timings` reads them back.
 * **The affine margin** (the paper's Sections 5 and 7): :func:`affine_margin_demo`.
 """
@@ -79,13 +79,9 @@ from kperc_book.experiments.ch07.timings import (  # noqa: F401
     TIMING_METHODS,
     TIMINGS_COMMAND,
     TIMINGS_PATH,
-    _machine,
     _ms,
-    _time,
-    main,
     read_timings,
     timings_markdown,
-    write_timings,
 )
 
 __all__ = [
@@ -119,9 +115,7 @@ __all__ = [
     "margin_paths",
     "TIMINGS_PATH",
     "TIMING_METHODS",
-    "write_timings",
     "read_timings",
     "timings_markdown",
     "affine_margin_demo",
-    "main",
 ]

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 import kperc
+from kperc.sweeps import sweep
 from kperc_book import data as kdata
 
 
@@ -108,8 +109,15 @@ def svm_comparison(
         ``svm_intercept``.
     """
     problems = load_problems() if problems is None else problems
-    with threadpool_limits(limits=1):
-        return [_compare_one(name, pb, C, tol) for name, pb in problems.items()]
+    # small products: multithreaded BLAS only adds contention on a shared machine
+    run = functools.partial(_compare_point, problems=problems, C=C, tol=tol)
+    return sweep(run, [{"problem": name} for name in problems], blas_threads=1)
+
+
+def _compare_point(
+    problem: str, *, problems: Mapping[str, Mapping[str, Any]], C: float, tol: float
+) -> dict[str, Any]:
+    return _compare_one(problem, problems[problem], C, tol)
 
 
 def _compare_one(name: str, pb: Mapping[str, Any], C: float, tol: float) -> dict[str, Any]:
@@ -214,17 +222,21 @@ def margin_paths(
         iterate) and the index of that iterate.
     """
     problems = load_problems() if problems is None else problems
-    out = {}
-    for name, pb in problems.items():
-        G, rho = pb["G"], pb["rho"]
-        with threadpool_limits(limits=1):
-            r_n = kperc.nkp(G, max_iter=max_iter, halt=False, trace=True, check_input=False)
-            r_s = kperc.snkp(G, max_iter=max_iter, halt=False, trace=True, check_input=False)
-        out[name] = {
-            "rho": float(rho),
-            "nkp": np.asarray(r_n.trace["margin"]) / rho,
-            "snkp": np.asarray(r_s.trace["margin"]) / rho,
-            "nkp_first": r_n.first_separator_nit,
-            "snkp_first": r_s.first_separator_nit,
-        }
-    return out
+    run = functools.partial(_path_point, problems=problems, max_iter=max_iter)
+    rows = sweep(run, [{"problem": name} for name in problems], blas_threads=1)
+    return {row.pop("problem"): row for row in rows}
+
+
+def _path_point(
+    problem: str, *, problems: Mapping[str, Mapping[str, Any]], max_iter: int
+) -> dict[str, Any]:
+    G, rho = problems[problem]["G"], problems[problem]["rho"]
+    r_n = kperc.nkp(G, max_iter=max_iter, halt=False, trace=True, check_input=False)
+    r_s = kperc.snkp(G, max_iter=max_iter, halt=False, trace=True, check_input=False)
+    return {
+        "rho": float(rho),
+        "nkp": np.asarray(r_n.trace["margin"]) / rho,
+        "snkp": np.asarray(r_s.trace["margin"]) / rho,
+        "nkp_first": r_n.first_separator_nit,
+        "snkp_first": r_s.first_separator_nit,
+    }
