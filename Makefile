@@ -79,12 +79,11 @@ datacheck: env
 browser: env
 	KPERC_REQUIRE_BROWSER=1 $(PY) -m pytest tests/test_browser.py -m browser -q
 
-## make bench: measure, then regenerate the chapters that show the timings
+## make bench: measure everything (one command, every suite, including the chapters'
+## timing files), then regenerate the chapters that show the timings
 bench: env
 	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -e ".[book,test,bench]"
 	$(PY) -m benchmarks.bench
-	$(PY) -m kperc_book.experiments.ch04 --timings
-	$(PY) -m kperc_book.experiments.ch07 --timings
 	$(PY) -m kperc_book.reproduce ch04 ch07 benchmarks
 
 clean:

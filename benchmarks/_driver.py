@@ -7,11 +7,13 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from benchmarks._config import (
     SCHEMA_VERSION,
     BenchConfig,
+    _display_path,
 )
 from benchmarks._machine import _blas_threads, busy_verdict, loadavg, machine_info
 from benchmarks._timing import _now
@@ -60,6 +62,8 @@ def run(
                     f"{verdict['load_1min']:.2f} above {verdict['limit']:.2f})"
                 )
     settings = asdict(cfg)
+    if settings.get("timings_dir"):  # no machine paths in the record
+        settings["timings_dir"] = _display_path(Path(settings["timings_dir"]))
     record = {
         "schema": SCHEMA_VERSION,
         "command": command or "python -m benchmarks.bench",

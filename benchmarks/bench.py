@@ -76,6 +76,7 @@ from benchmarks._config import (  # noqa: F401
     REPO_DIR,
     SCHEMA_VERSION,
     BenchConfig,
+    _display_path,
     default_config,
     quick_config,
 )
@@ -160,13 +161,6 @@ def _parse_floats(s: str) -> tuple[float, ...]:
     return tuple(float(x) for x in s.split(",") if x.strip())
 
 
-def _display_path(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(REPO_DIR))
-    except ValueError:
-        return path.name
-
-
 def main(argv: list[str] | None = None) -> int:
     """``python -m benchmarks.bench [--quick] [--suite S,...] [--sizes ...] [--out PATH]``."""
     ap = argparse.ArgumentParser(
@@ -242,11 +236,12 @@ def main(argv: list[str] | None = None) -> int:
         if skip:
             skip = False
             continue
-        if a == "--out" and i + 1 < len(argv_used):
-            shown += ["--out", _display_path(Path(argv_used[i + 1]))]
+        if a in ("--out", "--timings-dir") and i + 1 < len(argv_used):
+            shown += [a, _display_path(Path(argv_used[i + 1]))]
             skip = True
-        elif a.startswith("--out="):
-            shown.append("--out=" + _display_path(Path(a[6:])))
+        elif a.startswith(("--out=", "--timings-dir=")):
+            opt, _, val = a.partition("=")
+            shown.append(f"{opt}={_display_path(Path(val))}")
         else:
             shown.append(a)
     command = " ".join(["python -m benchmarks.bench", *shown])

@@ -378,3 +378,258 @@ def test_gram_matrix_in_place_equals_the_allocating_form():
     ref = 0.5 * (ref + ref.T)
     np.fill_diagonal(ref, 1.0)
     assert np.array_equal(kperc.gram_matrix(X, y, "rbf", gamma=0.7), ref)
+
+
+# ------------------------------------------------------------ honest measurements
+
+
+def test_round_robin_alternates_and_rotates():
+    order = bench.round_robin(["a", "b", "c"], 4)
+    assert order == [
+        (0, "a"), (0, "b"), (0, "c"),
+        (1, "b"), (1, "c"), (1, "a"),
+        (2, "c"), (2, "a"), (2, "b"),
+        (3, "a"), (3, "b"), (3, "c"),
+    ]  # fmt: skip
+    # no command runs twice in a row within a repeat, and none is always first
+    assert {order[3 * r][1] for r in range(3)} == {"a", "b", "c"}
+    assert bench.round_robin([], 3) == []
+
+
+def test_interleaved_times_runs_the_commands_round_robin():
+    ran: list[str] = []
+    calls = {k: (lambda k=k: ran.append(k)) for k in ("product", "snkp")}
+    ticks = iter(range(1000))
+    times = bench.interleaved_times(calls, 3, clock=lambda: float(next(ticks)))
+    assert ran[:2] == ["product", "snkp"]  # the warm-up calls
+    assert ran[2:] == ["product", "snkp", "snkp", "product", "product", "snkp"]
+    assert {k: len(v) for k, v in times.items()} == {"product": 3, "snkp": 3}
+    assert all(t == 1.0 for ts in times.values() for t in ts)
+    with pytest.raises(ValueError, match="repeats"):
+        bench.interleaved_times(calls, 0)
+
+
+def test_per_iteration_interleaves_the_algorithms(monkeypatch):
+    X, y = bench.periter_instance(150, 6)
+    G = kperc.gram_matrix(X, y)
+    seen: list[tuple[str, int]] = []
+    real = _timing._fixed_run
+
+    def spy(alg, GG, iters):
+        seen.append((alg, iters))
+        return real(alg, GG, iters)
+
+    monkeypatch.setattr(_timing, "_fixed_run", spy)
+    out = bench.per_iteration_interleaved(["nkp", "snkp"], G, repeats=3, target_time=0.002)
+    timed = seen[-12:]  # 3 repeats x 2 algorithms x (K, 2K) runs, after the calibration
+    algs = [a for a, _ in timed[::2]]
+    assert algs == ["nkp", "snkp", "snkp", "nkp", "nkp", "snkp"]
+    for alg in ("nkp", "snkp"):
+        m = out[alg]
+        assert m["order"] == ([0, 1, 0] if alg == "nkp" else [1, 0, 1])
+        sp = m["ratio_spread"]
+        assert sp["n"] == 3 and sp["min"] <= sp["q1"] <= sp["median"] <= sp["q3"] <= sp["max"]
+        assert m["ratio"] == sp["median"] and m["ratio_iqr"] == [sp["q1"], sp["q3"]]
+        assert m["full_length"]
+
+
+def test_summarize_median_and_spread():
+    s = bench.summarize([4.0, 1.0, 3.0, 2.0])
+    assert s == {"median": 2.5, "q1": 1.75, "q3": 3.25, "min": 1.0, "max": 4.0, "n": 4}
+    assert bench.summarize([7.0])["median"] == 7.0
+    with pytest.raises(ValueError, match="at least one"):
+        bench.summarize([])
+
+
+def test_busy_rule():
+    # own BLAS threads + 0.5 + 0.1 per core
+    assert bench.busy_limit(2, 1) == pytest.approx(1.7)
+    assert bench.busy_limit(8, 2) == pytest.approx(3.3)
+    assert bench.busy_limit(4, None) == pytest.approx(4 + 0.5 + 0.4)  # unlimited BLAS
+    quiet = bench.busy_verdict([1.2, 1, 1], [1.6, 1, 1], 2, 1)
+    assert quiet == {"busy": False, "load_1min": 1.6, "limit": pytest.approx(1.7)}
+    assert bench.busy_verdict([0.3, 0, 0], [1.8, 1, 1], 2, 1)["busy"] is True
+    assert bench.busy_verdict([1.9, 0, 0], [0.1, 0, 0], 2, 1)["busy"] is True
+    assert bench.busy_verdict(None, None, 2, 1)["busy"] is None
+
+
+def test_busy_suites_leave_their_targets_undecided(quick_record):
+    _, rec = quick_record
+    cfg = bench.quick_config()
+    suites = json.loads(json.dumps(rec["suites"]))
+    for s in suites.values():
+        s["measured"].update(busy=False, busy_load_1min=0.1, busy_limit=1.7)
+    quiet = {t["id"]: t for t in bench.evaluate_targets(suites, cfg)}
+    assert not any(t.get("busy") for t in quiet.values())
+    suites["periter"]["measured"].update(busy=True, busy_load_1min=3.2)
+    busy = {t["id"]: t for t in bench.evaluate_targets(suites, cfg)}
+    for tid, t in busy.items():
+        if tid.startswith("periter-"):
+            assert t["busy"] and t["met"] is None and t["met_if_not_busy"] == quiet[tid]["met"]
+            assert t["value"] == quiet[tid]["value"]
+            assert "busy machine" in t["detail"] and "3.20 above 1.70" in t["detail"]
+            assert "busy machine" in bench.target_verdict(t)
+        else:
+            assert t == quiet[tid]
+    rec2 = {**rec, "suites": suites, "targets": list(busy.values())}
+    table = bench.format_table(rec2)
+    assert "busy" in table and "periter (load 3.20 > 1.70)" in table
+
+
+def test_record_has_spread_and_load_per_suite(quick_record):
+    _, rec = quick_record
+    for name, s in rec["suites"].items():
+        m = s["measured"]
+        assert len(m["loadavg_start"]) == 3 and len(m["loadavg_end"]) == 3, name
+        assert m["busy_limit"] > 1
+        if name in ("memory", "regen"):  # untimed: the busy rule does not apply
+            assert m["busy"] is None
+        else:
+            assert m["busy"] == (max(m["loadavg_start"][0], m["loadavg_end"][0]) > m["busy_limit"])
+    busy = {k for k, s in rec["suites"].items() if s["measured"]["busy"]}
+    assert set(rec["busy_suites"]) == busy
+    for r in rec["suites"]["periter"]["rows"]:
+        sp = r["ratio_spread"]
+        assert sp["min"] <= r["ratio"] <= sp["max"] and sp["n"] == 2
+    table = bench.format_table(rec)
+    assert re.search(r"\d\.\d{3} \[\d+\.\d\d-\d+\.\d\d\]", table)
+
+
+def test_floor_suite_breaks_the_iteration_down(quick_record):
+    _, rec = quick_record
+    fl = rec["suites"]["floor"]
+    assert fl["n"] == bench.quick_config().floor_n
+    assert set(fl["steps"]["numpy"]) == {"update", "softmax", "p_update"}
+    assert set(fl["softmax_parts"]) == {"min", "shift", "mask", "exp", "normalise"}
+    assert fl["product_s"]["median"] > 0
+    for v, r in fl["iteration_ratio"].items():
+        # an iteration contains the product, so it costs more than one product
+        assert r["median"] > 1.0, v
+        assert fl["floor_in_products"][v]["median"] == pytest.approx(r["median"] - 1.0)
+    assert set(fl["library"]) == {"snkp", "snkpvn"}
+    if fl["numexpr"] is not None:
+        r_ne = fl["iteration_ratio"]["numexpr"]["median"]
+        assert fl["numexpr_meets_target"] == (r_ne <= bench.PERITER_TARGETS["snkp"])
+    ids = {t["id"] for t in rec["targets"]}
+    assert "floor-snkp" in ids
+
+
+def test_floor_numexpr_step_matches_numpy():
+    """The numexpr variant times the same step: same iterates up to rounding."""
+    ne = pytest.importorskip("numexpr")
+    from benchmarks.suites import floor
+
+    X, Y, Z, mu, theta, op = floor._state(300, 8, 0)
+    mv, _ = bench._products(op)
+    Xa, Ya, Za = X.copy(), Y.copy(), Z.copy()
+    Xb, Yb, Zb = X.copy(), Y.copy(), Z.copy()
+    a = floor._numpy_steps(Xa, Ya, Za, mu, theta, mv)
+    b = floor._numexpr_steps(Xb, Yb, Zb, mu, theta, mv, ne)
+    for step in ("update", "softmax", "p_update"):
+        a[step]()
+        b[step]()
+    assert not np.allclose(Xa, X)  # the steps did something
+    np.testing.assert_allclose(Xb, Xa, rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(Zb[0], Za[0], rtol=1e-10, atol=1e-300)
+    np.testing.assert_allclose(Yb, Ya, rtol=1e-10, atol=1e-300)
+
+
+# ---------------------------------------------------------- the chapters' timings
+
+
+def test_chapter_timing_suites_write_the_chapters_files(quick_record, tmp_path):
+    from kperc_book.experiments import ch04, ch07
+
+    _, rec = quick_record
+    assert rec["suites"]["realdata"]["file"] == "ch04-realdata.json"
+    assert rec["suites"]["svm"]["file"] == "ch07-svm.json"
+    # the quick run wrote beside its record, never over the book's files
+    assert rec["settings"]["timings_dir"].endswith("timings")
+    from benchmarks.suites.realdata import write_timings as write04
+    from benchmarks.suites.svm import write_timings as write07
+
+    p4 = write04(tmp_path / "ch04.json", repeats=2, names=("circles-rbf",))
+    back = ch04.read_timings(tmp_path / "ch04.json")
+    assert back == p4
+    assert {r["method"] for r in back["rows"]} == {"nkp", "snkp"}
+    for r in back["rows"]:
+        assert r["seconds_median"] > 0 and r["repeats"] == 2 and r["n"] == 200
+        assert r["seconds_min"] == r["seconds_spread"]["min"] <= r["seconds_median"]
+    assert back["command"] == "python -m benchmarks.bench --suite realdata"
+    for key in ("platform", "cpu_count", "python", "numpy"):  # what the chapter reads
+        assert key in back["machine"]
+    p7 = write07(tmp_path / "ch07.json", repeats=2, problems=["xor-poly"])
+    back = ch07.read_timings(tmp_path / "ch07.json")
+    assert back == json.loads(json.dumps(p7))
+    assert back["command"] == "python -m benchmarks.bench --suite svm"
+    assert {r["method"] for r in back["results"]} == set(ch07.TIMING_METHODS)
+    assert all(len(r["seconds"]) == 2 for r in back["results"])
+    for key in ("cpu_model", "processor", "cpu_count", "python", "numpy", "scipy"):
+        assert key in back["machine"]
+    assert "load_average_1min_at_start" in back["machine"]
+    with pytest.raises(ValueError, match="repeats"):
+        write07(tmp_path / "x.json", repeats=0)
+    with pytest.raises(ValueError, match="repeats"):
+        write04(tmp_path / "x.json", repeats=0)
+
+
+def test_cli_runs_a_subset_and_records_no_paths(tmp_path):
+    out, tdir = tmp_path / "b.json", tmp_path / "tim"
+    argv = ["--quick", "--quiet", "--suite", "realdata", "--out", str(out)]
+    assert bench.main([*argv, "--timings-dir", str(tdir)]) == 0
+    assert (tdir / "ch04-realdata.json").exists() and not (tdir / "ch07-svm.json").exists()
+    text = out.read_text()
+    assert str(tmp_path) not in text and "--timings-dir tim" in text
+    assert set(json.loads(text)["suites"]) == {"realdata"}
+
+
+def test_cli_rejects_an_unknown_suite(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        bench.main(["--quick", "--suite", "nosuch", "--out", str(tmp_path / "b.json")])
+    assert "unknown suite" in capsys.readouterr().err
+
+
+def test_suites_register_by_name():
+    from benchmarks import suites
+
+    assert bench.SUITES == tuple(suites.SUITE_ENTRY_POINTS)
+    for name in bench.SUITES:
+        assert callable(suites.suite_func(name)), name
+    with pytest.raises(ValueError, match="unknown suite"):
+        suites.suite_func("nosuch")
+
+
+# ------------------------------------------------------------ machine and checkout
+
+
+def test_machine_info_keys():
+    from kperc_book import machine
+
+    info = machine.machine_info()
+    # what bench.json, the benchmarks page and chapters 4 and 7 read
+    for key in (
+        "cpu", "cores", "memory_gb", "platform", "python", "numpy", "scipy",
+        "scikit-learn", "cpu_count", "cpu_model", "processor", "loadavg", "threads",
+    ):  # fmt: skip
+        assert key in info, key
+    assert info["cores"] == info["cpu_count"] and info["cpu"] == info["cpu_model"]
+    assert info["platform"] == machine.platform_tag()
+    text = json.dumps(info)
+    for root in ("/" + "work", "/" + "root", "/" + "tmp", "/" + "home"):
+        assert root + "/" not in text, root
+    assert bench.machine_info is machine.machine_info
+    from kperc_book import reproduce
+
+    v = reproduce.versions()
+    assert v["platform"] == info["platform"] and v["numpy"] == info["numpy"]
+
+
+def test_book_tools_need_a_checkout(monkeypatch, tmp_path, capsys):
+    from kperc_book import ledger, paths
+
+    monkeypatch.setattr(paths, "TOC", tmp_path / "_toc.yml")
+    with pytest.raises(paths.NotACheckout, match="not a kperc-book checkout"):
+        bench.main(["--quick", "--out", str(tmp_path / "b.json")])
+    with pytest.raises(paths.NotACheckout, match="not a kperc-book checkout"):
+        ledger.main([])
+    assert not (tmp_path / "b.json").exists()

@@ -6,7 +6,6 @@ correct, bound-respecting results, so the logic that the notebooks run is covere
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
@@ -211,17 +210,6 @@ def test_real_data_iterations():
         assert r["nit_snkp"] < r["bound_snkp"]
 
 
-def test_write_and_read_timings(tmp_path):
-    out = tmp_path / "t.json"
-    payload = ch04.write_timings(out, repeats=2, names=("circles-rbf",))
-    back = ch04.read_timings(out)
-    assert back == json.loads(out.read_text()) == payload
-    assert {r["method"] for r in back["rows"]} == {"nkp", "snkp"}
-    for r in back["rows"]:
-        assert r["seconds_median"] > 0 and r["repeats"] == 2 and r["n"] == 200
-    assert "cpu_count" in back["machine"] and back["date"]
-
-
 def test_committed_timings_match_live_iterations():
     tim = ch04.read_timings()
     live = {
@@ -231,7 +219,3 @@ def test_committed_timings_match_live_iterations():
     }
     for r in tim["rows"]:
         assert live[(r["problem"], r["method"])] == r["nit"]
-
-
-def test_main_requires_flag(capsys):
-    assert ch04.main([]) == 2

@@ -258,23 +258,8 @@ def test_svm_comparison_and_margin_paths_on_a_small_problem():
 # ------------------------------------------------------------------------ timings
 
 
-def test_write_and_read_timings(tmp_path):
-    out = tmp_path / "t.json"
-    payload = ch07.write_timings(out, repeats=1, problems=["xor-poly"])
-    back = ch07.read_timings(out)
-    assert back == json.loads(out.read_text())
-    assert back["command"] == "python -m kperc_book.experiments.ch07 --timings"
-    assert {r["method"] for r in back["results"]} == set(ch07.TIMING_METHODS)
-    assert all(r["seconds_median"] > 0 and r["repeats"] == 1 for r in back["results"])
-    assert "machine" in payload and "date" in payload
-    table = ch07.timings_markdown(back)
-    assert table.count("\n") == 3 and "xor-poly" in table
-    with pytest.raises(ValueError):
-        ch07.write_timings(out, repeats=0)
-
-
 def test_read_timings_errors(tmp_path):
-    with pytest.raises(FileNotFoundError, match="--timings"):
+    with pytest.raises(FileNotFoundError, match="--suite svm"):
         ch07.read_timings(tmp_path / "missing.json")
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"date": "x", "machine": {}, "command": "c"}))
@@ -286,10 +271,18 @@ def test_committed_timings_are_readable():
     payload = ch07.read_timings()
     problems = {r["problem"] for r in payload["results"]}
     assert problems == set(kperc_book.data.PROBLEMS)
+    table = ch07.timings_markdown(payload)
+    assert table.count("\n") == 2 + len(problems)
 
 
-def test_main_without_timings_prints_help(capsys):
-    assert ch07.main([]) == 2
+def test_the_chapter_uses_sweeps_blas_option_not_bare_threadpool_limits():
+    import inspect
+
+    import kperc_book.experiments.ch07 as pkg
+
+    for mod in ("glue", "summary", "open_question", "svm", "timings", "affine"):
+        src = inspect.getsource(__import__(f"{pkg.__name__}.{mod}", fromlist=["x"]))
+        assert "threadpool_limits" not in src, mod
 
 
 # ------------------------------------------------------------------ affine margin
