@@ -633,3 +633,14 @@ def test_book_tools_need_a_checkout(monkeypatch, tmp_path, capsys):
     with pytest.raises(paths.NotACheckout, match="not a kperc-book checkout"):
         ledger.main([])
     assert not (tmp_path / "b.json").exists()
+
+
+@pytest.mark.parametrize(
+    "modname", ["kperc_book.machine", "benchmarks._timing", "benchmarks.suites"]
+)
+def test_harness_doctests(modname):
+    import doctest
+    import importlib
+
+    res = doctest.testmod(importlib.import_module(modname), optionflags=doctest.ELLIPSIS)
+    assert res.attempted > 0 and res.failed == 0, res
