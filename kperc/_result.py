@@ -73,12 +73,12 @@ class KpercResult(OptimizeResult):
     >>> res = kperc.snkp(kperc.gram_matrix(X, y), callback=lambda r: seen.append(r.nit))
     >>> seen == list(range(res.nit))
     True
-    >>> def stop_at_two(r):
-    ...     if r.nit == 2:
+    >>> def stop_at_one(r):
+    ...     if r.nit == 1:
     ...         raise StopIteration
-    >>> stopped = kperc.snkp(kperc.gram_matrix(X, y), callback=stop_at_two)
+    >>> stopped = kperc.snkp(kperc.gram_matrix(X, y), callback=stop_at_one)
     >>> stopped.outcome, stopped.status, stopped.nit, stopped.success
-    ('callback', 3, 2, False)
+    ('callback', 3, 1, False)
     >>> res = kperc.snkp(kperc.gram_matrix(X, y))
     >>> res.outcome, res.success, res.status
     ('separator', True, 0)
