@@ -160,7 +160,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         and then one about every second, with the iteration, the elapsed time and the
         algorithm's progress quantities (``min_Galpha``, ``min_i (G alpha)_i``, which
         turns positive at a separator; ``mu`` for SNKP and ISNKPVN; ``norm_p_G`` for
-        ISNKPVN), through the algorithm's ``callback``.
+        ISNKPVN), through the algorithm's ``callback`` (which copies ``alpha`` at every
+        iteration: negligible for SNKP and ISNKPVN, whose iterations cost a product with
+        ``G``, but about doubling the time of NKP's ``O(n)`` iterations).
     n_components : "auto", int or None, default="auto"
         How the training kernel is represented.
 
