@@ -269,6 +269,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     >>> clf = SNKPClassifier(kernel="rbf", gamma=2.0).fit(X, y)
     >>> clf.converged_, float(clf.score(X, y))
     (True, 1.0)
+    >>> clf.gram_form_  # n_components="auto": the exact dense G up to 5000 points
+    'dense'
     """
 
     def __init__(
