@@ -12,13 +12,27 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._approx import approx_gram_operator
-from ._kernels import gram_matrix, kernel_diagonal, kernel_matrix
+from ._kernels import gram_matrix, gram_operator, kernel_diagonal, kernel_matrix
 from ._perceptrons import nkp, snkp
 from ._primal_dual import isnkpvn
 
 __all__ = ["SNKPClassifier", "InseparableDataWarning", "expected_failed_checks"]
 
 _ALGORITHMS = {"snkp": snkp, "nkp": nkp, "isnkpvn": isnkpvn}
+
+#: ``n_components="auto"``: the largest ``n`` trained on the exact dense ``n x n`` matrix
+#: (non-linear kernels). At 5,000 points ``G`` takes 200 MB and under a second to build.
+AUTO_EXACT_MAX_N = 5_000
+
+#: ``n_components="auto"``: Nystroem features used above :data:`AUTO_EXACT_MAX_N` points
+#: (memory ``8 n m`` bytes: 0.4 GB at ``n = 10^5``, 4 GB at ``n = 10^6``).
+AUTO_N_COMPONENTS = 500
+
+#: ``verbose=2``: seconds between two progress lines of a running algorithm.
+PROGRESS_SECONDS = 1.0
+
+# the progress quantities that the algorithms' callbacks report, in display order
+_PROGRESS_FIELDS = ("mu", "min_Galpha", "norm_p_G", "nouter")
 
 
 class InseparableDataWarning(ConvergenceWarning):
@@ -140,15 +154,34 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         dtype conversion checks of :func:`sklearn.utils.validation.validate_data` for
         speed on trusted input; shapes and classes are still checked.
     verbose : int, default=0
-        With ``verbose > 0``, print one line per stage of the fit (kernel, Gram
-        matrix, algorithm and its outcome) with the time it took.
-    n_components : int or None, default=None
-        ``None`` trains on the exact ``n x n`` Gram matrix; an int trains and predicts
-        with that many Nystroem features (:func:`kperc.approx_gram_operator`): memory
-        ``O(n m)`` instead of ``O(n^2)``, and the separator is certified for the
-        approximate kernel. ``random_state`` seeds the choice of landmarks.
+        With ``verbose=1``, print one line per stage of the fit (kernel, Gram
+        matrix, algorithm and its outcome) with the time it took. With ``verbose=2``,
+        also print progress lines while the algorithm runs: one at its first iteration
+        and then one about every second, with the iteration, the elapsed time and the
+        algorithm's progress quantities (``min_Galpha``, ``min_i (G alpha)_i``, which
+        turns positive at a separator; ``mu`` for SNKP and ISNKPVN; ``norm_p_G`` for
+        ISNKPVN), through the algorithm's ``callback`` (which copies ``alpha`` at every
+        iteration: negligible for SNKP and ISNKPVN, whose iterations cost a product with
+        ``G``, but about doubling the time of NKP's ``O(n)`` iterations).
+    n_components : "auto", int or None, default="auto"
+        How the training kernel is represented.
+
+        * ``"auto"``: the linear kernel uses the exact factored operator
+          (:func:`kperc.gram_operator`: memory ``O(n d)``, no ``n x n`` matrix) at any
+          ``n``; other kernels use the exact dense ``n x n`` matrix up to
+          ``n = 5000`` points (200 MB), and above that ``500`` Nystroem features, as
+          an int would (memory ``O(n m)``: 0.4 GB at ``n = 10^5``). A callable kernel
+          always uses the exact dense matrix.
+        * an int ``m``: train and predict with ``m`` Nystroem features (named kernels
+          only)
+          (:func:`kperc.approx_gram_operator`): memory ``O(n m)`` instead of
+          ``O(n^2)``, and the separator is certified for the approximate kernel.
+          ``random_state`` seeds the choice of landmarks.
+        * ``None``: the exact dense ``n x n`` matrix whatever ``n`` (``8 n^2`` bytes).
+
+        The representation used is recorded in ``gram_form_``.
     random_state : int, RandomState instance or None, default=None
-        Seeds the Nystroem landmarks (used only with ``n_components``).
+        Seeds the Nystroem landmarks (used only when Nystroem features are used).
 
     Attributes
     ----------
@@ -188,10 +221,15 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     certificate_norm_ : float or None
         ``||p||_G`` of the certificate, an upper bound on the normalised margin of the
         training data. None when there is no certificate.
+    gram_form_ : {"dense", "factored", "nystroem"}
+        How the training kernel was represented (see ``n_components``): the exact
+        dense matrix, the exact factored linear-kernel operator, or Nystroem features.
+    n_components_ : int or None
+        The number of Nystroem features used; None for an exact kernel.
     feature_map_ : sklearn.kernel_approximation.Nystroem or None
-        With ``n_components``: the fitted feature map ``z``.
-    feature_coef_ : ndarray of shape (n_components,) or None
-        With ``n_components``: ``Z^T alpha``, so that ``f(x) = z(x) . Z^T alpha``.
+        With Nystroem features: the fitted feature map ``z``.
+    feature_coef_ : ndarray of shape (n_components_,) or None
+        With Nystroem features: ``Z^T alpha``, so that ``f(x) = z(x) . Z^T alpha``.
     n_features_in_ : int
         Number of features seen during fit.
 
@@ -231,6 +269,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     >>> clf = SNKPClassifier(kernel="rbf", gamma=2.0).fit(X, y)
     >>> clf.converged_, float(clf.score(X, y))
     (True, 1.0)
+    >>> clf.gram_form_  # n_components="auto": the exact dense G up to 5000 points
+    'dense'
     """
 
     def __init__(
@@ -247,7 +287,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         tol=1e-3,
         check_input=True,
         verbose=0,
-        n_components=None,
+        n_components="auto",
         random_state=None,
     ):
         self.kernel = kernel
@@ -288,6 +328,43 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             tail = "" if t0 is None else f" ({time.perf_counter() - t0:.2f} s)"
             print(f"[SNKPClassifier] {msg}{tail}", flush=True)
 
+    def _progress_callback(self):
+        """The callback that prints ``verbose=2`` progress lines (None below 2)."""
+        if not (isinstance(self.verbose, (int, np.integer)) and self.verbose >= 2):
+            return None
+        name = self.algorithm.upper()
+        t0 = time.perf_counter()
+        last = [-np.inf]
+
+        def progress(r):
+            now = time.perf_counter()
+            if r.nit == 0 or now - last[0] >= PROGRESS_SECONDS:
+                last[0] = now
+                shown = "".join(
+                    f", {key}={r[key]:.4g}" if key != "nouter" else f", call {r[key] + 1}"
+                    for key in _PROGRESS_FIELDS
+                    if key in r
+                )
+                print(
+                    f"[SNKPClassifier] {name} iteration {r.nit}: {now - t0:.2f} s{shown}",
+                    flush=True,
+                )
+
+        return progress
+
+    def _gram_form(self, n):
+        """Which representation of the training kernel to use for ``n`` points, and the
+        number of Nystroem features: ``("dense" | "factored" | "nystroem", m or None)``."""
+        if self.n_components is None:
+            return "dense", None
+        if isinstance(self.n_components, str):  # "auto" (checked in _check_params)
+            if not callable(self.kernel) and self.kernel == "linear":
+                return "factored", None
+            if callable(self.kernel) or n <= AUTO_EXACT_MAX_N:
+                return "dense", None
+            return "nystroem", AUTO_N_COMPONENTS
+        return "nystroem", self.n_components
+
     def _validate(self, X, y=None, *, fitting):
         kw = {"dtype": np.float64}
         if not self.check_input:
@@ -313,6 +390,17 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"gamma must be a positive number or 'scale'; got {self.gamma!r}")
         if not isinstance(self.gamma, str) and not self.gamma > 0:
             raise ValueError(f"gamma must be a positive number or 'scale'; got {self.gamma!r}")
+        if isinstance(self.n_components, str) and self.n_components != "auto":
+            raise ValueError(
+                f"n_components must be 'auto', a positive integer or None; got "
+                f"{self.n_components!r}."
+            )
+        if callable(self.kernel) and not (self.n_components is None or self.n_components == "auto"):
+            raise ValueError(
+                "n_components (Nystroem features) needs a named kernel ('rbf', 'poly' or "
+                "'linear'): scikit-learn's Nystroem would call a callable kernel once per "
+                "pair of points. Use n_components='auto' or None (the exact kernel)."
+            )
         if self.algorithm == "isnkpvn" and not (
             isinstance(self.tol, (int, float, np.floating)) and self.tol > 0
         ):
@@ -329,24 +417,32 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
                 "kernel); set fit_intercept=True or remove such points."
             )
         s = ypm / np.sqrt(diag)
-        # the package's own G: exact for points repeated with the other label
-        if self.n_components is None:
+        form, m = self._gram_form(Xa.shape[0])
+        if form == "dense":  # the package's own G: exact for points repeated with the other label
             G = gram_matrix(Xa, ypm, self.kernel, **params)
+        elif form == "factored":  # linear kernel: G = Z Z^T with O(n d) memory, exact
+            G = gram_operator(Xa, ypm)
         else:  # Nystroem features: an O(n m) factored operator instead of the n x n matrix
             G = approx_gram_operator(
                 Xa,
                 ypm,
                 self.kernel,
-                n_components=self.n_components,
+                n_components=m,
                 random_state=self.random_state,
                 **params,
             )
             s = ypm / G.feature_norms  # the approximate kernel's normalisation
+        self.gram_form_ = form
+        self.n_components_ = None if form != "nystroem" else int(G.Z.shape[1])
         return G, s
 
     def _run(self, G):
         """Run the chosen algorithm on ``G``; returns its :class:`~kperc.KpercResult`."""
-        kw = {"max_iter": int(self.max_iter), "check_input": False}
+        kw = {
+            "max_iter": int(self.max_iter),
+            "check_input": False,
+            "callback": self._progress_callback(),
+        }
         if self.algorithm == "isnkpvn":
             kw["eps"] = float(self.tol)
         return _ALGORITHMS[self.algorithm](G, **kw)
@@ -399,7 +495,12 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
 
         t0 = time.perf_counter()
         G, s = self._build_gram(Xa, ypm)
-        self._log(f"kernel={self.kernel!r}, gamma={self._gamma:.4g}: Gram matrix {n}x{n}", t0)
+        what = {
+            "dense": f"dense Gram matrix {n}x{n}",
+            "factored": f"factored linear-kernel Gram operator ({n}x{Xa.shape[1]} factor)",
+            "nystroem": f"Nystroem Gram operator ({n}x{self.n_components_} features)",
+        }[self.gram_form_]
+        self._log(f"kernel={self.kernel!r}, gamma={self._gamma:.4g}: {what}", t0)
 
         t0 = time.perf_counter()
         self._log(f"running {self.algorithm.upper()} (max_iter={int(self.max_iter)})")
@@ -420,8 +521,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         self.support_vectors_ = Xa[self.support_]
         self.dual_coef_ = (alpha * s)[self.support_]
         # f(x) = (Z^T alpha) . z(x) / ||z(x)|| for Nystroem features z; None when exact
-        self.feature_map_ = None if self.n_components is None else G.transformer
-        self.feature_coef_ = None if self.n_components is None else G.Z.T @ alpha
+        nystroem = self.gram_form_ == "nystroem"
+        self.feature_map_ = G.transformer if nystroem else None
+        self.feature_coef_ = G.Z.T @ alpha if nystroem else None
         if not self.converged_:
             warnings.warn(self._inseparable_message(), InseparableDataWarning, stacklevel=2)
         return self
@@ -482,8 +584,13 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             norms = np.sqrt(np.einsum("ij,ij->i", F, F))
             return (F @ self.feature_coef_) / np.where(norms > 0, norms, 1.0)
         params = self._kernel_params()
-        Kx = kernel_matrix(Xa, self.support_vectors_, kernel=self.kernel, **params)
-        f = Kx @ self.dual_coef_
+        if not callable(self.kernel) and self.kernel == "linear":
+            # f(x) = x . w with w = sum_i dual_coef_i x_i: O(d) per point, whatever the
+            # number of support vectors (SNKP gives weight to every training point)
+            f = Xa @ (self.dual_coef_ @ self.support_vectors_)
+        else:
+            Kx = kernel_matrix(Xa, self.support_vectors_, kernel=self.kernel, **params)
+            f = Kx @ self.dual_coef_
         kxx = kernel_diagonal(Xa, kernel=self.kernel, **params)
         scale = np.where(kxx > 0, np.sqrt(np.where(kxx > 0, kxx, 1.0)), 1.0)
         return f / scale

@@ -24,7 +24,15 @@ from ._kernels import (
     certified_positive,
     certified_separates,
 )
-from ._result import KpercResult, Tracer, make_result
+from ._result import (
+    CallbackType,
+    KpercResult,
+    Tracer,
+    check_callback,
+    make_result,
+    notify,
+    stopped_message,
+)
 from ._smoothing import EXP_FLOOR, entropy_prox, log_mean_exp
 from ._validation import check_nonnegative, check_positive, check_Xy, pow2_scale, row_norms
 
@@ -55,13 +63,22 @@ def _first_index_rule(m: np.ndarray) -> int:
     return int(np.argmin(m))
 
 
-def _linear_counts_loop(Z: np.ndarray, max_iter: int, trace: bool, record_w: bool, average: bool):
+def _linear_counts_loop(
+    Z: np.ndarray,
+    max_iter: int,
+    trace: bool,
+    record_w: bool,
+    average: bool,
+    callback: CallbackType = None,
+    fields=None,
+):
     """Shared loop of Algorithms 1 and 2: ``u = sum of chosen rows of Z``.
 
     ``m = Z u`` holds the (scaled) margins and is updated by one ``O(n d)`` product per
     iteration. The traced iterate is ``w_k = u`` (Algorithm 1) or the average
     ``w_k = u / k`` (Algorithm 2, ``average=True``). Returns counts, u, the halting
-    index and the trace.
+    index, the trace and how the loop ended (``"separator"``, ``"max_iter"`` or
+    ``"callback"``). ``fields(counts, u, k, mmin, nu)`` gives the callback's fields.
     """
     n, d = Z.shape
     counts = np.zeros(n)
@@ -78,9 +95,11 @@ def _linear_counts_loop(Z: np.ndarray, max_iter: int, trace: bool, record_w: boo
                 extra["w"] = u / k if (average and k) else u.copy()
             tr.add(k=k, min_margin=mmin / nu if nu > 0 else 0.0, norm_w=nu, j=-1, **extra)
         if mmin > 0 and certified_separates(Z, u)[0]:  # positive beyond rounding
-            return counts, u, k, tr, True
+            return counts, u, k, tr, "separator"
         if k >= max_iter:
-            return counts, u, k, tr, False
+            return counts, u, k, tr, "max_iter"
+        if callback is not None and notify(callback, nit=k, **fields(counts, u, k, mmin, nu)):
+            return counts, u, k, tr, "callback"
         j = _first_index_rule(m)
         if tr.enabled:
             tr.data["j"][-1] = j
@@ -91,7 +110,14 @@ def _linear_counts_loop(Z: np.ndarray, max_iter: int, trace: bool, record_w: boo
         k += 1
 
 
-def perceptron(X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = False) -> KpercResult:
+def perceptron(
+    X,
+    y,
+    *,
+    max_iter: int = DEFAULT_MAX_ITER_CHEAP,
+    trace: bool = False,
+    callback: CallbackType = None,
+) -> KpercResult:
     """Algorithm 1: the classical perceptron on raw (unnormalised) data.
 
     Starts from ``w_0 = 0`` and adds ``y_i x_i`` for the most violated point (smallest
@@ -112,6 +138,11 @@ def perceptron(X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = Fa
     trace : bool
         Record ``min_margin`` (``min_i y_i x_i^T w / ||w||``), ``norm_w``, the chosen
         index ``j`` and the iterate ``w`` at every step.
+    callback : callable, optional
+        ``callback(intermediate_result)`` on every iteration (see the Notes of
+        :class:`kperc.KpercResult`), with ``nit``, ``alpha`` and ``w`` (copies),
+        ``min_margin`` (``min_i y_i x_i^T w / ||w||``) and ``norm_w`` (``||w||``). Raise
+        :class:`StopIteration` to stop.
 
     Returns
     -------
@@ -137,7 +168,20 @@ def perceptron(X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = Fa
     # sums of rows of size 1e+-300 from overflowing or underflowing
     scale = pow2_scale(norms.max())
     Z = X * (y / scale)[:, None]
-    counts, u, k, tr, ok = _linear_counts_loop(Z, max_iter, trace, record_w=True, average=False)
+    callback = check_callback(callback)
+
+    def fields(counts, u, k, mmin, nu):
+        a = counts * (norms / scale)
+        return {
+            "alpha": a / a.sum() if k else a,
+            "w": u * scale,
+            "min_margin": mmin / nu * scale if nu > 0 else 0.0,
+            "norm_w": nu * scale,
+        }
+
+    counts, u, k, tr, how = _linear_counts_loop(
+        Z, max_iter, trace, record_w=True, average=False, callback=callback, fields=fields
+    )
     u = u * scale
     if tr.enabled and scale != 1.0:  # report the trace in the units of X
         tr.data["w"] = [wk * scale for wk in tr.data["w"]]
@@ -145,10 +189,12 @@ def perceptron(X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = Fa
         tr.data["min_margin"] = [v * scale for v in tr.data["min_margin"]]
     alpha = counts * (norms / scale)
     alpha = alpha / alpha.sum() if alpha.sum() > 0 else alpha
-    if ok:
+    if how == "separator":
         return make_result(
             "separator", k, f"separator found after {k} updates", alpha=alpha, w=u, trace=tr.data
         )
+    if how == "callback":
+        return make_result("callback", k, stopped_message(k), alpha=alpha, w=u, trace=tr.data)
     return make_result(
         "max_iter",
         k,
@@ -160,7 +206,12 @@ def perceptron(X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = Fa
 
 
 def normalized_perceptron(
-    X, y, *, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = False
+    X,
+    y,
+    *,
+    max_iter: int = DEFAULT_MAX_ITER_CHEAP,
+    trace: bool = False,
+    callback: CallbackType = None,
 ) -> KpercResult:
     """Algorithm 2: the Normalised Perceptron, run on ``a_i = y_i x_i / ||x_i||``.
 
@@ -179,6 +230,11 @@ def normalized_perceptron(
         ``rho_2`` down to ``10^-3``.
     trace : bool
         Record ``min_margin``, ``norm_w``, ``j`` and ``w`` at every step.
+    callback : callable, optional
+        ``callback(intermediate_result)`` on every iteration (see the Notes of
+        :class:`kperc.KpercResult`), with ``nit``, ``alpha`` and ``w`` (copies),
+        ``min_margin`` (``min_i y_i x_i^T w / ||w||``) and ``norm_w`` (``||w||``). Raise
+        :class:`StopIteration` to stop.
 
     Returns
     -------
@@ -199,13 +255,27 @@ def normalized_perceptron(
     norms = row_norms(X)  # scaled first: no overflow or underflow at 1e+-300
     _check_diag(norms)
     Z = X / norms[:, None] * y[:, None]
-    counts, u, k, tr, ok = _linear_counts_loop(Z, max_iter, trace, record_w=True, average=True)
+    callback = check_callback(callback)
+
+    def fields(counts, u, k, mmin, nu):
+        return {
+            "alpha": counts / k if k else counts.copy(),
+            "w": u / k if k else u.copy(),
+            "min_margin": mmin / nu if nu > 0 else 0.0,
+            "norm_w": nu / k if k else nu,
+        }
+
+    counts, u, k, tr, how = _linear_counts_loop(
+        Z, max_iter, trace, record_w=True, average=True, callback=callback, fields=fields
+    )
     alpha = counts / k if k else counts
     w = u / k if k else u
-    if ok:
+    if how == "separator":
         return make_result(
             "separator", k, f"separator found after {k} updates", alpha=alpha, w=w, trace=tr.data
         )
+    if how == "callback":
+        return make_result("callback", k, stopped_message(k), alpha=alpha, w=w, trace=tr.data)
     return make_result(
         "max_iter",
         k,
@@ -224,6 +294,7 @@ def nkp(
     halt: bool = True,
     check_input: bool = True,
     cache_size: float = DEFAULT_CACHE_SIZE,
+    callback: CallbackType = None,
 ) -> KpercResult:
     """Algorithm 3: the Normalised Kernel Perceptron (NKP).
 
@@ -261,6 +332,12 @@ def nkp(
         Megabytes of the column cache when ``G`` is a LinearOperator (scikit-learn's
         ``SVC`` default, 200); ``0`` computes every column afresh. Unused for a dense
         ``G``.
+    callback : callable, optional
+        ``callback(intermediate_result)`` on every iteration (see the Notes of
+        :class:`kperc.KpercResult`), with ``nit``, ``alpha`` (a copy) and ``min_Galpha``
+        (``min_i (G alpha)_i``, maintained by the iteration). Raise
+        :class:`StopIteration` to stop. Building ``alpha`` costs ``O(n)``, as much as an
+        iteration with a cached column: a callback roughly doubles the cost of a run.
 
     Returns
     -------
@@ -292,6 +369,8 @@ def nkp(
     diag_list = diag.tolist()
     column_into = gram.column_into
     col = np.empty(n)
+    callback = check_callback(callback)
+    stopped = False
     k = 0
     while True:
         j = int(g.argmin())  # _first_index_rule (first index on ties)
@@ -312,6 +391,14 @@ def nkp(
                 break
         if k >= max_iter:
             break
+        if callback is not None and notify(
+            callback,
+            nit=k,
+            alpha=counts / k if k else counts.copy(),
+            min_Galpha=gmin / k if k else 0.0,
+        ):
+            stopped = True
+            break
         sq += 2.0 * gmin + diag_list[j]
         np.add(g, column_into(j, col), out=g)
         counts[j] += 1.0
@@ -328,14 +415,17 @@ def nkp(
             **extra,
         )
     if not halt and float(g.min()) > 0 and _fresh_certified(gram, counts, k):
+        stop = "stopped by callback; " if stopped else ""
         return make_result(
             "separator",
             k,
-            f"ran {k} updates; the first separating iterate was at {first}",
+            f"{stop}ran {k} updates; the first separating iterate was at {first}",
             alpha=alpha,
             trace=tr.data,
             **extra,
         )
+    if stopped:
+        return make_result("callback", k, stopped_message(k), alpha=alpha, trace=tr.data, **extra)
     return make_result(
         "max_iter",
         k,
@@ -354,6 +444,7 @@ def snkp(
     trace: bool = False,
     halt: bool = True,
     check_input: bool = True,
+    callback: CallbackType = None,
 ) -> KpercResult:
     """Algorithm 4: the Smoothed Normalised Kernel Perceptron (SNKP).
 
@@ -394,6 +485,11 @@ def snkp(
         Validate ``G`` (square, symmetric, unit diagonal, finite: an ``O(n^2)`` scan).
         False checks only the shape; use it for a ``G`` from :func:`kperc.gram_matrix`
         or for repeated calls on the same matrix.
+    callback : callable, optional
+        ``callback(intermediate_result)`` on every iteration (see the Notes of
+        :class:`kperc.KpercResult`), with ``nit``, ``alpha`` and ``p`` (copies), ``mu``
+        and ``min_Galpha`` (``min_i (G alpha)_i``, which the iteration computes anyway).
+        Raise :class:`StopIteration` to stop.
 
     Returns
     -------
@@ -443,6 +539,8 @@ def snkp(
     tr = Tracer(trace, ("k", "mu", "L", "L_mu", "norm_p_G", "norm_alpha_G", "min_Galpha", "margin"))
     first = None
     gmin = float(ga.min())
+    callback = check_callback(callback)
+    stopped = False
     k = 0
     while True:
         if tr.enabled:
@@ -465,6 +563,11 @@ def snkp(
                 if halt:
                     break
         if k >= max_iter:
+            break
+        if callback is not None and notify(
+            callback, nit=k, alpha=alpha.copy(), p=p.copy(), mu=mu, min_Galpha=gmin
+        ):
+            stopped = True
             break
         theta = 2.0 / (k + 3)
         one = 1.0 - theta
@@ -499,7 +602,13 @@ def snkp(
             if halt
             else f"ran {k} iterations; the first separating iterate was at {first}"
         )
+        if stopped:
+            msg = f"stopped by callback; {msg}"
         return make_result("separator", k, msg, alpha=alpha, p=p, trace=tr.data, **extra)
+    if stopped:
+        return make_result(
+            "callback", k, stopped_message(k), alpha=alpha, p=p, trace=tr.data, **extra
+        )
     return make_result(
         "max_iter",
         k,
@@ -512,7 +621,13 @@ def snkp(
 
 
 def winnow(
-    X, y, *, eta: float = 0.1, max_iter: int = DEFAULT_MAX_ITER_CHEAP, trace: bool = False
+    X,
+    y,
+    *,
+    eta: float = 0.1,
+    max_iter: int = DEFAULT_MAX_ITER_CHEAP,
+    trace: bool = False,
+    callback: CallbackType = None,
 ) -> KpercResult:
     """A Winnow-style multiplicative-weights method for the l_inf-normalised margin.
 
@@ -537,6 +652,11 @@ def winnow(
         updates cover ``rho_inf`` down to about ``10^-3``.
     trace : bool
         Record ``min_margin`` (``min_i b_i^T v``) at every step.
+    callback : callable, optional
+        ``callback(intermediate_result)`` on every iteration (see the Notes of
+        :class:`kperc.KpercResult`), with ``nit``, ``alpha=None`` (Winnow has no
+        ``alpha``), ``w`` and ``p`` (the weights ``v``; copies) and ``min_margin``.
+        Raise :class:`StopIteration` to stop.
 
     Returns
     -------
@@ -563,6 +683,8 @@ def winnow(
     d = X.shape[1]
     logv = np.full(D, -np.log(D))
     tr = Tracer(trace, ("k", "min_margin"))
+    callback = check_callback(callback)
+    stopped = False
     k = 0
     while True:
         v = np.exp(logv - logv.max())
@@ -575,6 +697,11 @@ def winnow(
         ok = mmin > 0 and certified_separates(Bh, v[:d] - v[d:])[0]
         if ok or k >= max_iter:
             break
+        if callback is not None and notify(
+            callback, nit=k, alpha=None, w=v[:d] - v[d:], p=v.copy(), min_margin=mmin
+        ):
+            stopped = True
+            break
         logv = logv + eta * B[_first_index_rule(m)]
         k += 1
     w = v[:d] - v[d:]
@@ -582,6 +709,8 @@ def winnow(
         return make_result(
             "separator", k, f"separator found after {k} updates", w=w, p=v, trace=tr.data
         )
+    if stopped:
+        return make_result("callback", k, stopped_message(k), w=w, p=v, trace=tr.data)
     return make_result(
         "max_iter", k, f"no separator within max_iter={max_iter} updates", w=w, p=v, trace=tr.data
     )

@@ -13,7 +13,15 @@ from __future__ import annotations
 import numpy as np
 
 from ._kernels import as_gram, certified_positive, check_attainable, seminorm_floor
-from ._result import KpercResult, Tracer, make_result
+from ._result import (
+    CallbackType,
+    KpercResult,
+    Tracer,
+    check_callback,
+    make_result,
+    notify,
+    stopped_message,
+)
 from ._smoothing import euclidean_prox
 from ._validation import check_positive, check_simplex
 
@@ -60,7 +68,9 @@ class _ProxWorkspace:
         np.maximum(out, 0.0, out=out)
 
 
-def _snkpvn_core(gram, q, delta, max_iter, mu0, trace):
+def _snkpvn_core(gram, q, delta, max_iter, mu0, trace, callback=None, offset=0, outer=None):
+    """SNKPVN's loop. The callback sees ``nit = offset + k`` (and ``nouter = outer`` when
+    given): ISNKPVN numbers the iterations of its successive calls consecutively."""
     n = gram.n
     mu = 2.0 * n if mu0 is None else mu0
     # Performance (benchmarks.bench): as in kperc.snkp, the pairs (alpha, G alpha), (p, G p)
@@ -142,6 +152,27 @@ def _snkpvn_core(gram, q, delta, max_iter, mu0, trace):
                 trace=tr.data,
                 mu=mu,
             )
+        if callback is not None:
+            info = {} if outer is None else {"nouter": outer}
+            if notify(
+                callback,
+                nit=offset + k,
+                alpha=alpha.copy(),
+                p=p.copy(),
+                mu=mu,
+                norm_p_G=normp,
+                min_Galpha=gmin,
+                **info,
+            ):
+                return make_result(
+                    "callback",
+                    k,
+                    stopped_message(offset + k),
+                    alpha=alpha.copy(),
+                    p=p.copy(),
+                    trace=tr.data,
+                    mu=mu,
+                )
         theta = 2.0 / (k + 3)
         one = 1.0 - theta
         # (alpha, G alpha) <- one * ((alpha, G alpha) + theta * (p, G p)) + theta^2 * (phat, .)
@@ -169,6 +200,7 @@ def snkpvn(
     mu0: float | None = None,
     trace: bool = False,
     check_input: bool = True,
+    callback: CallbackType = None,
 ) -> KpercResult:
     """Algorithm 6: SNKPVN(q, delta), the primal-dual smoothed kernel perceptron.
 
@@ -206,6 +238,12 @@ def snkpvn(
         Validate ``G`` (square, symmetric, unit diagonal, finite: an ``O(n^2)`` scan).
         False checks only the shape; use it for a ``G`` from :func:`kperc.gram_matrix`
         or for repeated calls on the same matrix.
+    callback : callable, optional
+        ``callback(intermediate_result)`` on every iteration (see the Notes of
+        :class:`kperc.KpercResult`), with ``nit``, ``alpha`` and ``p`` (copies), ``mu``,
+        ``norm_p_G`` (``||p||_G`` from the maintained ``G p``) and ``min_Galpha``
+        (``min_i (G alpha)_i``), all computed by the iteration anyway. Raise
+        :class:`StopIteration` to stop.
 
     Returns
     -------
@@ -229,7 +267,7 @@ def snkpvn(
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     if mu0 is not None:
         mu0 = check_positive(mu0, "mu0")
-    return _snkpvn_core(gram, q, delta, max_iter, mu0, trace)
+    return _snkpvn_core(gram, q, delta, max_iter, mu0, trace, check_callback(callback))
 
 
 def isnkpvn(
@@ -240,6 +278,7 @@ def isnkpvn(
     max_iter: int = DEFAULT_MAX_ITER,
     trace: bool = False,
     check_input: bool = True,
+    callback: CallbackType = None,
 ) -> KpercResult:
     """Algorithm 7: ISNKPVN(gamma, eps), iterated SNKPVN.
 
@@ -279,6 +318,11 @@ def isnkpvn(
         Validate ``G`` (square, symmetric, unit diagonal, finite: an ``O(n^2)`` scan).
         False checks only the shape; use it for a ``G`` from :func:`kperc.gram_matrix`
         or for repeated calls on the same matrix.
+    callback : callable, optional
+        ``callback(intermediate_result)`` on every inner (SNKPVN) iteration, with the
+        fields of :func:`kperc.snkpvn`'s callback, ``nit`` counted over all calls (it
+        increases through the restarts) and ``nouter``, the index of the current call.
+        Raise :class:`StopIteration` to stop.
 
     Returns
     -------
@@ -306,6 +350,7 @@ def isnkpvn(
     floor = 2.0 * seminorm_floor(gram)
     q = np.full(n, 1.0 / n)
     tr = Tracer(trace, ("t", "norm_q_G", "delta", "inner_nit", "outcome"))
+    callback = check_callback(callback)
     total = 0
     t = 0
     while True:
@@ -324,7 +369,7 @@ def isnkpvn(
                 norm_p_G=nq,
             )
         delta = max(nq / gamma, floor)  # an inner tolerance that can be certified
-        r = _snkpvn_core(gram, q, delta, max_iter - total, None, False)
+        r = _snkpvn_core(gram, q, delta, max_iter - total, None, False, callback, total, t)
         total += r.nit
         tr.add(t=t, norm_q_G=nq, delta=delta, inner_nit=r.nit, outcome=r.outcome)
         if r.outcome == "separator":
@@ -332,6 +377,16 @@ def isnkpvn(
                 "separator",
                 total,
                 f"separator found after {t + 1} calls and {total} iterations",
+                alpha=r.alpha,
+                p=r.p,
+                trace=tr.data,
+                nouter=t + 1,
+            )
+        if r.outcome == "callback":
+            return make_result(
+                "callback",
+                total,
+                stopped_message(total),
                 alpha=r.alpha,
                 p=r.p,
                 trace=tr.data,

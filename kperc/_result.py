@@ -9,7 +9,7 @@ import numpy as np
 from scipy.optimize import OptimizeResult
 
 #: ``status`` codes shared by every algorithm.
-STATUS = {"separator": 0, "certificate": 1, "max_iter": 2}
+STATUS = {"separator": 0, "certificate": 1, "max_iter": 2, "callback": 3}
 
 
 class KpercResult(OptimizeResult):
@@ -23,12 +23,14 @@ class KpercResult(OptimizeResult):
 
     Attributes
     ----------
-    outcome : {"separator", "certificate", "max_iter"}
-        How the run ended.
+    outcome : {"separator", "certificate", "max_iter", "callback"}
+        How the run ended; ``"callback"`` when the ``callback`` raised
+        :class:`StopIteration` before an exit test passed.
     success : bool
         ``True`` when the run ended with a separator or a certificate.
     status : int
-        0 for a separator, 1 for a certificate, 2 when ``max_iter`` was reached.
+        0 for a separator, 1 for a certificate, 2 when ``max_iter`` was reached, 3 when
+        the run was stopped by its callback.
     message : str
         A sentence that says what happened.
     nit : int
@@ -45,11 +47,38 @@ class KpercResult(OptimizeResult):
         Per-iteration quantities, recorded when the algorithm was called with
         ``trace=True``.
 
+    Notes
+    -----
+    *Callbacks.* Every iterative algorithm takes a keyword ``callback``, called once per
+    iteration as ``callback(intermediate_result)`` in the convention of
+    :func:`scipy.optimize.minimize`. ``intermediate_result`` is an
+    :class:`~scipy.optimize.OptimizeResult` with ``nit`` (the number of updates made so
+    far), ``alpha`` (the current iterate: a fresh copy that the callback may keep;
+    ``None`` for :func:`kperc.winnow`, which has no ``alpha``) and the algorithm's
+    progress quantities, documented with its ``callback`` parameter; they are values the
+    iteration computes anyway, so a callback adds no product with ``G``. It is called on
+    every iterate that has not passed the exit test, before the update, so ``nit`` takes
+    the values ``0, 1, ..., K - 1`` in a run that halts at ``K``. Raising
+    :class:`StopIteration` in the callback stops the run: the result then has outcome
+    ``"callback"`` (status 3, ``success`` False) and the iterate the callback saw, which
+    is not a separator (it has just failed the exit test). With ``callback=None`` (the
+    default) the loop does no extra work.
+
     Examples
     --------
     >>> import kperc
     >>> from kperc.datasets import planted
     >>> X, y = planted(40, 3, rho=0.2, seed=0)
+    >>> seen = []
+    >>> res = kperc.snkp(kperc.gram_matrix(X, y), callback=lambda r: seen.append(r.nit))
+    >>> seen == list(range(res.nit))
+    True
+    >>> def stop_at_one(r):
+    ...     if r.nit == 1:
+    ...         raise StopIteration
+    >>> stopped = kperc.snkp(kperc.gram_matrix(X, y), callback=stop_at_one)
+    >>> stopped.outcome, stopped.status, stopped.nit, stopped.success
+    ('callback', 3, 1, False)
     >>> res = kperc.snkp(kperc.gram_matrix(X, y))
     >>> res.outcome, res.success, res.status
     ('separator', True, 0)
@@ -77,7 +106,7 @@ def make_result(
         tr = {key: np.asarray(val) for key, val in trace.items()}
     return KpercResult(
         outcome=outcome,
-        success=outcome != "max_iter",
+        success=outcome in ("separator", "certificate"),
         status=STATUS[outcome],
         message=message,
         nit=int(nit),
@@ -102,4 +131,32 @@ class Tracer:
                 self.data[key].append(val)
 
 
-CallbackType = Callable[[dict], Any] | None
+CallbackType = Callable[[OptimizeResult], Any] | None
+"""``callback(intermediate_result)``, as in :func:`scipy.optimize.minimize`."""
+
+
+def check_callback(callback: Any) -> CallbackType:
+    """``callback`` itself, or a TypeError that says what is expected."""
+    if callback is not None and not callable(callback):
+        raise TypeError(
+            f"callback must be a callable taking one OptimizeResult (or None); got "
+            f"{type(callback).__name__}."
+        )
+    return callback
+
+
+def notify(callback: Callable[[OptimizeResult], Any], **fields: Any) -> bool:
+    """Call ``callback`` with an :class:`OptimizeResult` of ``fields``.
+
+    Returns ``True`` when the callback raised :class:`StopIteration` (the run must stop).
+    """
+    try:
+        callback(OptimizeResult(**fields))
+    except StopIteration:
+        return True
+    return False
+
+
+def stopped_message(nit: int) -> str:
+    """The message of a run that its callback stopped."""
+    return f"stopped by callback after {nit} iterations (no exit test passed)"

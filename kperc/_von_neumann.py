@@ -23,7 +23,15 @@ from ._kernels import (
     check_attainable,
     signed_normalized_points,
 )
-from ._result import KpercResult, Tracer, make_result
+from ._result import (
+    CallbackType,
+    KpercResult,
+    Tracer,
+    check_callback,
+    make_result,
+    notify,
+    stopped_message,
+)
 from ._validation import check_nonnegative, check_positive, check_Xy
 
 __all__ = ["nvn", "von_neumann_linear", "line_search_step"]
@@ -53,6 +61,7 @@ def nvn(
     trace: bool = False,
     check_input: bool = True,
     cache_size: float = DEFAULT_CACHE_SIZE,
+    callback: CallbackType = None,
 ) -> KpercResult:
     """Algorithm 5 in kernel form: normalised Von Neumann using only ``G``.
 
@@ -97,6 +106,13 @@ def nvn(
         or for repeated calls on the same matrix.
     cache_size : float
         Megabytes of the column cache for a LinearOperator ``G`` (see :func:`kperc.nkp`).
+    callback : callable, optional
+        ``callback(intermediate_result)`` on every iteration (see the Notes of
+        :class:`kperc.KpercResult`), with ``nit``, ``alpha`` and ``p`` (copies of the
+        same iterate), ``norm_w`` (``||p||_G`` from the maintained ``s``) and
+        ``min_Galpha`` (``min_i (G p)_i``). Raise :class:`StopIteration` to stop.
+        Building the copies costs ``O(n)``, as much as an iteration with a cached
+        column.
 
     Returns
     -------
@@ -148,6 +164,8 @@ def nvn(
         gt[:] = gram.matvec(pt)
         s = max(float(pt @ gt), 0.0)
 
+    callback = check_callback(callback)
+    stopped = False
     k = 0
     while True:
         certificate = separator = False
@@ -164,6 +182,11 @@ def nvn(
         if tr.enabled:
             tr.add(k=k, norm_w=np.sqrt(s), min_Galpha=gmin, j=-1, theta=0.0)
         if certificate or separator or k >= max_iter:
+            break
+        if callback is not None and notify(
+            callback, nit=k, alpha=pt * c, p=pt * c, norm_w=np.sqrt(s), min_Galpha=gmin
+        ):
+            stopped = True
             break
         gjj = diag_list[j]
         theta = line_search_step(s, gmin, gjj)
@@ -208,6 +231,10 @@ def nvn(
             trace=tr.data,
             **extra,
         )
+    if stopped:
+        return make_result(
+            "callback", k, stopped_message(k), alpha=p, p=p.copy(), trace=tr.data, **extra
+        )
     return make_result(
         "max_iter",
         k,
@@ -227,6 +254,7 @@ def von_neumann_linear(
     primal_exit: bool = True,
     max_iter: int = DEFAULT_MAX_ITER,
     trace: bool = False,
+    callback: CallbackType = None,
 ) -> KpercResult:
     """Algorithm 5 in linear form on data ``(X, y)``.
 
@@ -247,6 +275,10 @@ def von_neumann_linear(
     trace : bool
         Record ``w`` (the iterate), ``norm_w``, ``min_margin`` (``min_i a_i^T w``), ``j``
         and ``theta``.
+    callback : callable, optional
+        ``callback(intermediate_result)`` on every iteration (see the Notes of
+        :class:`kperc.KpercResult`), with ``nit``, ``alpha``, ``p`` and ``w`` (copies),
+        ``norm_w`` (``||w||``) and ``min_margin``. Raise :class:`StopIteration` to stop.
 
     Returns
     -------
@@ -278,6 +310,7 @@ def von_neumann_linear(
     w = Z.T @ p
     m = Z @ w
     tr = Tracer(trace, ("k", "w", "norm_w", "min_margin", "j", "theta"))
+    callback = check_callback(callback)
     k = 0
     while True:
         s = float(w @ w)
@@ -312,6 +345,18 @@ def von_neumann_linear(
                 p=p,
                 w=w,
                 trace=tr.data,
+            )
+        if callback is not None and notify(
+            callback,
+            nit=k,
+            alpha=p.copy(),
+            p=p.copy(),
+            w=w.copy(),
+            norm_w=np.sqrt(s),
+            min_margin=mmin,
+        ):
+            return make_result(
+                "callback", k, stopped_message(k), alpha=p.copy(), p=p, w=w, trace=tr.data
             )
         j = int(np.argmin(m))
         zj = Z[j]

@@ -226,3 +226,108 @@ def test_check_input_false_gives_the_same_model():
     np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
     with pytest.raises(ValueError, match="NaN"):
         SNKPClassifier().fit(np.where(X > 0.5, np.nan, X), y)
+
+
+def test_verbose_2_prints_progress_lines(capsys, monkeypatch):
+    import kperc._classifier as mod
+
+    X, y = kperc.datasets.circles(80, seed=0)
+    monkeypatch.setattr(mod, "PROGRESS_SECONDS", 0.0)  # a line at every iteration
+    clf = SNKPClassifier(gamma=2.0, verbose=2).fit(X, y)
+    lines = capsys.readouterr().out.splitlines()
+    progress = [ln for ln in lines if " iteration " in ln]
+    assert clf.halting_index_ >= 3
+    assert len(progress) == clf.halting_index_  # iterates 0 .. K-1 failed the exit test
+    for k, line in enumerate(progress):
+        assert line.startswith(f"[SNKPClassifier] SNKP iteration {k}: ")
+        assert " s, mu=" in line and "min_Galpha=" in line
+    assert "separator found" in lines[-1]  # the stage lines of verbose=1 are kept
+    assert any("dense Gram matrix 80x80" in ln for ln in lines)
+    # the default interval: the first iteration is shown, the rest of a short fit is not
+    monkeypatch.setattr(mod, "PROGRESS_SECONDS", 1.0)
+    SNKPClassifier(gamma=2.0, verbose=2).fit(X, y)
+    progress = [ln for ln in capsys.readouterr().out.splitlines() if " iteration " in ln]
+    assert progress[0].startswith("[SNKPClassifier] SNKP iteration 0: ")
+    # verbose=1 keeps the per-stage lines only
+    SNKPClassifier(gamma=2.0, verbose=1).fit(X, y)
+    assert " iteration " not in capsys.readouterr().out
+
+
+def test_verbose_2_progress_of_isnkpvn_names_the_call(capsys, monkeypatch):
+    import kperc._classifier as mod
+
+    monkeypatch.setattr(mod, "PROGRESS_SECONDS", 0.0)
+    X, y = kperc.datasets.infeasible(40, 2, rho=-0.2, seed=0)
+    with pytest.warns(InseparableDataWarning):
+        clf = SNKPClassifier(
+            kernel="linear", fit_intercept=False, algorithm="isnkpvn", tol=1e-4, verbose=2
+        ).fit(X, y)
+    assert clf.outcome_ == "certificate" and clf.halting_index_ > 0
+    progress = [ln for ln in capsys.readouterr().out.splitlines() if " iteration " in ln]
+    assert progress and all("norm_p_G=" in ln and "call " in ln for ln in progress)
+
+
+def test_n_components_auto_rule(monkeypatch):
+    """ "auto": factored for the linear kernel at any n; dense up to AUTO_EXACT_MAX_N
+    points for the other kernels, Nystroem with AUTO_N_COMPONENTS features above."""
+    import kperc._classifier as mod
+
+    monkeypatch.setattr(mod, "AUTO_EXACT_MAX_N", 50)
+    monkeypatch.setattr(mod, "AUTO_N_COMPONENTS", 20)
+    small, large = kperc.datasets.circles(50, seed=0), kperc.datasets.circles(51, seed=0)
+    for kernel, kw in (("rbf", {"gamma": 2.0}), ("poly", {"degree": 2})):
+        clf = SNKPClassifier(kernel=kernel, random_state=0, **kw).fit(small.X, small.y)
+        assert (clf.gram_form_, clf.n_components_, clf.feature_map_) == ("dense", None, None)
+        clf = SNKPClassifier(kernel=kernel, random_state=0, **kw).fit(large.X, large.y)
+        assert (clf.gram_form_, clf.n_components_) == ("nystroem", 20)
+        assert clf.feature_map_.n_components == 20 and clf.feature_coef_.shape == (20,)
+    for n in (10, 200):
+        X, y = kperc.datasets.planted(n, 3, rho=0.1, seed=0)
+        clf = SNKPClassifier(kernel="linear").fit(X, y)
+        assert (clf.gram_form_, clf.n_components_) == ("factored", None)
+        assert clf.converged_ and clf.score(X, y) == 1.0
+    # explicit choices are kept whatever n
+    X, y = large.X, large.y
+    assert SNKPClassifier(gamma=2.0, n_components=None).fit(X, y).gram_form_ == "dense"
+    Xp, yp = kperc.datasets.planted(60, 3, rho=0.1, seed=0)
+    assert SNKPClassifier(kernel="linear", n_components=None).fit(Xp, yp).gram_form_ == "dense"
+    clf = SNKPClassifier(gamma=2.0, n_components=30, random_state=0).fit(small.X, small.y)
+    assert (clf.gram_form_, clf.n_components_) == ("nystroem", 30)
+    # a callable kernel stays exact: Nystroem would call it once per pair of points
+    assert SNKPClassifier(kernel=_rbf2).fit(X, y).gram_form_ == "dense"
+    with pytest.raises(ValueError, match="needs a named kernel"):
+        SNKPClassifier(kernel=_rbf2, n_components=20).fit(X, y)
+
+
+def _rbf2(A, B):
+    return kperc.kernel_matrix(A, B, kernel="rbf", gamma=2.0)
+
+
+def test_n_components_auto_is_the_exact_model_below_the_threshold():
+    X, y = kperc.datasets.moons(120, noise=0.05, seed=1)
+    auto = SNKPClassifier(gamma=5.0).fit(X, y)
+    dense = SNKPClassifier(gamma=5.0, n_components=None).fit(X, y)
+    assert auto.gram_form_ == "dense" and auto.n_iter_ == dense.n_iter_
+    np.testing.assert_array_equal(auto.dual_coef_, dense.dual_coef_)
+    np.testing.assert_array_equal(auto.decision_function(X), dense.decision_function(X))
+
+
+def test_linear_factored_operator_agrees_with_the_dense_matrix():
+    X, y = kperc.datasets.planted(150, 4, rho=0.05, seed=2)
+    fac = SNKPClassifier(kernel="linear").fit(X, y)
+    dense = SNKPClassifier(kernel="linear", n_components=None).fit(X, y)
+    assert fac.gram_form_ == "factored" and dense.gram_form_ == "dense"
+    assert fac.converged_ and dense.converged_
+    assert abs(fac.halting_index_ - dense.halting_index_) <= 1  # same iteration, up to rounding
+    np.testing.assert_allclose(fac.coef_, dense.coef_, rtol=1e-8, atol=1e-12)
+    np.testing.assert_array_equal(fac.predict(X), dense.predict(X))
+    # decision_function is x . coef_ + intercept_, normalised by ||(x, intercept_scaling)||
+    Xa = np.hstack([X, np.ones((X.shape[0], 1))])
+    expect = (X @ fac.coef_.ravel() + fac.intercept_[0]) / np.linalg.norm(Xa, axis=1)
+    np.testing.assert_allclose(fac.decision_function(X), expect, rtol=1e-12, atol=1e-15)
+
+
+def test_bad_n_components_string():
+    X, y = kperc.datasets.circles(20, seed=0)
+    with pytest.raises(ValueError, match="n_components must be 'auto'"):
+        SNKPClassifier(n_components="exact").fit(X, y)
