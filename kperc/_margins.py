@@ -577,14 +577,19 @@ def dist_to_witness(G, q) -> OptimizeResult:
     value, _ = min_norm_point(B)
     if value > ZERO_TOL:
         return OptimizeResult(
-            dist=np.inf, w=None, residual=value, dist_lower=np.inf, gap=0.0, status="separable"
+            dist=np.inf,
+            w=None,
+            residual=value,
+            dist_lower=np.inf,
+            gap=0.0,
+            status="separable",
+            polished=False,
         )
     w, lam, status = _projection_qp(B, q)
-    w, lam_polished = _polish_active_set(B, q, w, lam)
-    lower = _dual_lower_bound(B, q, lam)
-    if lam_polished is not None:
-        lower = max(lower, _dual_lower_bound(B, q, lam_polished))
+    w, lower, polished = _polish_active_set(B, q, w, lam)
     dist = float(np.linalg.norm(w - q))
+    # still a lower bound; dist < lower only when rounding in ``B w = 0`` is magnified
+    # by large multipliers (thin witness sets)
     lower = min(lower, dist)
     return OptimizeResult(
         dist=dist,
@@ -593,6 +598,7 @@ def dist_to_witness(G, q) -> OptimizeResult:
         dist_lower=lower,
         gap=dist - lower,
         status=status,
+        polished=polished,
     )
 
 
@@ -617,11 +623,9 @@ def _projection_qp(B: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray
     cones = [clarabel.ZeroConeT(r + 1), clarabel.NonnegativeConeT(n)]
     settings = clarabel.DefaultSettings()
     settings.verbose = False
-    settings.tol_gap_abs = 1e-12
-    settings.tol_gap_rel = 1e-12
-    settings.tol_feas = 1e-12
-    settings.tol_ktratio = 1e-10
-    settings.max_iter = 200
+    # Clarabel's default tolerances (1e-8): tighter ones make it diverge once the primal
+    # residual stalls at the conditioning of B on thin witness sets; the active-set
+    # polish then makes the answer exact
     sol = clarabel.DefaultSolver(P, -q, A, b, cones, settings).solve()
     status = str(sol.status)
     x = np.asarray(sol.x, dtype=float)
@@ -632,59 +636,66 @@ def _projection_qp(B: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return np.clip(x, 0.0, None), lam, status
 
 
-def _projection_on_support(C: np.ndarray, d: np.ndarray, qS: np.ndarray):
-    """Nearest point to ``qS`` of ``{x : C x = d}`` and the multipliers ``lam``.
+def _projection_on_support(C: np.ndarray, d: np.ndarray, qS: np.ndarray, lam0: np.ndarray):
+    """Nearest point ``x`` to ``qS`` of ``{x : C x = d}``, and multipliers ``lam``.
 
-    ``x = qS - C^T lam``; both come from least squares on ``C`` and ``C^T`` (SVD based,
-    so the condition number of ``C`` is not squared).
+    ``x = qS - C^T lam``. When ``C^T`` has a null space the multipliers are not unique;
+    the ones nearest to ``lam0`` are returned. Both solves are least squares on ``C`` and
+    ``C^T`` (SVD based, so the condition number of ``C`` is not squared).
     """
     xp = np.linalg.lstsq(C, d, rcond=None)[0]
-    lam = np.linalg.lstsq(C.T, qS - xp, rcond=None)[0]
-    return qS - C.T @ lam, lam
+    v = qS - xp
+    x = xp + v - C.T @ np.linalg.lstsq(C.T, v, rcond=None)[0]
+    lam = lam0 + np.linalg.lstsq(C.T, (qS - x) - C.T @ lam0, rcond=None)[0]
+    return x, lam
 
 
 def _polish_active_set(B: np.ndarray, q: np.ndarray, w: np.ndarray, lam: np.ndarray):
     """Exact solution on the active set guessed from the interior-point solution.
 
-    Primal-dual active-set steps: project ``q_S`` onto ``{B_S x = 0, 1^T x = 1}``; drop
-    the indices where ``x < 0`` and add those whose multiplier ``z_i = (B^T y + t)_i -
-    q_i`` is negative. The polished point replaces ``w`` only if it is feasible and no
-    farther from ``q``. Returns the point and the polished multipliers (or ``None``).
+    Primal-dual active-set steps from the support ``S = {w_i > z_i}``: project ``q_S``
+    onto ``{B_S x = 0, 1^T x = 1}`` (closed form), then drop the indices where ``x < 0``
+    and add those whose bound multiplier ``z_i = (B^T y + t)_i - q_i`` is negative. Every
+    feasible point met is a candidate (the nearest to ``q`` is kept) and every set of
+    multipliers gives a dual lower bound (the largest is kept); the steps stop once the
+    two meet. Returns ``(w, lower, polished)``; ``w`` is the solver's point when no step
+    gave a point feasible up to rounding (``polished`` is then False).
     """
     r, n = B.shape
     Bt = np.vstack([B, np.ones((1, n))])
     d = np.zeros(r + 1)
     d[-1] = 1.0
-    u = Bt.T @ lam
-    zhat = np.clip(u - q + w, 0.0, None)  # the bound multipliers implied by the solve
-    S = w > zhat
+    norm_b = float(np.linalg.norm(B, 2)) if r else 0.0
+    feas_tol = 64 * n * np.finfo(float).eps * max(1.0, norm_b)
+    z_tol = 64 * n * np.finfo(float).eps * (1.0 + float(np.abs(lam).max(initial=0.0)))
+    best, best_dist, polished = w, float(np.linalg.norm(w - q)), False
+    lower = _dual_lower_bound(B, q, lam)
+    S = w > np.clip(Bt.T @ lam - q + w, 0.0, None)
     if not S.any():
         S = w >= w.max()
-    best, best_lam, best_dist = w, None, float(np.linalg.norm(w - q))
-    scale = 1.0 + float(np.linalg.norm(B, ord=np.inf))
     for _ in range(10):
-        xS, lamS = _projection_on_support(Bt[:, S], d, q[S])
-        cand = np.zeros(n)
-        cand[S] = xS
-        zc = Bt.T @ lamS - q
-        zc[S] = 0.0
-        neg_x = S & (cand < 0.0)
-        neg_z = ~S & (zc < -1e-12)
-        feasible = cand.min() >= -1e-15 and float(np.linalg.norm(Bt @ cand - d)) <= 1e-13 * scale
-        if feasible:
-            cand = np.clip(cand, 0.0, None)
-            cand /= cand.sum()
-            dc = float(np.linalg.norm(cand - q))
-            if dc <= best_dist + 1e-15:
-                best, best_lam, best_dist = cand, lamS, dc
-            if not neg_z.any():
-                break
+        xS, lam_S = _projection_on_support(Bt[:, S], d, q[S], lam)
+        x = np.zeros(n)
+        x[S] = xS
+        z = Bt.T @ lam_S - q
+        z[S] = 0.0
+        lower = max(lower, _dual_lower_bound(B, q, lam_S))
+        neg_x = S & (x < 0.0)
+        neg_z = ~S & (z < -z_tol)
+        if x.min() >= -feas_tol and float(np.linalg.norm(Bt @ x - d)) <= feas_tol:
+            x = np.clip(x, 0.0, None)
+            x /= x.sum()
+            dx = float(np.linalg.norm(x - q))
+            if not polished or dx < best_dist:
+                best, best_dist, polished = x, dx, True
+        if polished and best_dist - lower <= 1e-12 * max(1.0, best_dist):
+            break
         if not (neg_x.any() or neg_z.any()):
             break
         S = (S & ~neg_x) | neg_z
         if not S.any():
             break
-    return best, best_lam
+    return best, lower, polished
 
 
 def _dual_lower_bound(B: np.ndarray, q: np.ndarray, lam: np.ndarray) -> float:
