@@ -574,7 +574,7 @@ def dist_to_witness(G, q) -> OptimizeResult:
     B = gram_factor(G)
     r, n = B.shape
     q = check_simplex(q, n)
-    value, _ = min_norm_point(B)
+    value, p0 = min_norm_point(B)
     if value > ZERO_TOL:
         return OptimizeResult(
             dist=np.inf,
@@ -585,8 +585,19 @@ def dist_to_witness(G, q) -> OptimizeResult:
             status="separable",
             polished=False,
         )
-    w, lam, status = _projection_qp(B, q)
+    w, lam, status = _projection_qp(B, q, 0.0)
     w, lower, polished = _polish_active_set(B, q, w, lam)
+    if not polished:
+        # The interior point did not converge or its support could not be polished
+        # (``W`` thinner than rounding): solve the relaxation ``||B p|| <= tau``, with
+        # ``tau`` the rounding floor or the attained ``min ||B p||``; its dual bound is a
+        # lower bound for ``W`` too, since ``W`` lies inside the relaxation.
+        tau = max(value, _feasibility_tol(B))
+        w2, lam2, status = _projection_qp(B, q, tau)
+        w2, lower2, polished = _polish_active_set(B, q, w2, lam2, tau=tau)
+        lower = max(lower, lower2)
+        # the last resort is the point of W found above: an upper bound, not the distance
+        w = w2 if np.all(np.isfinite(w2)) else p0
     dist = float(np.linalg.norm(w - q))
     # still a lower bound; dist < lower only when rounding in ``B w = 0`` is magnified
     # by large multipliers (thin witness sets)
@@ -602,27 +613,49 @@ def dist_to_witness(G, q) -> OptimizeResult:
     )
 
 
-def _projection_qp(B: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, str]:
-    """Clarabel on ``min 1/2||p - q||^2`` s.t. ``B p = 0``, ``1^T p = 1``, ``p >= 0``.
+def _feasibility_tol(B: np.ndarray) -> float:
+    """Rounding floor of ``||B p||`` (and of ``|1^T p - 1|``) for a computed witness."""
+    r, n = B.shape
+    norm_b = float(np.linalg.norm(B, 2)) if r else 0.0
+    return 64 * n * np.finfo(float).eps * max(1.0, norm_b)
 
-    Returns the primal solution, the multipliers ``lam = (y, t)`` of ``B p = 0`` and
-    ``1^T p = 1`` (stationarity: ``p - q + B^T y + t 1 - z = 0`` with ``z >= 0``) and the
-    solver's status.
+
+def _projection_qp(B: np.ndarray, q: np.ndarray, tau: float) -> tuple[np.ndarray, np.ndarray, str]:
+    """Clarabel on ``min 1/2||p - q||^2`` s.t. ``||B p|| <= tau``, ``1^T p = 1``, ``p >= 0``.
+
+    ``tau = 0`` is the QP with ``B p = 0`` (a zero cone); ``tau > 0`` a second-order cone.
+    Either way the constraint matrix holds ``B`` once: ``O(n r)`` nonzeros. Returns the
+    primal solution (clipped at 0; NaN when the solver gave none), the multipliers
+    ``lam = (y, t)`` of ``B p`` and ``1^T p = 1`` (stationarity:
+    ``p - q + B^T y + t 1 - z = 0`` with ``z >= 0``) and the solver's status.
     """
     import clarabel
     from scipy import sparse
 
     r, n = B.shape
     P = sparse.identity(n, format="csc")
-    A = sparse.vstack(
-        [sparse.csc_matrix(np.vstack([B, np.ones((1, n))])), -sparse.identity(n, format="csc")],
-        format="csc",
-    )
-    b = np.zeros(r + 1 + n)
-    b[r] = 1.0
-    cones = [clarabel.ZeroConeT(r + 1), clarabel.NonnegativeConeT(n)]
+    one = sparse.csc_matrix(np.ones((1, n)))
+    neg_eye = -sparse.identity(n, format="csc")
+    if tau == 0.0:
+        A = sparse.vstack([sparse.csc_matrix(B), one, neg_eye], format="csc")
+        b = np.zeros(r + 1 + n)
+        b[r] = 1.0
+        cones = [clarabel.ZeroConeT(r + 1), clarabel.NonnegativeConeT(n)]
+    else:
+        # s = (tau, B p) in the second-order cone, written s = b - A p
+        A = sparse.vstack(
+            [one, sparse.csc_matrix((1, n)), sparse.csc_matrix(-B), neg_eye], format="csc"
+        )
+        b = np.zeros(r + 2 + n)
+        b[0], b[1] = 1.0, tau
+        cones = [
+            clarabel.ZeroConeT(1),
+            clarabel.SecondOrderConeT(r + 1),
+            clarabel.NonnegativeConeT(n),
+        ]
     settings = clarabel.DefaultSettings()
     settings.verbose = False
+    settings.max_threads = 1  # deterministic, and the problems are small
     # Clarabel's default tolerances (1e-8): tighter ones make it diverge once the primal
     # residual stalls at the conditioning of B on thin witness sets; the active-set
     # polish then makes the answer exact
@@ -630,9 +663,14 @@ def _projection_qp(B: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray
     status = str(sol.status)
     x = np.asarray(sol.x, dtype=float)
     z = np.asarray(sol.z, dtype=float)
-    if x.shape != (n,) or not np.all(np.isfinite(x)):  # pragma: no cover - solver failure
-        raise RuntimeError(f"dist_to_witness: the QP solver failed ({status}).")
-    lam = z[: r + 1] if np.all(np.isfinite(z[: r + 1])) else np.zeros(r + 1)
+    if tau == 0.0:
+        lam = z[: r + 1]
+    else:
+        lam = np.concatenate([-z[2 : r + 2], z[:1]])
+    if x.shape != (n,) or not np.all(np.isfinite(x)):
+        x = np.full(n, np.nan)
+    if not np.all(np.isfinite(lam)):
+        lam = np.zeros(r + 1)
     return np.clip(x, 0.0, None), lam, status
 
 
@@ -650,7 +688,9 @@ def _projection_on_support(C: np.ndarray, d: np.ndarray, qS: np.ndarray, lam0: n
     return x, lam
 
 
-def _polish_active_set(B: np.ndarray, q: np.ndarray, w: np.ndarray, lam: np.ndarray):
+def _polish_active_set(
+    B: np.ndarray, q: np.ndarray, w: np.ndarray, lam: np.ndarray, tau: float = 0.0
+):
     """Exact solution on the active set guessed from the interior-point solution.
 
     Primal-dual active-set steps from the support ``S = {w_i > z_i}``: project ``q_S``
@@ -659,17 +699,19 @@ def _polish_active_set(B: np.ndarray, q: np.ndarray, w: np.ndarray, lam: np.ndar
     feasible point met is a candidate (the nearest to ``q`` is kept) and every set of
     multipliers gives a dual lower bound (the largest is kept); the steps stop once the
     two meet. Returns ``(w, lower, polished)``; ``w`` is the solver's point when no step
-    gave a point feasible up to rounding (``polished`` is then False).
+    gave a point feasible up to rounding (``polished`` is then False). ``lower`` is a
+    lower bound on the distance to ``{p in simplex : ||B p|| <= tau}``.
     """
     r, n = B.shape
+    if not np.all(np.isfinite(w)):
+        return w, _dual_lower_bound(B, q, lam, tau), False
     Bt = np.vstack([B, np.ones((1, n))])
     d = np.zeros(r + 1)
     d[-1] = 1.0
-    norm_b = float(np.linalg.norm(B, 2)) if r else 0.0
-    feas_tol = 64 * n * np.finfo(float).eps * max(1.0, norm_b)
+    feas_tol = _feasibility_tol(B)
     z_tol = 64 * n * np.finfo(float).eps * (1.0 + float(np.abs(lam).max(initial=0.0)))
     best, best_dist, polished = w, float(np.linalg.norm(w - q)), False
-    lower = _dual_lower_bound(B, q, lam)
+    lower = _dual_lower_bound(B, q, lam, tau)
     S = w > np.clip(Bt.T @ lam - q + w, 0.0, None)
     if not S.any():
         S = w >= w.max()
@@ -679,7 +721,7 @@ def _polish_active_set(B: np.ndarray, q: np.ndarray, w: np.ndarray, lam: np.ndar
         x[S] = xS
         z = Bt.T @ lam_S - q
         z[S] = 0.0
-        lower = max(lower, _dual_lower_bound(B, q, lam_S))
+        lower = max(lower, _dual_lower_bound(B, q, lam_S, tau))
         neg_x = S & (x < 0.0)
         neg_z = ~S & (z < -z_tol)
         if x.min() >= -feas_tol and float(np.linalg.norm(Bt @ x - d)) <= feas_tol:
@@ -695,15 +737,18 @@ def _polish_active_set(B: np.ndarray, q: np.ndarray, w: np.ndarray, lam: np.ndar
         S = (S & ~neg_x) | neg_z
         if not S.any():
             break
+    if not polished:
+        best = w / w.sum() if w.sum() > 0 else w
     return best, lower, polished
 
 
-def _dual_lower_bound(B: np.ndarray, q: np.ndarray, lam: np.ndarray) -> float:
-    """Weak-duality lower bound on ``dist(q, W)`` from multipliers ``lam = (y, t)``.
+def _dual_lower_bound(B: np.ndarray, q: np.ndarray, lam: np.ndarray, tau: float = 0.0) -> float:
+    """Weak-duality lower bound on ``dist(q, W_tau)`` from multipliers ``lam = (y, t)``.
 
-    For any ``y, t`` and ``z >= 0`` the Lagrangian's minimum over ``p`` is a lower bound on
-    ``1/2 dist^2``; the best ``z`` gives ``1/2 ||q||^2 - t - 1/2 ||(q - B^T y - t)_+||^2``,
-    evaluated in long double.
+    ``W_tau = {p in simplex : ||B p|| <= tau}``. For any ``y, t`` and ``z >= 0`` the
+    Lagrangian's minimum over ``p`` is a lower bound on ``1/2 dist^2``; the best ``z``
+    gives ``1/2 ||q||^2 - t - 1/2 ||(q - B^T y - t)_+||^2 - tau ||y||``, evaluated in long
+    double with a bound on its rounding subtracted.
     """
     r, n = B.shape
     if not np.all(np.isfinite(lam)):
@@ -715,12 +760,14 @@ def _dual_lower_bound(B: np.ndarray, q: np.ndarray, lam: np.ndarray) -> float:
     ql = q.astype(np.longdouble)
     u = Bl.T @ y + t
     h = np.clip(ql - u, 0, None)
-    g = 0.5 * np.sum(ql * ql) - t - 0.5 * np.sum(h * h)
+    g = 0.5 * np.sum(ql * ql) - t - 0.5 * np.sum(h * h) - tau * np.sqrt(np.sum(y * y))
     # rounding of the evaluation: |error of u_i| <= (r + 2) eps (|B|^T |y| + |t|)_i, and
     # the sums add at most (n + 3) eps times their absolute terms
     err_u = (r + 2) * eps * (np.abs(Bl).T @ np.abs(y) + abs(t))
     err = float(
-        (n + 3) * eps * (0.5 * np.sum(ql * ql) + abs(t) + 0.5 * np.sum(h * h))
+        (n + 3)
+        * eps
+        * (0.5 * np.sum(ql * ql) + abs(t) + 0.5 * np.sum(h * h) + tau * np.sqrt(np.sum(y * y)))
         + np.sum((h + err_u) * err_u)
     )
     g = float(g) - err
