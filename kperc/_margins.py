@@ -674,17 +674,24 @@ def _projection_qp(B: np.ndarray, q: np.ndarray, tau: float) -> tuple[np.ndarray
     return np.clip(x, 0.0, None), lam, status
 
 
-def _projection_on_support(C: np.ndarray, d: np.ndarray, qS: np.ndarray, lam0: np.ndarray):
+def _projection_on_support(
+    C: np.ndarray, d: np.ndarray, qS: np.ndarray, lam0: np.ndarray, tol: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Nearest point ``x`` to ``qS`` of ``{x : C x = d}``, and multipliers ``lam``.
 
-    ``x = qS - C^T lam``. When ``C^T`` has a null space the multipliers are not unique;
-    the ones nearest to ``lam0`` are returned. Both solves are least squares on ``C`` and
-    ``C^T`` (SVD based, so the condition number of ``C`` is not squared).
+    ``x = qS - C^T lam``. From one SVD of ``C``, whose singular values at or below
+    ``tol`` (the rounding floor of the factor) count as zero: a witness set makes the
+    columns of ``C`` dependent, and their computed factor is dependent only up to
+    rounding. When ``C^T`` has a null space the multipliers are not unique; the ones
+    nearest to ``lam0`` are returned.
     """
-    xp = np.linalg.lstsq(C, d, rcond=None)[0]
+    U, s, Vt = np.linalg.svd(C, full_matrices=False)
+    k = int(np.sum(s > tol))
+    U, s, Vt = U[:, :k], s[:k], Vt[:k]
+    xp = Vt.T @ ((U.T @ d) / s)
     v = qS - xp
-    x = xp + v - C.T @ np.linalg.lstsq(C.T, v, rcond=None)[0]
-    lam = lam0 + np.linalg.lstsq(C.T, (qS - x) - C.T @ lam0, rcond=None)[0]
+    x = xp + v - Vt.T @ (Vt @ v)
+    lam = lam0 + U @ ((Vt @ ((qS - x) - C.T @ lam0)) / s)
     return x, lam
 
 
@@ -716,7 +723,7 @@ def _polish_active_set(
     if not S.any():
         S = w >= w.max()
     for _ in range(10):
-        xS, lam_S = _projection_on_support(Bt[:, S], d, q[S], lam)
+        xS, lam_S = _projection_on_support(Bt[:, S], d, q[S], lam, feas_tol)
         x = np.zeros(n)
         x[S] = xS
         z = Bt.T @ lam_S - q
