@@ -147,7 +147,12 @@ def test_thin_witness_sets_against_closed_form_and_reference(seed, dup, sparse):
     exact = _dist_to_hull_of(q, mids)
     assert res.dist == pytest.approx(exact, abs=1e-10)
     ref, _ = _reference_dist(G, q)
-    assert abs(res.dist - ref) <= AGREE
+    # the reference's witness is feasible: the new distance is never larger; the two
+    # agree whenever the reference found the optimum (on thin sets SLSQP sometimes stops
+    # at a worse feasible point, and the closed form above decides)
+    assert res.dist <= ref + 1e-12
+    if abs(ref - exact) <= 1e-10:
+        assert abs(res.dist - ref) <= AGREE
     _check_certificate(G, q, res)
 
 
