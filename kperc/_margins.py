@@ -539,12 +539,15 @@ def dist_to_witness(G, q) -> OptimizeResult:
     whose constraint matrix has ``O(n r)`` nonzeros. It is solved by the Clarabel
     interior-point solver, then polished on the active set: on the support ``S`` of the
     solution the problem is the projection of ``q_S`` onto an affine subspace, solved in
-    closed form (a few primal-dual active-set steps fix a misjudged support). The answer
-    is bracketed: ``dist`` is the distance to the returned witness ``w``, which is
-    feasible up to rounding (``w >= 0``, ``sum w = 1``, ``||B w|| = residual``), so it is
-    an upper bound; ``dist_lower`` is the value of the Lagrange dual at the solver's
-    multipliers, a lower bound (weak duality). Their difference ``gap`` certifies the
-    accuracy.
+    closed form (a few primal-dual active-set steps fix a misjudged support). If no
+    polished point is feasible up to rounding, the relaxation ``||B p|| <= tau`` (a
+    second-order cone, ``tau`` the rounding floor) is solved instead.
+
+    The answer is bracketed: ``dist`` is the distance to the returned witness ``w``,
+    which is feasible up to rounding (``w >= 0``, ``sum w = 1``, ``||B w|| = residual``),
+    so it is an upper bound; ``dist_lower`` is the Lagrange dual at the multipliers,
+    a lower bound by weak duality (evaluated in long double, less a bound on its
+    rounding). ``gap = dist - dist_lower`` certifies the accuracy.
 
     Parameters
     ----------
@@ -559,7 +562,8 @@ def dist_to_witness(G, q) -> OptimizeResult:
         ``dist`` (``inf`` when ``W`` is empty, i.e. the problem is separable), ``w`` (the
         nearest witness), ``residual`` (``||B w||``; ``min ||B p||`` over the simplex when
         ``W`` is empty), ``dist_lower`` (a lower bound on the distance from the dual),
-        ``gap`` (``dist - dist_lower``) and ``status`` (the interior-point solver's).
+        ``gap`` (``dist - dist_lower``), ``status`` (the interior-point solver's) and
+        ``polished`` (whether ``w`` solves the problem on its support exactly).
 
     Examples
     --------
