@@ -659,7 +659,8 @@ def _projection_qp(B: np.ndarray, q: np.ndarray, tau: float) -> tuple[np.ndarray
         ]
     settings = clarabel.DefaultSettings()
     settings.verbose = False
-    settings.max_threads = 1  # deterministic, and the problems are small
+    if hasattr(settings, "max_threads"):  # clarabel >= 0.10 (multithreaded factorisation)
+        settings.max_threads = 1  # deterministic, and the problems are small
     # Clarabel's default tolerances (1e-8): tighter ones make it diverge once the primal
     # residual stalls at the conditioning of B on thin witness sets; the active-set
     # polish then makes the answer exact
