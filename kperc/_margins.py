@@ -17,7 +17,7 @@ import math
 import warnings
 
 import numpy as np
-from scipy.optimize import OptimizeResult, linprog, minimize, nnls
+from scipy.optimize import OptimizeResult, linprog, nnls
 from scipy.sparse.linalg import LinearOperator
 from scipy.spatial import ConvexHull, QhullError
 
@@ -531,16 +531,39 @@ def linf_margin(X, y) -> OptimizeResult:
 def dist_to_witness(G, q) -> OptimizeResult:
     """Euclidean distance from ``q`` to ``W = {p in simplex : G p = 0}`` (Lemma 7).
 
-    Solves ``min ||p - q||_2`` s.t. ``B p = 0``, ``p in simplex`` (``G = B^T B``) with
-    SLSQP, falling back to the trust-region interior method when SLSQP fails, and
-    then polishes on the active set: on the support ``S`` the problem is a projection
-    onto an affine subspace, solved in closed form and kept only if it is feasible.
+    With ``G = B^T B`` (:func:`gram_factor`, ``B`` of shape ``(r, n)``), the distance
+    solves the convex quadratic program
+
+        ``min 1/2 ||p - q||_2^2``  s.t.  ``B p = 0``, ``1^T p = 1``, ``p >= 0``,
+
+    whose constraint matrix has ``O(n r)`` nonzeros. It is solved by the Clarabel
+    interior-point solver, then polished on the active set: on the support ``S`` of the
+    solution the problem is the projection of ``q_S`` onto an affine subspace, solved in
+    closed form (a few primal-dual active-set steps fix a misjudged support). If no
+    polished point is feasible up to rounding, the relaxation ``||B p|| <= tau`` (a
+    second-order cone, ``tau`` the rounding floor) is solved instead.
+
+    The answer is bracketed: ``dist`` is the distance to the returned witness ``w``,
+    which is feasible up to rounding (``w >= 0``, ``sum w = 1``, ``||B w|| = residual``),
+    so it is an upper bound; ``dist_lower`` is the Lagrange dual at the multipliers,
+    a lower bound by weak duality (evaluated in long double, less a bound on its
+    rounding). ``gap = dist - dist_lower`` certifies the accuracy.
+
+    Parameters
+    ----------
+    G : array_like, LinearOperator or GramOperator
+        The Gram matrix of the signed normalised points, shape ``(n, n)``.
+    q : array_like
+        A point of the simplex, shape ``(n,)``.
 
     Returns
     -------
     OptimizeResult
         ``dist`` (``inf`` when ``W`` is empty, i.e. the problem is separable), ``w`` (the
-        nearest witness) and ``residual`` (``||B w||``).
+        nearest witness), ``residual`` (``||B w||``; ``min ||B p||`` over the simplex when
+        ``W`` is empty), ``dist_lower`` (a lower bound on the distance from the dual),
+        ``gap`` (``dist - dist_lower``), ``status`` (the interior-point solver's) and
+        ``polished`` (whether ``w`` solves the problem on its support exactly).
 
     Examples
     --------
@@ -549,64 +572,217 @@ def dist_to_witness(G, q) -> OptimizeResult:
     >>> res = kperc.dist_to_witness(G, np.full(3, 1 / 3))
     >>> round(res.dist, 4), res.w.round(4).tolist()
     (0.4082, [0.5, 0.5, 0.0])
+    >>> bool(res.dist_lower <= res.dist <= res.dist_lower + 1e-9)
+    True
     """
     B = gram_factor(G)
     r, n = B.shape
     q = check_simplex(q, n)
-    value, x0 = min_norm_point(B)
+    value, p0 = min_norm_point(B)
     if value > ZERO_TOL:
-        return OptimizeResult(dist=np.inf, w=None, residual=value)
-    cons = [
-        {"type": "eq", "fun": lambda p: B @ p, "jac": lambda p: B},
-        {"type": "eq", "fun": lambda p: np.sum(p) - 1.0, "jac": lambda p: np.ones((1, n))},
-    ]
-    res = minimize(
-        lambda p: 0.5 * np.sum((p - q) ** 2),
-        x0,
-        jac=lambda p: p - q,
-        bounds=[(0.0, 1.0)] * n,
-        constraints=cons,
-        method="SLSQP",
-        options={"ftol": 1e-15, "maxiter": 2000},
-    )
-    w = res.x
-    if not res.success or np.linalg.norm(B @ w) > 1e-8:
-        from scipy.optimize import Bounds, LinearConstraint
-
-        Aeq = np.vstack([B, np.ones((1, n))])
-        beq = np.zeros(r + 1)
-        beq[-1] = 1.0
-        res = minimize(
-            lambda p: 0.5 * np.sum((p - q) ** 2),
-            x0,
-            jac=lambda p: p - q,
-            hess=lambda p: np.eye(n),
-            method="trust-constr",
-            bounds=Bounds(0.0, 1.0),
-            constraints=[LinearConstraint(Aeq, beq, beq)],
-            options={"gtol": 1e-12, "xtol": 1e-14, "maxiter": 5000},
+        return OptimizeResult(
+            dist=np.inf,
+            w=None,
+            residual=value,
+            dist_lower=np.inf,
+            gap=0.0,
+            status="separable",
+            polished=False,
         )
-        w = res.x
-    w = _polish_projection(B, q, np.clip(w, 0.0, None))
+    w, lam, status = _projection_qp(B, q, 0.0)
+    w, lower, polished = _polish_active_set(B, q, w, lam)
+    if not polished:
+        # The interior point did not converge or its support could not be polished
+        # (``W`` thinner than rounding): solve the relaxation ``||B p|| <= tau``, with
+        # ``tau`` the rounding floor or the attained ``min ||B p||``; its dual bound is a
+        # lower bound for ``W`` too, since ``W`` lies inside the relaxation.
+        tau = max(value, _feasibility_tol(B))
+        w2, lam2, status = _projection_qp(B, q, tau)
+        w2, lower2, polished = _polish_active_set(B, q, w2, lam2, tau=tau)
+        lower = max(lower, lower2)
+        # the last resort is the point of W found above: an upper bound, not the distance
+        w = w2 if np.all(np.isfinite(w2)) else p0
+    dist = float(np.linalg.norm(w - q))
+    # still a lower bound; dist < lower only when rounding in ``B w = 0`` is magnified
+    # by large multipliers (thin witness sets)
+    lower = min(lower, dist)
     return OptimizeResult(
-        dist=float(np.linalg.norm(w - q)), w=w, residual=float(np.linalg.norm(B @ w))
+        dist=dist,
+        w=w,
+        residual=float(np.linalg.norm(B @ w)),
+        dist_lower=lower,
+        gap=dist - lower,
+        status=status,
+        polished=polished,
     )
 
 
-def _polish_projection(B, q, w):
-    S = np.flatnonzero(w > 1e-10)
-    if S.size == 0:
-        return w / max(w.sum(), 1e-300)
-    C = np.vstack([B[:, S], np.ones((1, S.size))])
-    d = np.zeros(C.shape[0])
+def _feasibility_tol(B: np.ndarray) -> float:
+    """Rounding floor of ``||B p||`` (and of ``|1^T p - 1|``) for a computed witness."""
+    r, n = B.shape
+    norm_b = float(np.linalg.norm(B, 2)) if r else 0.0
+    return 64 * n * np.finfo(float).eps * max(1.0, norm_b)
+
+
+def _projection_qp(B: np.ndarray, q: np.ndarray, tau: float) -> tuple[np.ndarray, np.ndarray, str]:
+    """Clarabel on ``min 1/2||p - q||^2`` s.t. ``||B p|| <= tau``, ``1^T p = 1``, ``p >= 0``.
+
+    ``tau = 0`` is the QP with ``B p = 0`` (a zero cone); ``tau > 0`` a second-order cone.
+    Either way the constraint matrix holds ``B`` once: ``O(n r)`` nonzeros. Returns the
+    primal solution (clipped at 0; NaN when the solver gave none), the multipliers
+    ``lam = (y, t)`` of ``B p`` and ``1^T p = 1`` (stationarity:
+    ``p - q + B^T y + t 1 - z = 0`` with ``z >= 0``) and the solver's status.
+    """
+    import clarabel
+    from scipy import sparse
+
+    r, n = B.shape
+    P = sparse.identity(n, format="csc")
+    one = sparse.csc_matrix(np.ones((1, n)))
+    neg_eye = -sparse.identity(n, format="csc")
+    if tau == 0.0:
+        A = sparse.vstack([sparse.csc_matrix(B), one, neg_eye], format="csc")
+        b = np.zeros(r + 1 + n)
+        b[r] = 1.0
+        cones = [clarabel.ZeroConeT(r + 1), clarabel.NonnegativeConeT(n)]
+    else:
+        # s = (tau, B p) in the second-order cone, written s = b - A p
+        A = sparse.vstack(
+            [one, sparse.csc_matrix((1, n)), sparse.csc_matrix(-B), neg_eye], format="csc"
+        )
+        b = np.zeros(r + 2 + n)
+        b[0], b[1] = 1.0, tau
+        cones = [
+            clarabel.ZeroConeT(1),
+            clarabel.SecondOrderConeT(r + 1),
+            clarabel.NonnegativeConeT(n),
+        ]
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    if hasattr(settings, "max_threads"):  # clarabel >= 0.10 (multithreaded factorisation)
+        settings.max_threads = 1  # deterministic, and the problems are small
+    # Clarabel's default tolerances (1e-8): tighter ones make it diverge once the primal
+    # residual stalls at the conditioning of B on thin witness sets; the active-set
+    # polish then makes the answer exact
+    sol = clarabel.DefaultSolver(P, -q, A, b, cones, settings).solve()
+    status = str(sol.status)
+    x = np.asarray(sol.x, dtype=float)
+    z = np.asarray(sol.z, dtype=float)
+    if tau == 0.0:
+        lam = z[: r + 1]
+    else:
+        lam = np.concatenate([-z[2 : r + 2], z[:1]])
+    if x.shape != (n,) or not np.all(np.isfinite(x)):
+        x = np.full(n, np.nan)
+    if not np.all(np.isfinite(lam)):
+        lam = np.zeros(r + 1)
+    return np.clip(x, 0.0, None), lam, status
+
+
+def _projection_on_support(
+    C: np.ndarray, d: np.ndarray, qS: np.ndarray, lam0: np.ndarray, tol: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Nearest point ``x`` to ``qS`` of ``{x : C x = d}``, and multipliers ``lam``.
+
+    ``x = qS - C^T lam``. From one SVD of ``C``, whose singular values at or below
+    ``tol`` (the rounding floor of the factor) count as zero: a witness set makes the
+    columns of ``C`` dependent, and their computed factor is dependent only up to
+    rounding. When ``C^T`` has a null space the multipliers are not unique; the ones
+    nearest to ``lam0`` are returned.
+    """
+    U, s, Vt = np.linalg.svd(C, full_matrices=False)
+    k = int(np.sum(s > tol))
+    U, s, Vt = U[:, :k], s[:k], Vt[:k]
+    xp = Vt.T @ ((U.T @ d) / s)
+    v = qS - xp
+    x = xp + v - Vt.T @ (Vt @ v)
+    lam = lam0 + U @ ((Vt @ ((qS - x) - C.T @ lam0)) / s)
+    return x, lam
+
+
+def _polish_active_set(
+    B: np.ndarray, q: np.ndarray, w: np.ndarray, lam: np.ndarray, tau: float = 0.0
+):
+    """Exact solution on the active set guessed from the interior-point solution.
+
+    Primal-dual active-set steps from the support ``S = {w_i > z_i}``: project ``q_S``
+    onto ``{B_S x = 0, 1^T x = 1}`` (closed form), then drop the indices where ``x < 0``
+    and add those whose bound multiplier ``z_i = (B^T y + t)_i - q_i`` is negative. Every
+    feasible point met is a candidate (the nearest to ``q`` is kept) and every set of
+    multipliers gives a dual lower bound (the largest is kept); the steps stop once the
+    two meet. Returns ``(w, lower, polished)``; ``w`` is the solver's point when no step
+    gave a point feasible up to rounding (``polished`` is then False). ``lower`` is a
+    lower bound on the distance to ``{p in simplex : ||B p|| <= tau}``.
+    """
+    r, n = B.shape
+    if not np.all(np.isfinite(w)):
+        return w, _dual_lower_bound(B, q, lam, tau), False
+    Bt = np.vstack([B, np.ones((1, n))])
+    d = np.zeros(r + 1)
     d[-1] = 1.0
-    # projection of q_S onto {x : C x = d}
-    qS = q[S]
-    corr = np.linalg.lstsq(C @ C.T, C @ qS - d, rcond=None)[0]
-    xS = qS - C.T @ corr
-    if xS.min() >= 0 and np.linalg.norm(C @ xS - d) < 1e-12:
-        cand = np.zeros_like(w)
-        cand[S] = xS
-        if np.linalg.norm(cand - q) <= np.linalg.norm(w - q) + 1e-12:
-            return cand
-    return w / w.sum()
+    feas_tol = _feasibility_tol(B)
+    z_tol = 64 * n * np.finfo(float).eps * (1.0 + float(np.abs(lam).max(initial=0.0)))
+    best, best_dist, polished = w, float(np.linalg.norm(w - q)), False
+    lower = _dual_lower_bound(B, q, lam, tau)
+    S = w > np.clip(Bt.T @ lam - q + w, 0.0, None)
+    if not S.any():
+        S = w >= w.max()
+    for _ in range(10):
+        xS, lam_S = _projection_on_support(Bt[:, S], d, q[S], lam, feas_tol)
+        x = np.zeros(n)
+        x[S] = xS
+        z = Bt.T @ lam_S - q
+        z[S] = 0.0
+        lower = max(lower, _dual_lower_bound(B, q, lam_S, tau))
+        neg_x = S & (x < 0.0)
+        neg_z = ~S & (z < -z_tol)
+        if x.min() >= -feas_tol and float(np.linalg.norm(Bt @ x - d)) <= feas_tol:
+            x = np.clip(x, 0.0, None)
+            x /= x.sum()
+            dx = float(np.linalg.norm(x - q))
+            if not polished or dx < best_dist:
+                best, best_dist, polished = x, dx, True
+        if polished and best_dist - lower <= 1e-12 * max(1.0, best_dist):
+            break
+        if not (neg_x.any() or neg_z.any()):
+            break
+        S = (S & ~neg_x) | neg_z
+        if not S.any():
+            break
+    if not polished:
+        best = w / w.sum() if w.sum() > 0 else w
+    return best, lower, polished
+
+
+def _dual_lower_bound(B: np.ndarray, q: np.ndarray, lam: np.ndarray, tau: float = 0.0) -> float:
+    """Weak-duality lower bound on ``dist(q, W_tau)`` from multipliers ``lam = (y, t)``.
+
+    ``W_tau = {p in simplex : ||B p|| <= tau}``. For any ``y, t`` and ``z >= 0`` the
+    Lagrangian's minimum over ``p`` is a lower bound on ``1/2 dist^2``; the best ``z``
+    gives ``1/2 ||q||^2 - t - 1/2 ||(q - B^T y - t)_+||^2 - tau ||y||``, evaluated in long
+    double with a bound on its rounding subtracted.
+    """
+    r, n = B.shape
+    if not np.all(np.isfinite(lam)):
+        return 0.0
+    eps = float(np.finfo(np.longdouble).eps)
+    Bl = B.astype(np.longdouble)
+    y = np.asarray(lam[:-1], dtype=np.longdouble)
+    t = np.longdouble(lam[-1])
+    ql = q.astype(np.longdouble)
+    u = Bl.T @ y + t
+    h = np.clip(ql - u, 0, None)
+    g = 0.5 * np.sum(ql * ql) - t - 0.5 * np.sum(h * h) - tau * np.sqrt(np.sum(y * y))
+    # rounding of the evaluation: |error of u_i| <= (r + 2) eps (|B|^T |y| + |t|)_i, and
+    # the sums add at most (n + 3) eps times their absolute terms
+    err_u = (r + 2) * eps * (np.abs(Bl).T @ np.abs(y) + abs(t))
+    err = float(
+        (n + 3)
+        * eps
+        * (0.5 * np.sum(ql * ql) + abs(t) + 0.5 * np.sum(h * h) + tau * np.sqrt(np.sum(y * y)))
+        + np.sum((h + err_u) * err_u)
+    )
+    g = float(g) - err
+    if not np.isfinite(g) or g <= 0.0:
+        return 0.0
+    return math.sqrt(2.0 * g) * (1.0 - 4 * np.finfo(float).eps)
