@@ -15,7 +15,7 @@ import numpy as np
 from ._kernels import as_gram, certified_positive, check_attainable, seminorm_floor
 from ._result import KpercResult, Tracer, make_result
 from ._smoothing import euclidean_prox
-from ._validation import check_positive, check_simplex
+from ._validation import check_mu0, check_positive, check_simplex
 
 __all__ = ["snkpvn", "isnkpvn"]
 
@@ -228,7 +228,7 @@ def snkpvn(
     delta = check_positive(delta, "delta")
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     if mu0 is not None:
-        mu0 = check_positive(mu0, "mu0")
+        mu0 = check_mu0(mu0)
     return _snkpvn_core(gram, q, delta, max_iter, mu0, trace)
 
 

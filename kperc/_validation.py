@@ -59,6 +59,26 @@ def as_real_array(value, name: str) -> np.ndarray:
     return np.array(arr, dtype=np.float64, copy=True)
 
 
+#: Smallest accepted initial smoothing parameter ``mu0`` (about the square root of the
+#: smallest normal double). SNKP and SNKPVN shrink ``mu`` every iteration (by a factor of
+#: order ``k^2`` after ``k`` iterations) and divide ``G alpha`` by it: from a smaller
+#: ``mu0`` it underflows to 0 (a division by zero), and the smoothing is already far
+#: below the resolution of ``G alpha`` anyway.
+MU0_MIN = 1e-150
+
+
+def check_mu0(value) -> float:
+    """Check the initial smoothing parameter: finite, ``>= MU0_MIN``."""
+    mu0 = check_positive(value, "mu0")
+    if mu0 < MU0_MIN:
+        raise ValueError(
+            f"mu0={mu0:g} is too small: mu shrinks every iteration and would underflow to 0; "
+            f"the smallest accepted value is mu0={MU0_MIN:g} (a smoothing that small is "
+            "already exact to working precision)."
+        )
+    return mu0
+
+
 def check_vector(v, name: str, n: int | None = None) -> np.ndarray:
     """Return ``v`` as a finite, real, non-empty 1-D float64 copy (of length ``n`` if given)."""
     arr = as_real_array(v, name)
