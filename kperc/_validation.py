@@ -227,7 +227,7 @@ def check_positive(value, name: str, *, integer: bool = False):
             raise ValueError(f"{name} must be a positive integer; got {value!r}{hint}.")
         value = int(value)
         if value <= 0:
-            raise ValueError(f"{name} must be a positive integer; got {value!r}.")
+            raise ValueError(f"{name} must be positive (an integer >= 1); got {value!r}.")
         if value > MAX_INT:
             raise ValueError(
                 f"{name} must be at most 2**63 - 1 = {MAX_INT}; got {value!r}. Use a smaller "
