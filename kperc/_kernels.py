@@ -16,6 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 import numpy as np
+import scipy.sparse
 from scipy.sparse.linalg import LinearOperator
 from sklearn.metrics.pairwise import euclidean_distances, pairwise_kernels
 
@@ -714,7 +715,12 @@ def as_gram(G, *, check_psd: bool | None = None, validate: bool = True, cache_si
         if isinstance(G, LinearOperator):
             check_operator(G)  # shape and dtype only: O(1), or O(n d) for a factor
             return _OperatorGram(G, cache_size)
-        arr = np.ascontiguousarray(G, dtype=np.float64)
+        if scipy.sparse.issparse(G):
+            G = G.toarray()
+        arr = np.asarray(G)
+        if arr.dtype.kind not in "biuf":  # complex or object: never cast silently
+            raise TypeError(f"G must be a real numeric matrix; got dtype {arr.dtype}.")
+        arr = np.ascontiguousarray(arr, dtype=np.float64)
         if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
             raise ValueError(f"G must be a non-empty square (n, n) matrix; got {arr.shape}.")
         return _DenseGram(arr)

@@ -782,3 +782,9 @@ def test_tiny_mu_takes_the_limit():
 @pytest.mark.parametrize("gen", ["circles", "moons", "xor", "planted", "infeasible"])
 def test_dataset_seeds_are_validated(gen, seed):
     _raises_naming(ValueError, "seed", getattr(datasets, gen), 20, seed=seed)
+
+
+@pytest.mark.parametrize("name", ["nkp", "snkp", "nvn", "snkpvn", "isnkpvn"])
+def test_complex_gram_is_refused_without_input_checks(name):
+    with pytest.raises(TypeError, match="G must be a real"):
+        getattr(kperc, name)(G0 + 0j, check_input=False)
