@@ -102,11 +102,13 @@ def kernel_matrix(X, Z=None, kernel: str | Callable = "linear", **kernel_params)
         A callable receives two data matrices and returns their kernel matrix, as in
         :class:`sklearn.svm.SVC`.
     **kernel_params
-        Passed to the kernel (``degree``, ``gamma``, ``coef0`` ...).
+        Passed to the kernel: ``gamma`` (``> 0`` and finite; ``None`` means
+        ``1 / n_features``), ``degree`` (a positive integer), ``coef0`` (finite).
 
     Returns
     -------
     K : ndarray of shape (n_samples_X, n_samples_Z)
+        A callable's output is checked: real, finite, of this shape.
 
     Examples
     --------
@@ -241,7 +243,19 @@ def gram_matrix(X, y, kernel: str | Callable = "linear", **kernel_params) -> np.
     Raises
     ------
     ValueError
-        For bad data or labels, or when some ``K(x_i, x_i) <= 0``.
+        For bad data or labels, bad kernel parameters (``gamma`` must be ``> 0`` and
+        finite, ``degree`` a positive integer, ``coef0`` finite), when some
+        ``K(x_i, x_i) <= 0``, or when a kernel callable (or ``"poly"`` with
+        ``coef0 < 0``) gives a matrix that is not symmetric positive semidefinite.
+    TypeError
+        For complex or object data.
+
+    Notes
+    -----
+    ``X`` may be a scipy.sparse matrix (it is densified) or a pandas DataFrame. Data of
+    any scale is accepted: the linear kernel normalises each row first, and the RBF and
+    polynomial kernels are evaluated from scaled data when the entries exceed
+    ``1e+-100``, so that entries of size 1e+-300 neither overflow nor underflow.
 
     Examples
     --------
