@@ -6,7 +6,6 @@ import time
 import warnings
 
 import numpy as np
-import scipy.sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
@@ -59,13 +58,6 @@ _INSEPARABLE_TRAIN_REASON = (
     "max_iter; the last iterate of a perceptron on data it cannot separate carries no "
     "accuracy guarantee, so the check's accuracy > 0.83 may or may not be met"
 )
-
-
-def _dense(X) -> np.ndarray:
-    """A validated X as a float64 ndarray (scipy.sparse input densified)."""
-    if scipy.sparse.issparse(X):
-        X = X.toarray()
-    return np.asarray(X, dtype=np.float64)
 
 
 def expected_failed_checks(estimator: SNKPClassifier) -> dict[str, str]:
@@ -297,14 +289,13 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             print(f"[SNKPClassifier] {msg}{tail}", flush=True)
 
     def _validate(self, X, y=None, *, fitting):
-        # sparse X is accepted and densified, as by every kperc function taking X
-        kw = {"dtype": np.float64, "accept_sparse": True}
+        kw = {"dtype": np.float64}
         if not self.check_input:
-            kw = {"dtype": None, "ensure_all_finite": False, "accept_sparse": True}
+            kw = {"dtype": None, "ensure_all_finite": False}
         if not fitting:
-            return _dense(validate_data(self, X, reset=False, **kw))
+            return np.asarray(validate_data(self, X, reset=False, **kw), dtype=np.float64)
         X, y = validate_data(self, X, y, **kw)  # y=None gets scikit-learn's message
-        return _dense(X), y
+        return np.asarray(X, dtype=np.float64), y
 
     def _check_params(self):
         if self.algorithm not in _ALGORITHMS:
