@@ -21,8 +21,15 @@ import numpy as np
 from sklearn.kernel_approximation import Nystroem, RBFSampler
 from sklearn.metrics.pairwise import pairwise_kernels
 
-from ._kernels import KERNELS, GramOperator, _check_kernel_args, certified_positive, kernel_diagonal
-from ._validation import check_positive, check_Xy
+from ._kernels import (
+    GramOperator,
+    _check_kernel_args,
+    _needs_psd_check,
+    certified_positive,
+    gram_matrix,
+    kernel_diagonal,
+)
+from ._validation import as_real_array, check_positive, check_Xy
 
 __all__ = ["ApproxGramOperator", "ExactMarginCheck", "approx_gram_operator", "exact_margin_check"]
 
@@ -136,7 +143,10 @@ def approx_gram_operator(
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}; got {method!r}.")
     n_components = check_positive(n_components, "n_components", integer=True)
-    _check_kernel_args(kernel, kernel_params)
+    kernel_params = _check_kernel_args(kernel, kernel_params)
+    if _needs_psd_check(kernel, kernel_params):  # checked on the first 256 points
+        m = min(n, 256)
+        gram_matrix(X[:m], np.ones(m), kernel, **kernel_params)
     if method == "rff":
         if kernel != "rbf":
             raise ValueError(
@@ -260,9 +270,8 @@ def exact_margin_check(
     n = X.shape[0]
     if block_size is not None:
         block_size = check_positive(block_size, "block_size", integer=True)
-    if not callable(kernel) and kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {KERNELS} or a callable; got {kernel!r}.")
-    a = np.asarray(alpha, dtype=np.float64)
+    kernel_params = _check_kernel_args(kernel, kernel_params)
+    a = as_real_array(alpha, "alpha")
     if a.shape != (n,):
         raise ValueError(f"alpha must have shape ({n},) like y; got {a.shape}.")
     if not np.all(np.isfinite(a)) or np.any(a < 0):

@@ -16,10 +16,21 @@ import numpy as np
 from scipy.sparse.linalg import LinearOperator
 from sklearn.metrics.pairwise import pairwise_kernels
 
-from ._kernels import _check_diag, _check_kernel_args, gram_matrix, kernel_diagonal
+from ._kernels import (
+    _check_callable_output,
+    _check_diag,
+    _check_kernel_args,
+    _needs_psd_check,
+    gram_matrix,
+    kernel_diagonal,
+)
 from ._validation import check_positive, check_Xy
 
 __all__ = ["KernelGramOperator", "kernel_gram_operator"]
+
+PSD_SAMPLE = 256
+"""Points on which a kernel that may not be PSD (a callable) is checked when the operator
+is built."""
 
 BLOCK_BYTES = 1 << 23
 """Default memory (8 MB) of one row block of a product ``G v``."""
@@ -75,7 +86,7 @@ class KernelGramOperator(LinearOperator):
 
     def _kernel(self, A, B) -> np.ndarray:
         if callable(self.kernel):
-            return np.asarray(self.kernel(A, B), dtype=np.float64)
+            return _check_callable_output(self.kernel(A, B), (A.shape[0], B.shape[0]))
         return pairwise_kernels(A, B, metric=self.kernel, **self.kernel_params)
 
     def column(self, j: int) -> np.ndarray:
@@ -164,8 +175,13 @@ def kernel_gram_operator(
     ('separator', True)
     """
     X, y = check_Xy(X, y)
-    _check_kernel_args(kernel, kernel_params)
+    kernel_params = _check_kernel_args(kernel, kernel_params)
     n = X.shape[0]
+    if _needs_psd_check(kernel, kernel_params):
+        # a callable (or a poly kernel with coef0 < 0) is checked symmetric PSD on the
+        # first PSD_SAMPLE points: the full G is never formed here
+        m = min(n, PSD_SAMPLE)
+        gram_matrix(X[:m], np.ones(m), kernel, **kernel_params)
     if block_size is None:
         block_size = max(1, min(n, BLOCK_BYTES // (8 * n)))
     else:

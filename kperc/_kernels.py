@@ -16,17 +16,34 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 import numpy as np
+import scipy.sparse
 from scipy.sparse.linalg import LinearOperator
-from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.metrics.pairwise import euclidean_distances, pairwise_kernels
 
-from ._validation import check_gram, check_X, check_Xy, row_norms
+from ._validation import (
+    DIAG_TOL,
+    check_finite,
+    check_gram,
+    check_operator,
+    check_operator_output,
+    check_positive,
+    check_psd_matrix,
+    check_X,
+    check_Xy,
+    row_norms,
+)
 
 KERNELS = ("linear", "poly", "rbf")
 
 
-def _check_kernel_args(kernel, kernel_params) -> None:
-    """Refuse an unknown kernel name or keyword (shared by the kernel operators)."""
-    if not callable(kernel) and kernel not in KERNELS:
+def _check_kernel_args(kernel, kernel_params) -> dict:
+    """Refuse an unknown kernel name or keyword, or a bad value; return the checked values.
+
+    Shared by every public entry that takes kernel parameters: ``gamma`` must be ``None``
+    (the default ``1 / n_features``) or a finite number ``> 0``, ``degree`` a positive
+    integer and ``coef0`` a finite number.
+    """
+    if not callable(kernel) and (not isinstance(kernel, str) or kernel not in KERNELS):
         raise ValueError(f"kernel must be one of {KERNELS} or a callable; got {kernel!r}.")
     unknown = set(kernel_params) - {"gamma", "degree", "coef0"}
     if unknown:
@@ -34,6 +51,38 @@ def _check_kernel_args(kernel, kernel_params) -> None:
             f"unknown kernel parameter(s) {sorted(unknown)}; the kernels take gamma, degree "
             "and coef0."
         )
+    params = dict(kernel_params)
+    if params.get("gamma") is not None:
+        params["gamma"] = check_positive(params["gamma"], "gamma")
+    if "degree" in params:
+        params["degree"] = check_positive(params["degree"], "degree", integer=True)
+    if "coef0" in params:
+        params["coef0"] = check_finite(params["coef0"], "coef0")
+    return params
+
+
+def _needs_psd_check(kernel, kernel_params) -> bool:
+    """Whether a kernel may fail to be positive semidefinite: callables, and ``"poly"``
+    with ``coef0 < 0`` (the other built-in kernels are PSD for valid parameters)."""
+    return callable(kernel) or (kernel == "poly" and kernel_params.get("coef0", 1) < 0)
+
+
+def _check_callable_output(K, shape: tuple[int, int]) -> np.ndarray:
+    """The matrix returned by a kernel callable: real, of shape ``shape``, finite."""
+    try:
+        arr = np.asarray(K)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"the kernel callable must return a numeric array: {exc}") from exc
+    if arr.dtype.kind == "c":
+        raise TypeError("the kernel callable returned a complex array; a kernel is real.")
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"the kernel callable returned dtype {arr.dtype}; a kernel is real.")
+    if arr.shape != shape:
+        raise ValueError(f"the kernel callable returned shape {arr.shape}; expected {shape}.")
+    arr = np.asarray(arr, dtype=np.float64)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("the kernel callable returned NaN or inf values.")
+    return arr
 
 
 DEFAULT_CACHE_SIZE = 200.0
@@ -53,11 +102,13 @@ def kernel_matrix(X, Z=None, kernel: str | Callable = "linear", **kernel_params)
         A callable receives two data matrices and returns their kernel matrix, as in
         :class:`sklearn.svm.SVC`.
     **kernel_params
-        Passed to the kernel (``degree``, ``gamma``, ``coef0`` ...).
+        Passed to the kernel: ``gamma`` (``> 0`` and finite; ``None`` means
+        ``1 / n_features``), ``degree`` (a positive integer), ``coef0`` (finite).
 
     Returns
     -------
     K : ndarray of shape (n_samples_X, n_samples_Z)
+        A callable's output is checked: real, finite, of this shape.
 
     Examples
     --------
@@ -72,24 +123,59 @@ def kernel_matrix(X, Z=None, kernel: str | Callable = "linear", **kernel_params)
     Z = X if Z is None else check_X(Z, "Z")
     if Z.shape[1] != X.shape[1]:
         raise ValueError(f"X has {X.shape[1]} features but Z has {Z.shape[1]}.")
+    kernel_params = _check_kernel_args(kernel, kernel_params)
     if callable(kernel):
-        K = np.asarray(kernel(X, Z), dtype=np.float64)
-        if K.shape != (X.shape[0], Z.shape[0]):
-            raise ValueError(
-                f"the kernel callable returned shape {K.shape}; expected "
-                f"{(X.shape[0], Z.shape[0])}."
-            )
-        return K
-    if kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {KERNELS} or a callable; got {kernel!r}.")
-    return pairwise_kernels(X, Z, metric=kernel, **kernel_params)
+        return _check_callable_output(kernel(X, Z), (X.shape[0], Z.shape[0]))
+    if kernel == "rbf":
+        return _rbf_kernel(X, Z, kernel_params.get("gamma"))
+    K = pairwise_kernels(X, Z, metric=kernel, **kernel_params)
+    if not np.all(np.isfinite(K)):
+        raise ValueError(
+            f"the {kernel!r} kernel's values overflow float64 for this data (entries up to "
+            f"{max(np.max(np.abs(X)), np.max(np.abs(Z))):.3g}); rescale X, or use "
+            "kperc.gram_matrix, whose normalised values are computed from scaled data."
+        )
+    return K
+
+
+#: Entries beyond this size make squared distances overflow (or, below its inverse,
+#: underflow); the RBF kernel is then evaluated on scaled data.
+_SAFE_SCALE = 1e100
+
+
+def _rbf_kernel(X: np.ndarray, Z: np.ndarray, gamma) -> np.ndarray:
+    """``exp(-gamma ||x - z||^2)`` as sklearn computes it, and from scaled data for entries
+    beyond ``1e+-100`` (whose squared distances overflow or underflow), where sklearn's
+    ``||x||^2 + ||z||^2 - 2 x.z`` gives ``inf - inf = NaN``."""
+    gamma = 1.0 / X.shape[1] if gamma is None else gamma
+    amax = max(float(np.max(np.abs(X))), float(np.max(np.abs(Z))))
+    if amax == 0 or 1 / _SAFE_SCALE <= amax <= _SAFE_SCALE:
+        return pairwise_kernels(X, Z, metric="rbf", gamma=gamma)
+    s = 2.0 ** np.round(np.log2(amax))  # exact scaling
+    D2 = euclidean_distances(X / s, Z / s, squared=True)
+    with np.errstate(over="ignore", under="ignore"):
+        t = (gamma * D2) * s * s  # inf where it overflows: exp(-inf) = 0 is right
+        K = np.exp(-np.where(D2 > 0, t, 0.0))
+    return K
 
 
 def kernel_diagonal(X, kernel: str | Callable = "linear", **kernel_params) -> np.ndarray:
-    """The values ``K(x_i, x_i)`` without forming the full kernel matrix."""
+    """The values ``K(x_i, x_i)`` without forming the full kernel matrix.
+
+    The RBF diagonal is exactly 1. The linear and polynomial diagonals are computed from
+    scaled row norms (no overflow in the squares); when the true value is not
+    representable in float64 (for example ``(gamma ||x||^2 + coef0)^degree`` for
+    entries near 1e300) a :class:`ValueError` says so. :func:`gram_matrix` still builds
+    the normalised ``G`` of such data, from scaled quantities.
+    """
     X = check_X(X)
+    kernel_params = _check_kernel_args(kernel, kernel_params)
+    nonzero = np.any(X != 0, axis=1)
     if kernel == "linear":
-        return np.einsum("ij,ij->i", X, X)
+        with np.errstate(over="ignore", under="ignore"):
+            d = np.einsum("ij,ij->i", X, X)
+        _check_representable(d, kernel, nonzero)
+        return d
     if kernel == "rbf":
         return np.ones(X.shape[0])
     if kernel == "poly":
@@ -97,13 +183,32 @@ def kernel_diagonal(X, kernel: str | Callable = "linear", **kernel_params) -> np
         gamma = kernel_params.get("gamma")
         gamma = 1.0 / X.shape[1] if gamma is None else gamma
         coef0 = kernel_params.get("coef0", 1)
-        return (gamma * np.einsum("ij,ij->i", X, X) + coef0) ** degree
+        with np.errstate(over="ignore", invalid="ignore"):
+            d = (gamma * np.einsum("ij,ij->i", X, X) + coef0) ** degree
+            if not np.all(np.isfinite(d)):
+                d = (gamma * row_norms(X) ** 2 + coef0) ** degree
+        _check_representable(d, kernel, nonzero if coef0 == 0 else None)
+        return d
     return np.array(
         [
             kernel_matrix(X[i : i + 1], kernel=kernel, **kernel_params)[0, 0]
             for i in range(X.shape[0])
         ]
     )
+
+
+def _check_representable(d: np.ndarray, kernel, nonzero: np.ndarray | None) -> None:
+    bad = ~np.isfinite(d)
+    if nonzero is not None:
+        bad |= (d == 0) & nonzero  # the square of a nonzero point underflowed
+    bad = np.flatnonzero(bad)
+    if bad.size:
+        raise ValueError(
+            f"K(x_i, x_i) of the {kernel!r} kernel overflows or underflows float64 for "
+            f"{bad.size} point(s) "
+            f"(first index {bad[0]}): the value is not representable. Rescale X; "
+            "kperc.gram_matrix computes the normalised G of such data from scaled values."
+        )
 
 
 def _check_diag(diag: np.ndarray) -> None:
@@ -138,7 +243,19 @@ def gram_matrix(X, y, kernel: str | Callable = "linear", **kernel_params) -> np.
     Raises
     ------
     ValueError
-        For bad data or labels, or when some ``K(x_i, x_i) <= 0``.
+        For bad data or labels, bad kernel parameters (``gamma`` must be ``> 0`` and
+        finite, ``degree`` a positive integer, ``coef0`` finite), when some
+        ``K(x_i, x_i) <= 0``, or when a kernel callable (or ``"poly"`` with
+        ``coef0 < 0``) gives a matrix that is not symmetric positive semidefinite.
+    TypeError
+        For complex or object data.
+
+    Notes
+    -----
+    ``X`` may be a scipy.sparse matrix (it is densified) or a pandas DataFrame. Data of
+    any scale is accepted: the linear kernel normalises each row first, and the RBF and
+    polynomial kernels are evaluated from scaled data when the entries exceed
+    ``1e+-100``, so that entries of size 1e+-300 neither overflow nor underflow.
 
     Examples
     --------
@@ -148,6 +265,7 @@ def gram_matrix(X, y, kernel: str | Callable = "linear", **kernel_params) -> np.
     [[1.0, -0.0], [-0.0, 1.0]]
     """
     X, y = check_Xy(X, y)
+    kernel_params = _check_kernel_args(kernel, kernel_params)
     if isinstance(kernel, str) and kernel == "linear":
         # The normalised linear G does not depend on the scale of each row: scale row i
         # by a power of 4 so that max_j |x_ij| is near 1. Products, sums and square roots
@@ -165,8 +283,9 @@ def gram_matrix(X, y, kernel: str | Callable = "linear", **kernel_params) -> np.
     U, inv = np.unique(X, axis=0, return_inverse=True)
     if U.shape[0] < X.shape[0]:
         inv = inv.reshape(-1)
-        # report a bad point by its index in X, not in U
-        _check_diag(kernel_diagonal(U, kernel, **kernel_params)[inv])
+        if not _poly_needs_scaling(U, kernel, kernel_params):
+            # report a bad point by its index in X, not in U
+            _check_diag(kernel_diagonal(U, kernel, **kernel_params)[inv])
         N = (
             gram_matrix(U, np.ones(U.shape[0]), kernel, **kernel_params)
             if U.shape[0] > 1
@@ -176,11 +295,20 @@ def gram_matrix(X, y, kernel: str | Callable = "linear", **kernel_params) -> np.
         G *= y[:, None]
         G *= y[None, :]
         return np.ascontiguousarray(G)
+    if _poly_needs_scaling(X, kernel, kernel_params):
+        return _poly_gram_scaled(X, y, kernel_params)
     K = kernel_matrix(X, kernel=kernel, **kernel_params)
     if callable(kernel) or not (K.flags.writeable and K.flags.owndata):
         K = np.array(K, dtype=np.float64, order="C")  # never write to the caller's array
     diag = np.diag(K).copy()
     _check_diag(diag)
+    if callable(kernel):
+        asym = float(np.max(np.abs(K - K.T)) / np.max(diag))
+        if asym > DIAG_TOL:
+            raise ValueError(
+                f"the kernel callable is not symmetric (max |K - K.T| = {asym:.3g} relative "
+                "to the largest K(x_i, x_i)); a kernel must satisfy K(x, z) = K(z, x)."
+            )
     s = y / np.sqrt(diag)
     # In place, so that building G needs no n x n temporary beyond the kernel matrix:
     # the same operations as G = K * s[:, None] * s[None, :]; G = 0.5 * (G + G.T).
@@ -191,6 +319,45 @@ def gram_matrix(X, y, kernel: str | Callable = "linear", **kernel_params) -> np.
     np.fill_diagonal(G, 1.0)
     if not np.isfinite(G).all():
         raise ValueError("the kernel produced NaN or inf values.")
+    if _needs_psd_check(kernel, kernel_params):
+        check_psd_matrix(G, name="the kernel's normalised Gram matrix")
+    return np.ascontiguousarray(G)
+
+
+def _poly_needs_scaling(X: np.ndarray, kernel, kernel_params: dict) -> bool:
+    """Whether ``X`` is too large or too small for the plain polynomial kernel
+    (entries beyond ``1e+-100``: ``x^T z`` overflows or underflows); only for
+    ``coef0 >= 0``, where the scaled form below applies."""
+    if kernel != "poly" or kernel_params.get("coef0", 1) < 0:
+        return False
+    amax = float(np.max(np.abs(X)))
+    return amax > 0 and not (1 / _SAFE_SCALE <= amax <= _SAFE_SCALE)
+
+
+def _poly_gram_scaled(X: np.ndarray, y: np.ndarray, kernel_params: dict) -> np.ndarray:
+    """The normalised signed polynomial Gram matrix from scaled quantities.
+
+    With ``t_i = sqrt(gamma ||x_i||^2 + c)`` (a ``hypot``, no overflow),
+    ``G_ij = y_i y_j (b_i^T b_j + e_i e_j)^degree`` for ``b_i = sqrt(gamma) x_i / t_i`` and
+    ``e_i = sqrt(c) / t_i``: every quantity is at most 1, whatever the scale of ``X``.
+    """
+    degree = kernel_params.get("degree", 3)
+    gamma = kernel_params.get("gamma")
+    gamma = 1.0 / X.shape[1] if gamma is None else gamma
+    c = kernel_params.get("coef0", 1)
+    norms = row_norms(X)
+    t = np.hypot(np.sqrt(gamma) * norms, np.sqrt(c))
+    _check_diag(t)
+    B = X * (np.sqrt(gamma) / t)[:, None]
+    e = np.sqrt(c) / t
+    with np.errstate(under="ignore"):
+        R = B @ B.T + np.outer(e, e)
+        np.clip(R, -1.0, 1.0, out=R)
+        G = R**degree
+    G *= y[:, None]
+    G *= y[None, :]
+    _symmetrize_inplace(G)
+    np.fill_diagonal(G, 1.0)
     return np.ascontiguousarray(G)
 
 
@@ -498,7 +665,14 @@ class _OperatorGram:
     def matvec(self, v):
         if self._Z is not None:
             return self._Z @ (self._Z.T @ v)
-        return np.asarray(self.G.matvec(v), dtype=np.float64).reshape(-1)
+        try:
+            out = self.G.matvec(v)
+        except ValueError as exc:  # scipy's reshape of a wrong-sized product
+            raise ValueError(
+                f"G (a {type(self.G).__name__}) returned a product of the wrong shape "
+                f"(expected ({self.n},)): {exc}"
+            ) from exc
+        return check_operator_output(out, self.n, "product G @ v", self.G)
 
     def matvec_into(self, v, out):
         """``out[:] = G @ v``; allocation-free for a :class:`GramOperator`."""
@@ -510,7 +684,7 @@ class _OperatorGram:
 
     def column(self, j):
         if self._has_column:
-            return np.asarray(self.G.column(j), dtype=np.float64).reshape(-1)
+            return check_operator_output(self.G.column(j), self.n, f"column {j}", self.G)
         e = np.zeros(self.n)
         e[j] = 1.0
         return self.matvec(e)
@@ -524,7 +698,7 @@ class _OperatorGram:
 
     def diagonal(self):
         if hasattr(self.G, "diagonal"):
-            return np.asarray(self.G.diagonal(), dtype=np.float64)
+            return check_operator_output(self.G.diagonal(), self.n, "diagonal", self.G)
         return np.array([self.column(j)[j] for j in range(self.n)])
 
     def seminorm(self, p):
@@ -553,10 +727,14 @@ def as_gram(G, *, check_psd: bool | None = None, validate: bool = True, cache_si
     """
     if not validate:
         if isinstance(G, LinearOperator):
-            if len(G.shape) != 2 or G.shape[0] != G.shape[1]:
-                raise ValueError(f"G must be square; the operator has shape {G.shape}.")
+            check_operator(G)  # shape and dtype only: O(1), or O(n d) for a factor
             return _OperatorGram(G, cache_size)
-        arr = np.ascontiguousarray(G, dtype=np.float64)
+        if scipy.sparse.issparse(G):
+            G = G.toarray()
+        arr = np.asarray(G)
+        if arr.dtype.kind not in "biuf":  # complex or object: never cast silently
+            raise TypeError(f"G must be a real numeric matrix; got dtype {arr.dtype}.")
+        arr = np.ascontiguousarray(arr, dtype=np.float64)
         if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
             raise ValueError(f"G must be a non-empty square (n, n) matrix; got {arr.shape}.")
         return _DenseGram(arr)

@@ -18,19 +18,20 @@ from __future__ import annotations
 import numpy as np
 
 from ._kernels import as_gram
-from ._smoothing import euclidean_prox, log_mean_exp
+from ._smoothing import _check_simplex_point, euclidean_prox, log_mean_exp
+from ._validation import check_positive, check_vector
 
 __all__ = ["loss", "smoothed_loss", "smoothed_loss_q", "g_seminorm"]
 
 
 def _prep(G, alpha, Galpha):
-    alpha = np.asarray(alpha, dtype=np.float64)
     if Galpha is None:
         gram = as_gram(G, check_psd=False)
-        if alpha.shape != (gram.n,):
-            raise ValueError(f"alpha must have shape ({gram.n},); got {alpha.shape}.")
+        alpha = check_vector(alpha, "alpha", gram.n)
         Galpha = gram.matvec(alpha)
-    Galpha = np.asarray(Galpha, dtype=np.float64)
+    else:
+        alpha = check_vector(alpha, "alpha")
+        Galpha = check_vector(Galpha, "Galpha", alpha.size)
     return alpha, Galpha, max(float(alpha @ Galpha), 0.0)
 
 
@@ -47,7 +48,7 @@ def g_seminorm(G, v) -> float:
     0.0
     """
     gram = as_gram(G, check_psd=False)
-    return gram.seminorm(np.asarray(v, dtype=np.float64))
+    return gram.seminorm(check_vector(v, "v", gram.n))
 
 
 def loss(G, alpha, *, Galpha=None) -> float:
@@ -88,7 +89,9 @@ def smoothed_loss(G, alpha, mu: float, *, Galpha=None) -> float:
     G : ndarray of shape (n, n) or LinearOperator
     alpha : ndarray of shape (n,)
     mu : float
-        ``mu > 0``.
+        Finite and ``> 0``. (As ``mu -> inf`` the loss tends to
+        ``-mean(G alpha) + ||alpha||_G^2 / 2``; ``mu = inf`` itself is refused, like any
+        non-finite smoothing parameter.)
     Galpha : ndarray of shape (n,), optional
 
     Returns
@@ -104,10 +107,13 @@ def smoothed_loss(G, alpha, mu: float, *, Galpha=None) -> float:
     >>> round(Lmu, 4), kperc.loss(G, a) - 0.1 * np.log(2) <= Lmu <= kperc.loss(G, a)
     (-0.4, True)
     """
-    if not mu > 0:
-        raise ValueError(f"mu must be positive; got {mu!r}.")
+    mu = check_positive(mu, "mu")
     alpha, Galpha, sq = _prep(G, alpha, Galpha)
-    return float(mu * log_mean_exp(-Galpha / mu) + 0.5 * sq)
+    with np.errstate(over="ignore"):
+        z = -Galpha / mu
+    if not np.all(np.isfinite(z)):  # mu so small that the exponents overflow: the limit
+        return float(-Galpha.min() + 0.5 * sq)  # L_mu -> L; the error is below mu log n
+    return float(mu * log_mean_exp(z) + 0.5 * sq)
 
 
 def smoothed_loss_q(G, alpha, mu: float, q, *, Galpha=None) -> float:
@@ -118,7 +124,7 @@ def smoothed_loss_q(G, alpha, mu: float, q, *, Galpha=None) -> float:
     G : ndarray of shape (n, n) or LinearOperator
     alpha : ndarray of shape (n,)
     mu : float
-        ``mu > 0``.
+        Finite and ``> 0``.
     q : ndarray of shape (n,)
         Prox centre in the simplex.
     Galpha : ndarray of shape (n,), optional
@@ -135,10 +141,9 @@ def smoothed_loss_q(G, alpha, mu: float, q, *, Galpha=None) -> float:
     >>> round(kperc.smoothed_loss_q(G, q, mu=0.1, q=q), 4)
     -0.4
     """
-    if not mu > 0:
-        raise ValueError(f"mu must be positive; got {mu!r}.")
+    mu = check_positive(mu, "mu")
     alpha, Galpha, sq = _prep(G, alpha, Galpha)
-    q = np.asarray(q, dtype=np.float64)
+    q = _check_simplex_point(q, "q", Galpha.size)
     pbar = euclidean_prox(Galpha, mu, q)
     diff = pbar - q
     return float(-(Galpha @ pbar) - 0.5 * mu * (diff @ diff) + 0.5 * sq)

@@ -34,7 +34,14 @@ from ._result import (
     stopped_message,
 )
 from ._smoothing import EXP_FLOOR, entropy_prox, log_mean_exp
-from ._validation import check_nonnegative, check_positive, check_Xy, pow2_scale, row_norms
+from ._validation import (
+    check_mu0,
+    check_nonnegative,
+    check_positive,
+    check_Xy,
+    pow2_scale,
+    row_norms,
+)
 
 __all__ = ["perceptron", "normalized_perceptron", "nkp", "snkp", "winnow"]
 
@@ -508,7 +515,7 @@ def snkp(
     """
     gram = as_gram(G) if check_input else as_gram(G, validate=False)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
-    mu = check_positive(mu0, "mu0")
+    mu = check_mu0(mu0)
     n = gram.n
 
     # Performance (benchmarks.bench): the pairs (alpha, G alpha), (p, G p) and

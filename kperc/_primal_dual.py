@@ -23,7 +23,7 @@ from ._result import (
     stopped_message,
 )
 from ._smoothing import euclidean_prox
-from ._validation import check_positive, check_simplex
+from ._validation import check_mu0, check_positive, check_simplex
 
 __all__ = ["snkpvn", "isnkpvn"]
 
@@ -266,7 +266,7 @@ def snkpvn(
     delta = check_positive(delta, "delta")
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     if mu0 is not None:
-        mu0 = check_positive(mu0, "mu0")
+        mu0 = check_mu0(mu0)
     return _snkpvn_core(gram, q, delta, max_iter, mu0, trace, check_callback(callback))
 
 

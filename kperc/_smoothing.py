@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._validation import check_positive, check_vector
+
 __all__ = [
     "entropy",
     "entropy_prox",
@@ -26,6 +28,9 @@ __all__ = [
     "project_simplex",
     "simplex_max_prox_q",
 ]
+
+#: Tolerance on the simplex constraints (``p >= 0``, ``sum p = 1``) of a given point.
+SIMPLEX_TOL = 1e-9
 
 #: Shifted exponents below ``-EXP_FLOOR`` contribute exactly nothing next to ``exp(0)``.
 EXP_FLOOR = 600.0
@@ -57,18 +62,37 @@ def log_mean_exp(z) -> float:
     return float(zmax + np.log(e.sum()) - np.log(z.size))
 
 
+def _check_simplex_point(p, name: str, n: int | None = None) -> np.ndarray:
+    """A finite real 1-D point of the simplex (tolerance ``SIMPLEX_TOL``), not renormalised."""
+    arr = check_vector(p, name, n)
+    lo, total = float(arr.min()), float(arr.sum())
+    if lo < -SIMPLEX_TOL or abs(total - 1.0) > SIMPLEX_TOL * max(1.0, arr.size**0.5):
+        raise ValueError(
+            f"{name} must lie in the simplex (entries >= 0 summing to 1); got min {lo:.3g} "
+            f"and sum {total:.12g}."
+        )
+    return arr
+
+
 def entropy(p: np.ndarray) -> float:
     """The entropy prox-function ``d(p) = sum p_i log p_i + log n`` (0 at ``1/n``).
 
     Parameters
     ----------
     p : ndarray of shape (n,)
-        A point of the simplex.
+        A point of the simplex: finite, entries ``>= 0`` summing to 1 (up to ``1e-9``;
+        round-off negatives are treated as 0). Anything else is refused: the function is
+        defined on the simplex only.
 
     Returns
     -------
     float
         A value in ``[0, log n]``.
+
+    Raises
+    ------
+    ValueError
+        If ``p`` is not a finite real 1-D point of the simplex.
 
     Examples
     --------
@@ -76,7 +100,7 @@ def entropy(p: np.ndarray) -> float:
     >>> kperc.entropy(np.full(4, 0.25)), round(kperc.entropy(np.array([1.0, 0, 0, 0])), 4)
     (0.0, 1.3863)
     """
-    p = np.asarray(p, dtype=np.float64)
+    p = _check_simplex_point(p, "p")
     pos = p[p > 0]
     return float(np.sum(pos * np.log(pos)) + np.log(p.size))
 
@@ -89,9 +113,9 @@ def entropy_prox(Galpha: np.ndarray, mu: float) -> np.ndarray:
     Parameters
     ----------
     Galpha : ndarray of shape (n,)
-        The vector ``G @ alpha``.
+        The vector ``G @ alpha`` (finite, real, non-empty).
     mu : float
-        Smoothing parameter, ``mu > 0``.
+        Smoothing parameter, finite and ``> 0``.
 
     Returns
     -------
@@ -104,7 +128,13 @@ def entropy_prox(Galpha: np.ndarray, mu: float) -> np.ndarray:
     >>> kperc.entropy_prox(np.array([0.0, 1.0, 2.0]), mu=1.0).round(4).tolist()
     [0.6652, 0.2447, 0.09]
     """
-    e, _ = _shifted_exp(-np.asarray(Galpha, dtype=np.float64) / mu)
+    Galpha = check_vector(Galpha, "Galpha")
+    mu = check_positive(mu, "mu")
+    with np.errstate(over="ignore"):  # -Galpha / mu = -inf or inf: handled below
+        z = -Galpha / mu
+    if not np.all(np.isfinite(z)):  # mu so small that the exponents overflow: the limit
+        z = np.where(Galpha == Galpha.min(), 0.0, -np.inf)  # uniform on the minimisers
+    e, _ = _shifted_exp(z)
     return e / e.sum()
 
 
@@ -112,11 +142,14 @@ def project_simplex(v: np.ndarray) -> np.ndarray:
     """Euclidean projection of ``v`` onto the probability simplex.
 
     Uses the sort-based rule: ``max(v - tau, 0)`` with ``tau`` chosen so that the result
-    sums to one (paper Section 6).
+    sums to one (paper Section 6). The projection does not change when a constant is
+    added to every entry; when the entries are so large that ``1`` is lost next to them
+    (``v = [1e16, 0]``), the rule is applied to ``v - max(v)``, whose largest entry is 0.
 
     Parameters
     ----------
     v : ndarray of shape (n,)
+        Finite, real, non-empty.
 
     Returns
     -------
@@ -128,11 +161,22 @@ def project_simplex(v: np.ndarray) -> np.ndarray:
     >>> kperc.project_simplex(np.array([0.5, 1.0, -1.0])).tolist()
     [0.25, 0.75, 0.0]
     """
-    v = np.asarray(v, dtype=np.float64)
+    v = check_vector(v, "v")
+    out = _project_sorted(v)
+    if out is None or abs(float(out.sum()) - 1.0) > 1e-6:
+        # 1 was lost in rounding next to the entries: shift (exact for the largest entry)
+        out = _project_sorted(v - v.max())
+    return out
+
+
+def _project_sorted(v: np.ndarray) -> np.ndarray | None:
+    """The sort-based rule; ``None`` if no index qualifies (1 lost next to huge entries)."""
     u = np.sort(v)[::-1]
     css = np.cumsum(u) - 1.0
     idx = np.arange(1, v.size + 1)
     cond = u - css / idx > 0
+    if not cond.any():
+        return None
     r = idx[cond][-1]
     tau = css[r - 1] / r
     return np.maximum(v - tau, 0.0)
@@ -144,9 +188,9 @@ def euclidean_prox(Galpha: np.ndarray, mu: float, q: np.ndarray) -> np.ndarray:
     Parameters
     ----------
     Galpha : ndarray of shape (n,)
-        The vector ``G @ alpha``.
+        The vector ``G @ alpha`` (finite, real).
     mu : float
-        Smoothing parameter, ``mu > 0``.
+        Smoothing parameter, finite and ``> 0``.
     q : ndarray of shape (n,)
         Prox centre, a point of the simplex.
 
@@ -161,7 +205,17 @@ def euclidean_prox(Galpha: np.ndarray, mu: float, q: np.ndarray) -> np.ndarray:
     >>> kperc.euclidean_prox(np.array([0.0, 1.0, 2.0]), mu=2.0, q=q).round(4).tolist()
     [0.75, 0.25, 0.0]
     """
-    return project_simplex(q - np.asarray(Galpha, dtype=np.float64) / mu)
+    Galpha = check_vector(Galpha, "Galpha")
+    q = _check_simplex_point(q, "q", Galpha.size)
+    mu = check_positive(mu, "mu")
+    with np.errstate(over="ignore"):
+        v = q - Galpha / mu
+    if not np.all(np.isfinite(v)):
+        # mu so small that Galpha / mu overflows. The limit as mu -> 0 is the projection
+        # of q restricted to the minimisers T of Galpha (the other entries fall by
+        # (Galpha_i - min) / mu -> inf, and -2 is already below any threshold tau >= -1).
+        v = np.where(Galpha == Galpha.min(), q, -2.0)
+    return project_simplex(v)
 
 
 def simplex_max_prox_q(q: np.ndarray) -> float:

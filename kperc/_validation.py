@@ -7,18 +7,90 @@ Inputs are never modified in place: the helpers return fresh arrays.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse
 from scipy.sparse.linalg import LinearOperator
 
 #: Tolerance on ``|G_ii - 1|`` and on asymmetry, relative to 1.
 DIAG_TOL = 1e-8
 #: Tolerance on the smallest eigenvalue of G, relative to ``n``.
 PSD_TOL = 1e-8
-#: Above this size the O(n^3) PSD test is skipped unless asked for.
+#: Above this size the O(n^3) Cholesky PSD test is replaced by a Lanczos estimate of the
+#: smallest eigenvalue (``scipy.sparse.linalg.eigsh``), whose cost grows as ``n^2``.
 PSD_CHECK_MAX_N = 3000
+#: Lanczos steps of the PSD test above ``PSD_CHECK_MAX_N`` points.
+LANCZOS_STEPS = 30
+#: Largest accepted integer parameter (``max_iter``, ``degree``, ...): a signed 64-bit int.
+MAX_INT = int(np.iinfo(np.int64).max)
+
+
+def as_real_array(value, name: str) -> np.ndarray:
+    """``value`` as a fresh float64 ndarray, refusing what cannot be a real array.
+
+    Accepted: anything :func:`numpy.asarray` turns into a bool, integer or floating
+    array (lists, pandas objects, read-only or non-contiguous arrays), and scipy.sparse
+    matrices, which are densified (the algorithms work on dense rows). Refused with a
+    :class:`TypeError` that names the parameter: complex arrays (never cast silently:
+    the imaginary part would be dropped), object arrays and non-numeric dtypes.
+    """
+    if scipy.sparse.issparse(value):
+        value = value.toarray()
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a numeric array: {exc}") from exc
+    kind = arr.dtype.kind
+    if kind == "c":
+        raise TypeError(
+            f"{name} must be real; got a complex array (dtype {arr.dtype}). Pass "
+            f"np.real({name}) if the imaginary part is meant to be dropped."
+        )
+    if kind == "O":
+        raise TypeError(
+            f"{name} has dtype object; pass a numeric array, for example "
+            f"np.asarray({name}, dtype=float)."
+        )
+    if kind not in "biuf":
+        raise TypeError(f"{name} must be a numeric array; got dtype {arr.dtype}.")
+    return np.array(arr, dtype=np.float64, copy=True)
+
+
+#: Smallest accepted initial smoothing parameter ``mu0`` (about the square root of the
+#: smallest normal double). SNKP and SNKPVN shrink ``mu`` every iteration (by a factor of
+#: order ``k^2`` after ``k`` iterations) and divide ``G alpha`` by it: from a smaller
+#: ``mu0`` it underflows to 0 (a division by zero), and the smoothing is already far
+#: below the resolution of ``G alpha`` anyway.
+MU0_MIN = 1e-150
+
+
+def check_mu0(value) -> float:
+    """Check the initial smoothing parameter: finite, ``>= MU0_MIN``."""
+    mu0 = check_positive(value, "mu0")
+    if mu0 < MU0_MIN:
+        raise ValueError(
+            f"mu0={mu0:g} is too small: mu shrinks every iteration and would underflow to 0; "
+            f"the smallest accepted value is mu0={MU0_MIN:g} (a smoothing that small is "
+            "already exact to working precision)."
+        )
+    return mu0
+
+
+def check_vector(v, name: str, n: int | None = None) -> np.ndarray:
+    """Return ``v`` as a finite, real, non-empty 1-D float64 copy (of length ``n`` if given)."""
+    arr = as_real_array(v, name)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got shape {arr.shape}.")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty; it needs at least one entry.")
+    if n is not None and arr.shape[0] != n:
+        raise ValueError(f"{name} must have shape ({n},) to match G; got {arr.shape}.")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or inf.")
+    return arr
 
 
 def _max_asymmetry(arr: np.ndarray, block: int = 256) -> float:
@@ -74,11 +146,12 @@ def check_Xy(X, y) -> tuple[np.ndarray, np.ndarray]:
 
 
 def check_X(X, name: str = "X") -> np.ndarray:
-    """Return ``X`` as a finite 2-D float64 copy with at least one row and column."""
-    try:
-        arr = np.array(X, dtype=np.float64, copy=True)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a numeric array: {exc}") from exc
+    """Return ``X`` as a finite 2-D float64 copy with at least one row and column.
+
+    Bool, integer and float32 input is converted; scipy.sparse input is densified;
+    complex and object input is refused (see :func:`as_real_array`).
+    """
+    arr = as_real_array(X, name)
     if arr.ndim != 2:
         raise ValueError(
             f"{name} must be 2-D of shape (n_samples, n_features); got {arr.ndim}-D input "
@@ -93,7 +166,16 @@ def check_X(X, name: str = "X") -> np.ndarray:
 
 def check_labels(y) -> np.ndarray:
     """Return labels as a float64 copy after checking that they are -1/+1."""
+    if scipy.sparse.issparse(y):
+        y = y.toarray()
     arr = np.array(y, copy=True)
+    if arr.dtype.kind == "c":
+        raise TypeError("y must be real labels -1 and +1; got a complex array.")
+    if arr.dtype.kind == "O":
+        raise TypeError(
+            "y has dtype object; pass the labels -1 and +1 as a numeric array, for example "
+            "np.asarray(y, dtype=float)."
+        )
     if arr.ndim != 1:
         raise ValueError(f"y must be 1-D of shape (n_samples,); got shape {arr.shape}.")
     if arr.shape[0] == 0:
@@ -113,25 +195,133 @@ def check_labels(y) -> np.ndarray:
     return arr
 
 
+def _as_finite_float(value, name: str, what: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be {what}; got {value!r} of type {type(value).__name__}.")
+    try:
+        f = float(value)
+    except OverflowError:
+        f = math.inf if value > 0 else -math.inf
+    if not math.isfinite(f):
+        raise ValueError(f"{name} must be {what} and finite; got {value!r}.")
+    return f
+
+
 def check_positive(value, name: str, *, integer: bool = False):
-    """Check that a scalar parameter is finite and strictly positive."""
+    """Check that a scalar parameter is finite and strictly positive.
+
+    Real parameters accept any real number (Python, numpy, ``fractions``) except bools;
+    integer parameters accept Python and numpy integers up to ``2**63 - 1``: a float
+    such as ``1e3`` is refused (with a hint), as are bools, NaN, inf and huge ints such
+    as ``10**30``. Every refusal is a :class:`ValueError` that names ``name``.
+    """
     if integer:
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise ValueError(f"{name} must be a positive integer; got {value!r}.")
-    elif isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a positive number; got {value!r}.")
-    if not np.isfinite(value) or value <= 0:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+            hint = ""
+            if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+                try:
+                    if float(value).is_integer():
+                        hint = f" (pass {name}={int(value)})"
+                except (OverflowError, ValueError):
+                    pass
+            raise ValueError(f"{name} must be a positive integer; got {value!r}{hint}.")
+        value = int(value)
+        if value <= 0:
+            raise ValueError(f"{name} must be positive (an integer >= 1); got {value!r}.")
+        if value > MAX_INT:
+            raise ValueError(
+                f"{name} must be at most 2**63 - 1 = {MAX_INT}; got {value!r}. Use a smaller "
+                f"{name} (no run can use that many)."
+            )
+        return value
+    f = _as_finite_float(value, name, "a positive number")
+    if f <= 0:
         raise ValueError(f"{name} must be positive and finite; got {value!r}.")
-    return int(value) if integer else float(value)
+    return f
 
 
 def check_nonnegative(value, name: str) -> float:
     """Check that a scalar parameter is a finite number ``>= 0``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a non-negative number; got {value!r}.")
-    if not np.isfinite(value) or value < 0:
+    f = _as_finite_float(value, name, "a non-negative number")
+    if f < 0:
         raise ValueError(f"{name} must be non-negative and finite; got {value!r}.")
-    return float(value)
+    return f
+
+
+def check_finite(value, name: str) -> float:
+    """Check that a scalar parameter is a finite real number (any sign)."""
+    return _as_finite_float(value, name, "a real number")
+
+
+def check_psd_matrix(arr: np.ndarray, name: str = "G", *, exact: bool = False) -> None:
+    """Raise unless the symmetric matrix ``arr`` (unit diagonal) is PSD up to ``PSD_TOL * n``.
+
+    Up to ``PSD_CHECK_MAX_N`` points a jittered Cholesky factorisation decides (exact
+    eigenvalues when it fails), as it does for any ``n`` with ``exact=True``. Above, the
+    smallest eigenvalue is estimated by ``LANCZOS_STEPS`` Lanczos steps, whose cost grows
+    as ``n^2``: a Ritz value is never below the true smallest eigenvalue, so a Ritz value
+    below ``-PSD_TOL * n`` proves that the matrix is not PSD. Such an estimate finds a
+    clearly negative eigenvalue, but it can miss a slightly negative one among many
+    eigenvalues near 0; ``check_gram(G, check_psd=True)`` runs the exact test.
+    """
+    n = arr.shape[0]
+    if n <= 1:
+        return
+    tol = PSD_TOL * n
+    if n <= PSD_CHECK_MAX_N or exact:
+        work = arr.copy()  # the only n x n temporary of the validation
+        work.flat[:: n + 1] += tol
+        try:  # a jittered Cholesky factorisation is ~10x cheaper than eigenvalues
+            scipy.linalg.cholesky(work, lower=True, overwrite_a=True, check_finite=False)
+            return
+        except np.linalg.LinAlgError:
+            del work
+            lam_min = float(np.linalg.eigvalsh(arr)[0])
+    else:
+        lam_min = _lanczos_min_eigenvalue(arr, tol)
+    if lam_min < -tol:
+        raise ValueError(
+            f"{name} is not positive semidefinite (smallest eigenvalue {lam_min:.3g}); "
+            "use a positive semidefinite kernel."
+        )
+
+
+def _lanczos_min_eigenvalue(arr: np.ndarray, tol: float, steps: int = LANCZOS_STEPS) -> float:
+    """An upper bound on the smallest eigenvalue of a symmetric ``arr``, in ``O(steps n^2)``.
+
+    ``steps`` Lanczos iterations with full reorthogonalisation from a seeded start
+    vector; the smallest eigenvalue of the tridiagonal matrix
+    (:func:`scipy.linalg.eigh_tridiagonal`) is a Ritz value, never below the true
+    smallest eigenvalue. The run stops early once a Ritz value is below ``-tol``. (ARPACK,
+    through :func:`scipy.sparse.linalg.eigsh` with ``which="SA"``, must converge before it
+    reports anything, which takes minutes for kernel matrices whose eigenvalues
+    cluster at 0; a fixed number of steps keeps the cost bounded.)
+    """
+    n = arr.shape[0]
+    m = min(steps, n)
+    Q = np.empty((m, n))
+    alpha = np.empty(m)
+    beta = np.empty(m)
+    q = np.random.default_rng(0).standard_normal(n)
+    q /= np.linalg.norm(q)
+    lam = np.inf
+    for j in range(m):
+        Q[j] = q
+        w = arr @ q
+        alpha[j] = q @ w
+        w -= Q[: j + 1].T @ (Q[: j + 1] @ w)  # full reorthogonalisation (twice is enough)
+        w -= Q[: j + 1].T @ (Q[: j + 1] @ w)
+        beta[j] = np.linalg.norm(w)
+        if j % 5 == 4 or j == m - 1 or beta[j] <= 1e-12 * n:
+            lam = float(
+                scipy.linalg.eigh_tridiagonal(
+                    alpha[: j + 1], beta[:j], eigvals_only=True, select="i", select_range=(0, 0)
+                )[0]
+            )
+            if lam < -tol or beta[j] <= 1e-12 * n:
+                break
+        q = w / beta[j]
+    return lam
 
 
 def check_gram(G, *, check_psd: bool | None = None):
@@ -140,12 +330,15 @@ def check_gram(G, *, check_psd: bool | None = None):
     Parameters
     ----------
     G : array_like of shape (n, n) or LinearOperator
-        Dense matrices are checked for finiteness, squareness, symmetry, unit diagonal
-        and (when ``check_psd`` allows) positive semidefiniteness. Linear operators are
-        checked for shape only, and must provide ``column(j)`` and ``diagonal()``
-        (as :class:`kperc.GramOperator` does) unless they are wrapped first.
+        Dense matrices (or scipy.sparse matrices, densified) are checked for real
+        dtype, finiteness, squareness, symmetry, unit diagonal and (when ``check_psd``
+        allows) positive semidefiniteness. Linear operators are checked for shape and
+        real dtype here; their products are checked (shape, finiteness) when used.
     check_psd : bool or None
-        ``None`` (default) runs the PSD test for ``n <= 3000``.
+        ``None`` (default) runs the PSD test: a Cholesky factorisation up to
+        ``n = 3000``, a Lanczos estimate of the smallest eigenvalue (cost ``O(n^2)``)
+        above. ``True`` runs the exact test at any ``n`` (cost ``O(n^3)``); ``False``
+        skips it.
 
     Returns
     -------
@@ -154,18 +347,19 @@ def check_gram(G, *, check_psd: bool | None = None):
         is one; it is never written to), the operator itself otherwise.
     """
     if isinstance(G, LinearOperator):
-        shape = G.shape
-        if len(shape) != 2 or shape[0] != shape[1]:
-            raise ValueError(f"G must be square; the operator has shape {shape}.")
-        if shape[0] == 0:
-            raise ValueError("G is empty; at least one point is needed.")
+        check_operator(G)
         return G
-    if hasattr(G, "toarray") and not isinstance(G, np.ndarray):
+    if scipy.sparse.issparse(G) or (hasattr(G, "toarray") and not isinstance(G, np.ndarray)):
         G = G.toarray()
     try:
-        arr = np.ascontiguousarray(G, dtype=np.float64)  # never written to
+        arr = np.asarray(G)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"G must be a numeric matrix: {exc}") from exc
+    if arr.dtype.kind == "c":
+        raise TypeError("G must be real; got a complex matrix. A Gram matrix is real.")
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"G must be a numeric matrix; got dtype {arr.dtype}.")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)  # never written to
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
         raise ValueError(
             f"G must be a square (n, n) matrix; got shape {arr.shape}. Build it with "
@@ -185,28 +379,44 @@ def check_gram(G, *, check_psd: bool | None = None):
             f"G must have a unit diagonal (max |G_ii - 1| = {diag_err:.3g}); normalise the "
             "kernel: G_ij = y_i y_j K_ij / sqrt(K_ii K_jj), as kperc.gram_matrix does."
         )
-    if check_psd is None:
-        check_psd = n <= PSD_CHECK_MAX_N
-    if check_psd and n > 1:
-        work = arr.copy()  # the only n x n temporary of the validation
-        work.flat[:: n + 1] += PSD_TOL * n
-        try:  # a jittered Cholesky factorisation is ~10x cheaper than eigenvalues
-            scipy.linalg.cholesky(work, lower=True, overwrite_a=True, check_finite=False)
-            return arr
-        except np.linalg.LinAlgError:
-            del work
-            lam_min = float(np.linalg.eigvalsh(arr)[0])
-        if lam_min < -PSD_TOL * n:
-            raise ValueError(
-                f"G is not positive semidefinite (smallest eigenvalue {lam_min:.3g}); "
-                "use a positive semidefinite kernel."
-            )
+    if check_psd is None or check_psd:
+        check_psd_matrix(arr, exact=bool(check_psd))
+    return arr
+
+
+def check_operator(G: LinearOperator, name: str = "G") -> None:
+    """Check a LinearOperator's shape and dtype (its products are checked when used)."""
+    shape = G.shape
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise ValueError(f"{name} must be square; the operator has shape {shape}.")
+    if shape[0] == 0:
+        raise ValueError(f"{name} is empty; at least one point is needed.")
+    dtype = getattr(G, "dtype", None)
+    if dtype is not None and np.dtype(dtype).kind == "c":
+        raise TypeError(f"{name} must be real; the operator has dtype {np.dtype(dtype)}.")
+    Z = getattr(G, "Z", None)  # a factored GramOperator: its factor must be finite
+    if isinstance(Z, np.ndarray) and not np.all(np.isfinite(Z)):
+        raise ValueError(f"{name} (a {type(G).__name__}) has NaN or inf in its factor Z.")
+
+
+def check_operator_output(out, n: int, what: str, G) -> np.ndarray:
+    """A product or column returned by a LinearOperator: real, shape ``(n,)``, finite."""
+    arr = np.asarray(out)
+    if arr.dtype.kind == "c":
+        raise TypeError(f"G (a {type(G).__name__}) returned a complex {what}; G must be real.")
+    if arr.size != n:
+        raise ValueError(
+            f"G (a {type(G).__name__}) returned a {what} of shape {arr.shape}; expected ({n},)."
+        )
+    arr = np.asarray(arr, dtype=np.float64).reshape(-1)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"G (a {type(G).__name__}) returned a {what} with NaN or inf.")
     return arr
 
 
 def check_simplex(q, n: int, name: str = "q", tol: float = 1e-9) -> np.ndarray:
     """Check that ``q`` is a probability vector of length ``n``; return a float64 copy."""
-    arr = np.array(q, dtype=np.float64, copy=True)
+    arr = as_real_array(q, name)
     if arr.shape != (n,):
         raise ValueError(f"{name} must have shape ({n},) to match G; got {arr.shape}.")
     if not np.all(np.isfinite(arr)):

@@ -19,6 +19,26 @@ from typing import Any
 
 import numpy as np
 
+from ._validation import check_finite, check_nonnegative, check_positive
+
+#: Largest number of points a generator makes (a larger ``n`` is refused up front
+#: rather than failing inside numpy's allocator).
+MAX_SAMPLES = 10**8
+
+
+def _check_n(n, name: str = "n", low: int = 1) -> int:
+    n = check_positive(n, name, integer=True)
+    if n < low or n > MAX_SAMPLES:
+        raise ValueError(f"{name} must be an integer in [{low}, {MAX_SAMPLES}]; got {n}.")
+    return n
+
+
+def _check_seed(seed) -> int:
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer; got {seed!r}.")
+    return int(seed)
+
+
 __all__ = [
     "Dataset",
     "planted",
@@ -135,6 +155,8 @@ def planted(
     >>> ds.X.shape, round(kperc.data_margin(ds.X, ds.y), 6)
     ((50, 4), 0.1)
     """
+    n, d, seed = _check_n(n), _check_n(d, "d"), _check_seed(seed)
+    rho, near = check_finite(rho, "rho"), check_finite(near, "near")
     if n < 2 or d < 2:
         raise ValueError(f"planted needs n >= 2 and d >= 2; got n={n}, d={d}.")
     if not 0 < rho < 1:
@@ -188,6 +210,7 @@ def two_rays(r: float = 10.0, n_per_ray: int = 10) -> Dataset:
     >>> X.shape, round(kperc.data_margin(X, y), 4)
     ((10, 2), 0.1414)
     """
+    r, n_per_ray = check_finite(r, "r"), _check_n(n_per_ray, "n_per_ray")
     if r < 1 or n_per_ray < 2:
         raise ValueError(f"two_rays needs r >= 1 and n_per_ray >= 2; got {r}, {n_per_ray}.")
     norms = np.geomspace(1.0 / r, r, n_per_ray)
@@ -256,7 +279,8 @@ def infeasible(
     """
     from ._margins import data_margin
 
-    if not -1 < rho < 0:
+    n, d, seed = _check_n(n), _check_n(d, "d"), _check_seed(seed)
+    if not -1 < check_finite(rho, "rho") < 0:
         raise ValueError(f"rho must be in (-1, 0) for an inseparable instance; got {rho}.")
     if not 2 <= d <= 6 or n < d + 1:
         raise ValueError(f"infeasible needs 2 <= d <= 6 and n >= d + 1; got n={n}, d={d}.")
@@ -335,6 +359,9 @@ def circles(n: int = 200, *, noise: float = 0.05, factor: float = 0.5, seed: int
     """
     from sklearn.datasets import make_circles
 
+    n, seed, noise = _check_n(n, low=2), _check_seed(seed), check_nonnegative(noise, "noise")
+    if not 0 < check_finite(factor, "factor") < 1:
+        raise ValueError(f"factor must be in (0, 1); got {factor!r}.")
     X, y = make_circles(n_samples=n, noise=noise, factor=factor, random_state=seed)
     return Dataset(X, _pm(y), {})
 
@@ -366,6 +393,7 @@ def moons(n: int = 200, *, noise: float = 0.1, seed: int = 0) -> Dataset:
     """
     from sklearn.datasets import make_moons
 
+    n, seed, noise = _check_n(n, low=2), _check_seed(seed), check_nonnegative(noise, "noise")
     X, y = make_moons(n_samples=n, noise=noise, random_state=seed)
     return Dataset(X, _pm(y), {})
 
@@ -395,6 +423,9 @@ def xor(n: int = 200, *, gap: float = 0.1, seed: int = 0) -> Dataset:
     >>> X.shape, bool((y == np.sign(X[:, 0] * X[:, 1])).all())
     ((100, 2), True)
     """
+    n, seed, gap = _check_n(n), _check_seed(seed), check_nonnegative(gap, "gap")
+    if gap >= 1:
+        raise ValueError(f"gap must be in [0, 1); got {gap!r}.")
     rng = np.random.default_rng(seed)
     X = rng.uniform(gap, 1.0, (n, 2)) * rng.choice([-1.0, 1.0], (n, 2))
     return Dataset(X, np.sign(X[:, 0] * X[:, 1]), {"gap": gap})
