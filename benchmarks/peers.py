@@ -398,7 +398,7 @@ def run(cfg: PeersConfig, log: Callable[[str], None] = print, command: str | Non
                                     f"(limit {cfg.dense_max_gb:g} GB)",
                                 }
                             )
-                            log(f"{family:6s} rho={rho:<6.0e} n={n:<8d} {name:18s} skipped (memory)")
+                            log(f"{family:6s} rho={rho:<6.0e} n={n:<8d} {name:18s} skipped (G)")
                             continue
                         if info is None:
                             t0 = time.perf_counter()
@@ -570,6 +570,16 @@ def crossovers(record: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _label(solver: str | None) -> str:
+    return SOLVER_LABELS.get(solver, str(solver))
+
+
+def _solvers_of(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Solvers of ``rows``: the known ones in display order, then any others."""
+    present = {r["solver"] for r in rows}
+    return [s for s in SOLVER_LABELS if s in present] + sorted(present - set(SOLVER_LABELS))
+
+
 def _cell(r: dict[str, Any] | None) -> str:
     if r is None:
         return ""
@@ -592,8 +602,8 @@ def peers_markdown(record: dict[str, Any]) -> str:
         sub = [r for r in rows if r["family"] == fam]
         if not sub:
             continue
-        solvers = [s for s in SOLVER_LABELS if any(r["solver"] == s for r in sub)]
-        head = "| rho | n | " + " | ".join(SOLVER_LABELS[s] for s in solvers) + " |"
+        solvers = _solvers_of(sub)
+        head = "| rho | n | " + " | ".join(_label(s) for s in solvers) + " |"
         lines = [head, "|" + "---|" * (len(solvers) + 2)]
         for rho in sorted({r["rho"] for r in sub}, reverse=True):
             for n in sorted({r["n"] for r in sub if r["rho"] == rho}):
@@ -615,12 +625,13 @@ def peers_markdown(record: dict[str, Any]) -> str:
         for e in c["by_n"]:
 
             def lab(s, t):
-                return f"{SOLVER_LABELS[s]} ({t:.3g} s)" if s else "none"
+                return f"{_label(s)} ({t:.3g} s)" if s else "none"
 
             sp = e["speedup"]
             spt = "" if sp is None else (">= " if e["speedup_bound"] == ">=" else "") + f"{sp:.3g}"
+            best = lab(e["fastest"], e["fastest_s"])
             lines.append(
-                f"| {c['family']} | {c['rho']:g} | {e['n']:,} | {lab(e['fastest'], e['fastest_s'])} "
+                f"| {c['family']} | {c['rho']:g} | {e['n']:,} | {best} "
                 f"| {lab(e['snkp'], e['snkp_s'])} | {lab(e['peer'], e['peer_s'])} | {spt} |"
             )
     parts.append("**Crossovers**\n\n" + "\n".join(lines))
@@ -660,7 +671,7 @@ def figure(record: dict[str, Any], family: str, rhos: Sequence[float] | None = N
     cols = 1 if len(rhos) == 1 else 2
     nrows = math.ceil(len(rhos) / cols)
     fig, axes = plt.subplots(nrows, cols, figsize=figsize(nrows, cols, aspect=0.8), squeeze=False)
-    solvers = [s for s in SOLVER_LABELS if any(r["solver"] == s for r in sub)]
+    solvers = _solvers_of(sub)
     handles = {}
     for ax, rho in zip(axes.flat, rhos, strict=False):
         for s in solvers:
@@ -695,7 +706,7 @@ def figure(record: dict[str, Any], family: str, rhos: Sequence[float] | None = N
         Line2D([], [], color="k", marker="^", mfc="white", ls="", label="stopped at the cap"),
     ]
     hs = [handles[s] for s in solvers if s in handles] + marks
-    labs = [SOLVER_LABELS[s] for s in solvers if s in handles] + [m.get_label() for m in marks]
+    labs = [_label(s) for s in solvers if s in handles] + [m.get_label() for m in marks]
     fig.tight_layout()
     legend_below(axes[-1, 0] if cols == 1 else axes[-1, 0], hs, labs, ncol=3, drop=0.55)
     if cols == 2:  # centre the legend under both panels
