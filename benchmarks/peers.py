@@ -660,7 +660,7 @@ def figure(record: dict[str, Any], family: str, rhos: Sequence[float] | None = N
     """
     import matplotlib.pyplot as plt
 
-    from kperc_book.chapter import figsize, legend_below, style
+    from kperc_book.chapter import figsize, style
 
     style()
     sub = [r for r in record["rows"] if r["family"] == family]
@@ -708,10 +708,8 @@ def figure(record: dict[str, Any], family: str, rhos: Sequence[float] | None = N
     hs = [handles[s] for s in solvers if s in handles] + marks
     labs = [_label(s) for s in solvers if s in handles] + [m.get_label() for m in marks]
     fig.tight_layout()
-    legend_below(axes[-1, 0] if cols == 1 else axes[-1, 0], hs, labs, ncol=3, drop=0.55)
-    if cols == 2:  # centre the legend under both panels
-        leg = axes[-1, 0].get_legend()
-        leg.set_bbox_to_anchor((1.1, 0.0), transform=leg.get_bbox_to_anchor()._transform)
+    # below every panel, where it cannot hide data (saved with bbox_inches="tight")
+    fig.legend(hs, labs, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3)
     return fig
 
 
