@@ -91,6 +91,8 @@ SOLVER_LABELS = {
     "svc-linear": "SVC, linear",
     "svc-rbf": "SVC, RBF",
 }
+#: Display names of the problem families.
+FAMILY_LABELS = {"linear": "linear", "rbf": "RBF"}
 #: kperc's SNKP variants and the scikit-learn peers, as compared by :func:`crossovers`.
 KPERC_SNKP = ("snkp-dense", "snkp-factored", "snkp-nystroem")
 PEERS = ("sklearn-perceptron", "linearsvc", "svc-linear", "svc-rbf")
@@ -693,7 +695,7 @@ def figure(record: dict[str, Any], family: str, rhos: Sequence[float] | None = N
             ax.plot([r["n"] for r in cap], [r["time_s"] for r in cap], "^", color=c, mfc="white")
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_title(f"{family} problems, rho = {rho:g}")
+        ax.set_title(f"{FAMILY_LABELS.get(family, family)} problems, rho = {rho:g}")
         ax.set_xlabel("n")
         ax.set_ylabel("seconds to a separator")
     for ax in list(axes.flat)[len(rhos) :]:
