@@ -582,6 +582,29 @@ def _solvers_of(rows: Sequence[dict[str, Any]]) -> list[str]:
     return [s for s in SOLVER_LABELS if s in present] + sorted(present - set(SOLVER_LABELS))
 
 
+_SUP = str.maketrans(
+    "-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
+)
+
+
+def _short(x: float) -> str:
+    """``10^k`` with a superscript exponent for a power of ten (a table cell that cannot
+    wrap), else the plain number."""
+    k = round(math.log10(x)) if x > 0 else None
+    if k is not None and math.isclose(x, 10.0**k, rel_tol=1e-12):
+        return "10" + str(k).translate(_SUP)
+    return f"{x:g}"
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _fmt_time(t: float) -> str:
+    """Seconds with three significant digits; milliseconds below one second."""
+    return f"{t * 1e3:.3g} ms" if t < 1 else f"{t:.3g} s"
+
+
 def _cell(r: dict[str, Any] | None) -> str:
     if r is None:
         return ""
@@ -592,51 +615,67 @@ def _cell(r: dict[str, Any] | None) -> str:
         return f"> {r['cap_s']:g} s"
     if st == "error":
         return "failed"
-    t = f"{r['time_s']:.3g} s"
+    t = _fmt_time(r["time_s"])
     return t if r["separated"] else f"{t}, no separator"
 
 
+def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out)
+
+
 def peers_markdown(record: dict[str, Any]) -> str:
-    """Markdown tables: time to a separator per family, and the crossovers."""
+    """Markdown tables: time to a separator per family and margin (solvers by ``n``), then
+    the crossovers per family."""
     rows = record["rows"]
     parts = []
-    for fam in ("linear", "rbf"):
+    fams = [f for f in FAMILY_LABELS if any(r["family"] == f for r in rows)]
+    for fam in fams:
         sub = [r for r in rows if r["family"] == fam]
-        if not sub:
-            continue
-        solvers = _solvers_of(sub)
-        head = "| rho | n | " + " | ".join(_label(s) for s in solvers) + " |"
-        lines = [head, "|" + "---|" * (len(solvers) + 2)]
         for rho in sorted({r["rho"] for r in sub}, reverse=True):
-            for n in sorted({r["n"] for r in sub if r["rho"] == rho}):
-                cells = []
-                for s in solvers:
-                    r = next(
-                        (x for x in sub if x["rho"] == rho and x["n"] == n and x["solver"] == s),
-                        None,
-                    )
-                    cells.append(_cell(r))
-                lines.append(f"| {rho:g} | {n:,} | " + " | ".join(cells) + " |")
-        parts.append(f"**{fam} problems**: wall time to a separator\n\n" + "\n".join(lines))
-    cr = record.get("crossovers") or crossovers(record)
-    lines = [
-        "| problems | rho | n | fastest that separated | best SNKP | best peer | peer / SNKP |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for c in cr:
-        for e in c["by_n"]:
-
-            def lab(s, t):
-                return f"{_label(s)} ({t:.3g} s)" if s else "none"
-
-            sp = e["speedup"]
-            spt = "" if sp is None else (">= " if e["speedup_bound"] == ">=" else "") + f"{sp:.3g}"
-            best = lab(e["fastest"], e["fastest_s"])
-            lines.append(
-                f"| {c['family']} | {c['rho']:g} | {e['n']:,} | {best} "
-                f"| {lab(e['snkp'], e['snkp_s'])} | {lab(e['peer'], e['peer_s'])} | {spt} |"
+            at = [r for r in sub if r["rho"] == rho]
+            ns = sorted({r["n"] for r in at})
+            body = []
+            for s in _solvers_of(at):
+                by_n = {r["n"]: r for r in at if r["solver"] == s}
+                body.append([_label(s)] + [_cell(by_n.get(n)) for n in ns])
+            parts.append(
+                f"**{_cap(FAMILY_LABELS[fam])} problems, \u03c1 = {rho:g}**: time to a separator\n\n"
+                + _md_table(["solver"] + [f"n = {n:,}" for n in ns], body)
             )
-    parts.append("**Crossovers**\n\n" + "\n".join(lines))
+    cr = record.get("crossovers") or crossovers(record)
+    for fam in fams:
+
+        def lab(s, t):
+            return f"{_label(s)} ({_fmt_time(t)})" if s else "none"
+
+        body = []
+        for c in (c for c in cr if c["family"] == fam):
+            for e in c["by_n"]:
+                sp = e["speedup"]
+                spt = (
+                    ""
+                    if sp is None
+                    else (">= " if e["speedup_bound"] == ">=" else "") + f"{sp:.3g}"
+                )
+                body.append(
+                    [
+                        _short(c["rho"]),
+                        _short(e["n"]),
+                        lab(e["fastest"], e["fastest_s"]),
+                        lab(e["snkp"], e["snkp_s"]),
+                        lab(e["peer"], e["peer_s"]),
+                        spt,
+                    ]
+                )
+        parts.append(
+            f"**Crossovers, {FAMILY_LABELS[fam]} problems**\n\n"
+            + _md_table(
+                ["\u03c1", "n", "fastest that separated", "best SNKP", "best peer", "peer / SNKP"],
+                body,
+            )
+        )
     return "\n\n".join(parts) + "\n"
 
 
