@@ -641,8 +641,8 @@ def peers_markdown(record: dict[str, Any]) -> str:
                 by_n = {r["n"]: r for r in at if r["solver"] == s}
                 body.append([_label(s)] + [_cell(by_n.get(n)) for n in ns])
             parts.append(
-                f"**{_cap(FAMILY_LABELS[fam])} problems, \u03c1 = {rho:g}**: time to a separator\n\n"
-                + _md_table(["solver"] + [f"n = {n:,}" for n in ns], body)
+                f"**{_cap(FAMILY_LABELS[fam])} problems, \u03c1 = {rho:g}**: "
+                "time to a separator\n\n" + _md_table(["solver"] + [f"n = {n:,}" for n in ns], body)
             )
     cr = record.get("crossovers") or crossovers(record)
     for fam in fams:
