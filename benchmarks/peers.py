@@ -74,6 +74,7 @@ __all__ = [
     "is_busy",
     "crossovers",
     "peers_markdown",
+    "short_number",
     "figure",
     "main",
 ]
@@ -587,7 +588,7 @@ _SUP = str.maketrans(
 )
 
 
-def _short(x: float) -> str:
+def short_number(x: float) -> str:
     """``10^k`` with a superscript exponent for a power of ten (a table cell that cannot
     wrap), else the plain number."""
     k = round(math.log10(x)) if x > 0 else None
@@ -661,8 +662,8 @@ def peers_markdown(record: dict[str, Any]) -> str:
                 )
                 body.append(
                     [
-                        _short(c["rho"]),
-                        _short(e["n"]),
+                        short_number(c["rho"]),
+                        short_number(e["n"]),
                         lab(e["fastest"], e["fastest_s"]),
                         lab(e["snkp"], e["snkp_s"]),
                         lab(e["peer"], e["peer_s"]),
