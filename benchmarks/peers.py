@@ -92,6 +92,17 @@ SOLVER_LABELS = {
     "svc-linear": "SVC, linear",
     "svc-rbf": "SVC, RBF",
 }
+#: Short names of the solvers, for table cells.
+SHORT_LABELS = {
+    "snkp-dense": "dense",
+    "snkp-factored": "factored",
+    "snkp-nystroem": "Nystroem",
+    "nkp": "NKP",
+    "sklearn-perceptron": "Perceptron",
+    "linearsvc": "LinearSVC",
+    "svc-linear": "SVC",
+    "svc-rbf": "SVC",
+}
 #: Display names of the problem families.
 FAMILY_LABELS = {"linear": "linear", "rbf": "RBF"}
 #: kperc's SNKP variants and the scikit-learn peers, as compared by :func:`crossovers`.
@@ -593,7 +604,8 @@ def short_number(x: float) -> str:
     wrap), else the plain number."""
     k = round(math.log10(x)) if x > 0 else None
     if k is not None and math.isclose(x, 10.0**k, rel_tol=1e-12):
-        return "10" + str(k).translate(_SUP)
+        # word joiners (U+2060) between the characters: a narrow column cannot break them
+        return "\u2060".join("10" + str(k).translate(_SUP))
     return f"{x:g}"
 
 
@@ -649,7 +661,7 @@ def peers_markdown(record: dict[str, Any]) -> str:
     for fam in fams:
 
         def lab(s, t):
-            return f"{_label(s)} ({_fmt_time(t)})" if s else "none"
+            return f"{_fmt_time(t)} ({SHORT_LABELS.get(s, s)})" if s else "none"
 
         body = []
         for c in (c for c in cr if c["family"] == fam):
@@ -664,16 +676,16 @@ def peers_markdown(record: dict[str, Any]) -> str:
                     [
                         short_number(c["rho"]),
                         short_number(e["n"]),
-                        lab(e["fastest"], e["fastest_s"]),
                         lab(e["snkp"], e["snkp_s"]),
                         lab(e["peer"], e["peer_s"]),
                         spt,
+                        _label(e["fastest"]) if e["fastest"] else "none",
                     ]
                 )
         parts.append(
             f"**Crossovers, {FAMILY_LABELS[fam]} problems**\n\n"
             + _md_table(
-                ["\u03c1", "n", "fastest that separated", "best SNKP", "best peer", "peer / SNKP"],
+                ["\u03c1", "n", "best SNKP", "best peer", "peer / SNKP", "fastest"],
                 body,
             )
         )
