@@ -1,0 +1,285 @@
+"""``python -m benchmarks.peers``: time to a separator against scikit-learn's solvers.
+
+No timing assertions (speed is measured, not tested). These tests check that a quick run
+records every (family, margin, n, solver), that the hard cap stops a slow solver and is
+recorded (and the solver skipped at larger n), that separation is decided by the harness
+from the decision values (a non-separating result is recorded as such), the crossover
+logic on synthetic records, and the atomic write.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+import pytest
+
+from benchmarks import _peer_runners as runners
+from benchmarks import peers
+from kperc_book.chapter import COLUMN_WIDTH
+
+STATUSES = {"finished", "timeout", "skipped", "error"}
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("peers") / "peers.json"
+    t0 = time.perf_counter()
+    assert peers.main(["--quick", "--quiet", "--out", str(out)]) == 0
+    elapsed = time.perf_counter() - t0
+    text = out.read_text()
+    return text, json.loads(text), elapsed
+
+
+def test_quick_rows_complete(quick):
+    _, rec, elapsed = quick
+    cfg = peers.quick_config()
+    assert elapsed < 60
+    expected = {
+        (fam, rho, n, s)
+        for fam, ns, rhos, solvers in (
+            ("linear", cfg.linear_ns, cfg.linear_rhos, cfg.linear_solvers),
+            ("rbf", cfg.rbf_ns, cfg.rbf_rhos, cfg.rbf_solvers),
+        )
+        for rho in rhos
+        for n in ns
+        for s in solvers
+    }
+    got = [(r["family"], r["rho"], r["n"], r["solver"]) for r in rec["rows"]]
+    assert sorted(got) == sorted(expected)  # every run recorded once, none dropped
+    for r in rec["rows"]:
+        assert r["status"] in STATUSES
+        if r["status"] == "finished":
+            assert r["time_s"] > 0 and isinstance(r["separated"], bool)
+            assert r["margin_space"]
+        if r["status"] == "skipped":
+            assert r["reason"]
+    assert rec["command"] == "python -m benchmarks.peers --quick --out peers.json"
+    assert rec["config"]["quick"] is True and rec["blas_threads"] == 1
+    for key in ("loadavg_1min_before", "loadavg_1min_after", "busy", "machine", "crossovers"):
+        assert key in rec
+    assert rec["busy"] in (True, False, None)
+    assert "cpu" in rec["machine"] and "scikit-learn" in rec["machine"]
+
+
+def test_quick_margins_are_consistent(quick):
+    _, rec, _ = quick
+    inst = {(i["family"], i["rho"], i["n"]): i for i in rec["instances"]}
+    sep = [r for r in rec["rows"] if r["status"] == "finished" and r["separated"]]
+    assert sep
+    for r in sep:
+        assert r["margin"] is not None and r["margin"] > 0
+        ref = inst[(r["family"], r["rho"], r["n"])]["kernel_margin"]
+        homogeneous = not r["solver"].startswith("svc")  # SVC fits a bias as well
+        if ref is not None and homogeneous and "Nystroem" not in r["margin_space"]:
+            # no homogeneous separator has a larger normalised margin than the instance's
+            assert r["margin"] <= ref * (1 + 1e-6) + 1e-12, r
+        if r["solver"].startswith(("snkp", "nkp")):
+            assert r["certified"] is True
+    for r in rec["rows"]:
+        if r["status"] == "finished" and not r["separated"] and r["margin"] is not None:
+            assert r["margin"] <= 0
+
+
+def test_quick_rbf_instances_have_a_measured_margin(quick):
+    _, rec, _ = quick
+    rbf = [i for i in rec["instances"] if i["family"] == "rbf"]
+    small = [i for i in rbf if i["n"] <= peers.quick_config().margin_max_n]
+    assert small
+    for i in small:  # the planted function bounds the kernel margin from below
+        assert i["kernel_margin"] >= i["planted_margin"] * (1 - 1e-6) >= i["rho"] * (1 - 1e-6)
+
+
+def test_record_has_no_machine_paths(quick):
+    text, _, _ = quick
+    for root in ("/" + "work", "/" + "root", "/" + "tmp", "/" + "home"):
+        assert root + "/" not in text, root
+
+
+# --------------------------------------------------------------------------- fake solvers
+
+
+def _slow_solver(inst, cfg):
+    time.sleep(60)
+    raise AssertionError("the cap should have stopped this run")
+
+
+def _wrong_solver(inst, cfg):
+    # claims nothing: returns the decision values of a direction that misclassifies points
+    w = np.ones(inst.X.shape[1])
+    yf = inst.y * (inst.X @ w)
+    assert np.any(yf <= 0)
+    return runners.Fit(0.01, yf, float(np.linalg.norm(w)), 1.0, "input space", certified=True)
+
+
+def _small_cfg(**over):
+    base = {
+        "linear_ns": (200, 400),
+        "rbf_ns": (),
+        "linear_rhos": (1e-1,),
+        "rbf_rhos": (),
+        "nkp_dense_max_n": 100,
+        "extra_solvers": {
+            "slow": f"{__name__}:_slow_solver",
+            "wrong": f"{__name__}:_wrong_solver",
+        },
+    }
+    base.update(over)
+    return peers.quick_config(**base)
+
+
+def test_cap_stops_a_slow_solver_and_skips_it_at_larger_n():
+    cfg = _small_cfg(linear_solvers=("slow", "snkp-factored"), cap_s=1.0)
+    t0 = time.perf_counter()
+    rec = peers.run(cfg, log=lambda s: None)
+    assert time.perf_counter() - t0 < 30  # the 60 s sleep was cut short
+    rows = {(r["n"], r["solver"]): r for r in rec["rows"]}
+    assert rows[(200, "slow")]["status"] == "timeout"
+    assert rows[(200, "slow")]["time_s"] == 1.0  # recorded, as a lower bound
+    assert rows[(400, "slow")]["status"] == "skipped"
+    assert "timed out at n = 200" in rows[(400, "slow")]["reason"]
+    # the worker was replaced: the next solver still ran
+    for n in (200, 400):
+        assert rows[(n, "snkp-factored")]["status"] == "finished"
+        assert rows[(n, "snkp-factored")]["separated"] is True
+    md = peers.peers_markdown(rec)
+    assert "> 1 s" in md and "skipped" in md
+
+
+def test_non_separating_result_is_recorded_as_not_separated():
+    cfg = _small_cfg(linear_solvers=("wrong",), linear_ns=(200,))
+    rec = peers.run(cfg, log=lambda s: None)
+    (row,) = rec["rows"]
+    assert row["status"] == "finished"
+    assert row["separated"] is False  # decided from y f(x), whatever the solver claims
+    assert row["margin"] <= 0
+    assert rec["crossovers"][0]["by_n"][0]["winner"] is None
+
+
+def test_dense_is_skipped_with_the_memory_it_needs():
+    cfg = _small_cfg(linear_solvers=("snkp-dense",), linear_ns=(200,), dense_max_gb=1e-4)
+    (row,) = peers.run(cfg, log=lambda s: None)["rows"]
+    assert row["status"] == "skipped"
+    assert row["memory_needed_gb"] == pytest.approx(8 * 200**2 / 2**30)
+    assert "GB" in row["reason"]
+
+
+def test_evaluate_is_the_one_check():
+    fit = runners.evaluate(runners.Fit(0.1, np.array([0.5, 0.2, 1.0]), 2.0, 1.0, "x"))
+    assert fit.separated is True and fit.margin == pytest.approx(0.1)
+    fit = runners.evaluate(runners.Fit(0.1, np.array([0.5, 0.0, 1.0]), 2.0, 1.0, "x"))
+    assert fit.separated is False and fit.margin == 0.0  # on the boundary: not separated
+    fit = runners.evaluate(runners.Fit(0.1, np.array([0.5, -0.3]), 1.0, 2.0, "x"))
+    assert fit.separated is False and fit.margin == pytest.approx(-0.15)
+
+
+def test_config_errors_name_the_parameter():
+    with pytest.raises(ValueError, match="cap_s"):
+        peers.quick_config(cap_s=0)
+    with pytest.raises(ValueError, match="unknown solver 'nope'"):
+        peers.quick_config(linear_solvers=("nope",))
+    with pytest.raises(SystemExit):
+        peers.main(["--quick", "--cap", "-1"])
+
+
+# --------------------------------------------------------------------------- crossovers
+
+
+def _row(solver, n, t, status="finished", separated=True, rho=0.01, family="linear"):
+    r = {"family": family, "rho": rho, "n": n, "solver": solver, "status": status, "cap_s": 10.0}
+    if status in ("finished", "timeout"):
+        r["time_s"] = t
+    if status == "finished":
+        r["separated"] = separated
+    return r
+
+
+def test_crossovers_on_a_synthetic_record():
+    rows = [
+        # n = 100: a peer is faster
+        _row("snkp-factored", 100, 0.5),
+        _row("svc-linear", 100, 0.1),
+        _row("nkp", 100, 0.05),
+        # n = 1000: SNKP faster; a faster peer that did not separate does not count
+        _row("snkp-factored", 1000, 1.0),
+        _row("linearsvc", 1000, 0.2, separated=False),
+        _row("svc-linear", 1000, 4.0),
+        # n = 10000: only SNKP separated, a peer timed out: lower bound on the speed-up
+        _row("snkp-factored", 10000, 2.0),
+        _row("svc-linear", 10000, 10.0, status="timeout"),
+        _row("linearsvc", 10000, None, status="skipped"),
+        # n = 100000: nobody separated
+        _row("snkp-factored", 100000, 10.0, status="timeout"),
+        _row("svc-linear", 100000, None, status="skipped"),
+    ]
+    (c,) = peers.crossovers({"rows": rows})
+    by = {e["n"]: e for e in c["by_n"]}
+    assert by[100]["fastest"] == "nkp" and by[100]["winner"] == "peers"
+    assert by[100]["speedup"] == pytest.approx(0.2) and by[100]["speedup_bound"] == "="
+    assert by[1000]["winner"] == "snkp" and by[1000]["peer"] == "svc-linear"
+    assert by[1000]["speedup"] == pytest.approx(4.0)
+    assert by[10000]["winner"] == "snkp" and by[10000]["peer"] is None
+    assert by[10000]["speedup"] == pytest.approx(5.0) and by[10000]["speedup_bound"] == ">="
+    assert by[100000]["winner"] is None and by[100000]["fastest"] is None
+    assert c["snkp_wins_n"] == [1000, 10000] and c["peers_win_n"] == [100]
+
+
+def test_crossovers_group_by_family_and_margin():
+    rows = [
+        _row("snkp-dense", 100, 1.0, family="rbf", rho=0.1),
+        _row("svc-rbf", 100, 0.01, family="rbf", rho=0.1),
+        _row("snkp-dense", 100, 1.0, family="rbf", rho=0.001),
+        _row("svc-rbf", 100, 5.0, family="rbf", rho=0.001),
+        _row("snkp-factored", 100, 1.0, family="linear", rho=0.1),
+    ]
+    cr = peers.crossovers({"rows": rows})
+    assert [(c["family"], c["rho"]) for c in cr] == [
+        ("linear", 0.1),
+        ("rbf", 0.1),
+        ("rbf", 0.001),
+    ]
+    assert cr[1]["peers_win_n"] == [100] and cr[2]["snkp_wins_n"] == [100]
+    assert cr[0]["by_n"][0]["winner"] == "snkp" and cr[0]["by_n"][0]["speedup"] is None
+
+
+# --------------------------------------------------------------------------- output
+
+
+def test_write_record_is_atomic(tmp_path):
+    path = tmp_path / "peers.json"
+    peers.write_record({"a": 1}, path)
+    assert json.loads(path.read_text()) == {"a": 1}
+    with pytest.raises(ValueError):  # NaN is refused: the old file stays as it was
+        peers.write_record({"a": float("nan")}, path)
+    assert json.loads(path.read_text()) == {"a": 1}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["peers.json"]  # no temporary left
+
+
+def test_figure_fits_the_column(quick):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    _, rec, _ = quick
+    for fam in ("linear", "rbf"):
+        fig = peers.figure(rec, fam)
+        w, _ = fig.get_size_inches()
+        assert w <= COLUMN_WIDTH + 1e-9
+        visible = [ax for ax in fig.axes if ax.get_visible()]
+        cols = {round(ax.get_position().x0, 2) for ax in visible}
+        assert len(cols) <= 2  # at most two panels side by side
+        plt.close(fig)
+    with pytest.raises(ValueError, match="family"):
+        peers.figure(rec, "poly")
+
+
+def test_short_number_writes_powers_of_ten_that_cannot_wrap():
+    assert peers.short_number(1e-2) == "1\u20600\u2060\u207b\u2060\u00b2"  # joined
+
+    assert peers.short_number(1e-4).replace("\u2060", "") == "10\u207b\u2074"
+    assert peers.short_number(100_000).replace("\u2060", "") == "10\u2075"
+    assert peers.short_number(1).replace("\u2060", "") == "10\u2070"
+    assert peers.short_number(3e-3) == "0.003"
+    assert peers.short_number(1500) == "1500"
