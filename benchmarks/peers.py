@@ -57,9 +57,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarks import _machine
 from benchmarks import _peer_runners as runners
 from benchmarks.bench import machine_info
 from kperc_book import paths as _paths
+from kperc_book.machine import loadavg
 
 __all__ = [
     "PeersConfig",
@@ -213,21 +215,19 @@ def quick_config(**overrides: Any) -> PeersConfig:
 
 
 def _loadavg() -> float | None:
-    try:
-        return round(os.getloadavg()[0], 2)
-    except OSError:  # pragma: no cover - not on Linux
-        return None
+    load = loadavg()
+    return round(float(load[0]), 2) if load else None
 
 
 def is_busy(load_before: float | None, load_after: float | None, cores: int | None) -> bool | None:
-    """Whether other work competed for the cores during the run.
+    """Whether other work competed for the cores during the run (``None``: unknown).
 
-    Busy when the 1-minute load average exceeded half the cores before the run, or half
-    the cores plus one (this run's own process) after it. ``None`` when unknown.
+    The harness's one busy rule (:func:`benchmarks._machine.busy_verdict`), with this
+    comparison's own load of one BLAS thread.
     """
-    if load_before is None or load_after is None or not cores:
+    if load_before is None or load_after is None:
         return None
-    return bool(load_before > cores / 2 or load_after > cores / 2 + 1)
+    return _machine.busy_verdict([load_before], [load_after], cores, 1)["busy"]
 
 
 # --------------------------------------------------------------------------- worker

@@ -283,3 +283,32 @@ def test_short_number_writes_powers_of_ten_that_cannot_wrap():
     assert peers.short_number(1).replace("\u2060", "") == "10\u2070"
     assert peers.short_number(3e-3) == "0.003"
     assert peers.short_number(1500) == "1500"
+
+
+def test_harness_suite_writes_peers_json_where_told(tmp_path, monkeypatch, quick):
+    """``python -m benchmarks.bench --suite peers`` runs the comparison and writes its file."""
+    from benchmarks.bench import quick_config as bench_quick
+    from benchmarks.suites import SUITES, suite_func
+
+    _, rec, _ = quick
+    seen = {}
+
+    def fake_run(cfg, log=print, command=None):
+        seen["quick"], seen["command"] = cfg.quick, command
+        return rec
+
+    monkeypatch.setattr(peers, "run", fake_run)
+    assert "peers" in SUITES
+    out = suite_func("peers")(bench_quick(timings_dir=str(tmp_path)), log=lambda s: None)
+    assert seen == {"quick": True, "command": "python -m benchmarks.bench --suite peers --quick"}
+    assert out["file"] == "peers.json" and out["crossovers"] == peers.crossovers(rec)
+    assert json.loads((tmp_path / "peers.json").read_text())["rows"] == rec["rows"]
+
+
+def test_busy_rule_is_the_harness_rule():
+    from benchmarks._machine import busy_limit
+
+    limit = busy_limit(2, 1)
+    assert peers.is_busy(0.1, limit - 0.01, 2) is False
+    assert peers.is_busy(limit + 0.01, 0.1, 2) is True
+    assert peers.is_busy(None, 0.1, 2) is None

@@ -33,6 +33,7 @@ SUITE_ENTRY_POINTS: dict[str, str] = {
     "memory": "benchmarks.suites.memory:suite_memory",
     "realdata": "benchmarks.suites.realdata:suite_realdata",
     "svm": "benchmarks.suites.svm:suite_svm",
+    "peers": "benchmarks.suites.peers:suite_peers",
     "regen": "benchmarks.suites.regen:suite_regen",
 }
 #: The names of :data:`SUITE_ENTRY_POINTS`, in order.
