@@ -312,3 +312,16 @@ def test_busy_rule_is_the_harness_rule():
     assert peers.is_busy(0.1, limit - 0.01, 2) is False
     assert peers.is_busy(limit + 0.01, 0.1, 2) is True
     assert peers.is_busy(None, 0.1, 2) is None
+
+
+def test_a_separator_of_the_approximate_kernel_only_does_not_count():
+    """Nystroem's alpha must also separate under the exact kernel to win a crossover."""
+    fast = _row("snkp-nystroem", 1000, 0.1)
+    fast["exact_separated"] = False
+    rows = [fast, _row("svc-rbf", 1000, 1.0)]
+    (c,) = peers.crossovers({"rows": rows})
+    (e,) = c["by_n"]
+    assert e["winner"] == "peers" and e["snkp"] is None and e["fastest"] == "svc-rbf"
+    fast["exact_separated"] = True
+    (c,) = peers.crossovers({"rows": rows})
+    assert c["by_n"][0]["winner"] == "snkp"
