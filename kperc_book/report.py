@@ -99,6 +99,33 @@ def _figure_cells(nb_path: Path) -> list[tuple[str, int, str]]:
     return out
 
 
+_GLUE_FIGURE = re.compile(r"```\{glue:figure\}\s+(\S+)\s*\n((?::[^\n]*\n)*)")
+
+
+def _figure_labels(nb_path: Path) -> dict[str, str]:
+    """Glue key -> ``:name:`` label of every ``{glue:figure}`` in the notebook's markdown."""
+    import nbformat
+
+    nb = nbformat.read(nb_path, as_version=4)
+    labels = {}
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        for m in _GLUE_FIGURE.finditer(nbu._source(cell)):
+            name = re.search(r"^:name:\s*(\S+)", m.group(2), re.M)
+            if name:
+                labels[m.group(1)] = name.group(1)
+    return labels
+
+
+def _label_for(labels: dict[str, str], stem: str, name: str) -> str | None:
+    """The label of the figure saved as ``stem`` (glued under its stem or ``...-name``)."""
+    if stem in labels:
+        return labels[stem]
+    hits = [lab for key, lab in labels.items() if key.endswith("-" + name)]
+    return hits[0] if len(hits) == 1 else None
+
+
 def figure_rows(repo_dir: Path | str = nbu.REPO_DIR) -> list[dict[str, Any]]:
     """One row per figure recorded by a chapter, with the cell that saved it.
 
@@ -107,8 +134,9 @@ def figure_rows(repo_dir: Path | str = nbu.REPO_DIR) -> list[dict[str, Any]]:
     list of dict
         Keys ``figure`` (file under ``book/``), ``chapter`` (record key), ``notebook``
         (stem or None), ``cells`` (list of ``(code-cell number, id)``), ``sha256``
-        (recorded), ``file_matches`` (the PNG on disk has that hash) and ``data``
-        (dataset name -> sha256).
+        (recorded), ``file_matches`` (the PNG on disk has that hash), ``data``
+        (dataset name -> sha256) and ``label`` (the figure's cross-reference label in
+        the notebook, or None).
     """
     repo_dir = Path(repo_dir)
     gen = repo_dir / "book" / "_generated"
@@ -121,6 +149,7 @@ def figure_rows(repo_dir: Path | str = nbu.REPO_DIR) -> list[dict[str, Any]]:
         key = rec.get("chapter", rec_path.stem)
         nb_path = notebooks.get(key)
         cells = _figure_cells(nb_path) if nb_path else []
+        labels = _figure_labels(nb_path) if nb_path else {}
         for fname in sorted(rec.get("figures", {})):
             fig = rec["figures"][fname]
             name = fname[len(key) + 1 : -len(".png")] if fname.startswith(key + "-") else fname
@@ -136,6 +165,7 @@ def figure_rows(repo_dir: Path | str = nbu.REPO_DIR) -> list[dict[str, Any]]:
                     "sha256": fig["sha256"],
                     "file_matches": bool(matches),
                     "data": dict(fig.get("data", {})),
+                    "label": _label_for(labels, Path(fname).stem, name),
                 }
             )
     return rows
@@ -209,8 +239,9 @@ def render(repo_dir: Path | str = nbu.REPO_DIR) -> str:
     ran = [r for r in chapters if r["run"]]
     if chapters:
         lines += [
-            "| Notebook | Preset | Parameters | Runtime (s) | Finished (UTC) | Command |",
-            "|---|---|---|---|---|---|",
+            "One entry per notebook: the preset, the runtime in seconds and the time the "
+            "run finished, then the parameters it ran with and the command that ran it.",
+            "",
         ]
         for r in chapters:
             run = r["run"]
@@ -220,14 +251,15 @@ def render(repo_dir: Path | str = nbu.REPO_DIR) -> str:
                     if r["exists"]
                     else "not written yet"
                 )
-                lines.append(f"| {doc(r['stem'])} | | {status} | | | |")
+                lines.append(f"* {doc(r['stem'])}: {status}")
                 continue
             params = ", ".join(f"{k}={_fmt_value(v)}" for k, v in run["parameters"].items())
-            lines.append(
-                f"| {doc(r['stem'])} | {_cell(run['preset'])} | "
-                f"{_code(params) if params else '(none)'} | {run['runtime_s']:.1f} | "
-                f"{_cell(run.get('finished_utc', ''))} | {_code(run['command'])} |"
-            )
+            lines += [
+                f"* {doc(r['stem'])}: preset {_cell(run['preset'])}, "
+                f"{run['runtime_s']:.1f} s, finished {_cell(run.get('finished_utc', ''))}",
+                f"  - parameters: {_code(params) if params else '(none)'}",
+                f"  - command: {_code(run['command'])}",
+            ]
         lines.append("")
     if ran:
         lines += [
@@ -240,31 +272,36 @@ def render(repo_dir: Path | str = nbu.REPO_DIR) -> str:
     lines += [
         "## Figures",
         "",
-        "Each figure is saved by `ch.savefig` in the notebook cell named here (code "
-        "cells counted from 1, with the cell id); the hashes are those recorded when "
-        "the chapter last ran, and the data column lists the stored datasets the "
-        "figure read with their sha256.",
+        "Each figure's name links to it in its chapter, followed by the PNG file, the "
+        "notebook cell that saved it (code cells counted from 1, with the cell id), the "
+        "sha256 recorded when the chapter last ran, and the stored datasets it read with "
+        "their sha256.",
         "",
     ]
     figs = figure_rows(repo_dir)
     if figs:
-        lines += [
-            "| Figure | Notebook | Cell | PNG sha256 | Data read (sha256) |",
-            "|---|---|---|---|---|",
-        ]
+        current = None
         for f in figs:
+            nb = doc(f["notebook"]) if f["notebook"] else _code(f["chapter"])
+            if nb != current:
+                if current is not None:
+                    lines.append("")
+                lines += [f"**{nb}**", ""]
+                current = nb
+            stem = Path(f["figure"]).stem
+            name = f"{{ref}}`{stem} <{f['label']}>`" if f["label"] else _code(stem)
+            png = f"{{download}}`PNG <{f['figure']}>`"
             cells = (
-                ", ".join(f"{k} (id {_code(cid)})" for k, cid in f["cells"])
+                ", ".join(f"code cell {k} (id {_code(cid)})" for k, cid in f["cells"])
                 or "not traceable (name not a literal)"
             )
             sha = _code(f["sha256"]) + (
                 "" if f["file_matches"] else " (the PNG on disk differs: rerun the chapter)"
             )
             data = "; ".join(f"{_cell(n)}: {_code(h)}" for n, h in sorted(f["data"].items()))
-            nb = doc(f["notebook"]) if f["notebook"] else _code(f["chapter"])
             lines.append(
-                f"| {_code(f['figure'])} | {nb} | {cells} | {sha} | "
-                f"{data or 'generated instances only'} |"
+                f"* {name} ({png}), saved by {cells}; sha256 {sha}; data read: "
+                f"{data or 'generated instances only'}"
             )
     else:
         lines.append("No chapter has saved a figure yet.")
@@ -278,18 +315,14 @@ def render(repo_dir: Path | str = nbu.REPO_DIR) -> str:
     ]
     ds = dataset_rows(repo_dir)
     if ds:
-        lines += [
-            "| Name | Generator | Parameters | Shape of X | sha256 | Provenance |",
-            "|---|---|---|---|---|---|",
-        ]
         for d in ds:
             params = json.dumps(d.get("params", {}), sort_keys=True)
             shape = " x ".join(str(n) for n in d.get("shape", {}).get("X", []))
-            lines.append(
-                f"| {_code(d['name'])} | {_code(d.get('generator', ''))} | "
-                f"{_code(params)} | {shape} | {_code(d.get('sha256', ''))} | "
-                f"{_cell(d.get('provenance', ''))} |"
-            )
+            lines += [
+                f"* {_code(d['name'])}: {_code(d.get('generator', ''))} with {_code(params)}, "
+                f"X of shape {shape or '?'}; {_cell(d.get('provenance', ''))}",
+                f"  - sha256 {_code(d.get('sha256', ''))}",
+            ]
     else:
         lines.append("No dataset manifest found: run `python -m kperc_book.data`.")
     return "\n".join(lines).rstrip() + "\n"

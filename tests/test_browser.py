@@ -12,9 +12,12 @@ elements, no MathJax errors, the script served locally); every image decodes
 :func:`test_page_reads_well` opens every page at two viewports, 1400x900 (a laptop
 window) and 390x844 (a phone), and checks what a reader meets:
 
-* width: the page never scrolls sideways. At 1400 px every table also fits its
-  column. At 390 px a table wider than the phone may scroll inside its own container
-  (the theme wraps tables in one), since a multi-column table of formulas cannot fit;
+* width: the page never scrolls sideways, and nothing inside it does either: every
+  table fits its column at both widths (wide tables, such as the ledger's, turn into
+  one card per row on phones), and no element of the article that scrolls on its own
+  (``overflow-x: auto`` or ``scroll``, such as the theme's box around a table or a
+  display equation) is wider than its box. Only code and its printed output may
+  scroll inside their own box, since wrapping them would change what they say;
 * figure size: every figure (a PNG of ``book/figures``, saved at
   :data:`kperc_book.chapter.SAVE_DPI`) displays at 70 % or more of its nominal size,
   ``pixel width / dpi * 96`` CSS px. At 390 px no figure can have that room, so the
@@ -262,7 +265,7 @@ EMPTY_REF = re.compile(
     r"\((Definition|Remark|Theorem|Lemma|Algorithm|Proposition|Corollary|Example)\s*\)"
 )
 
-_READER_JS = """
+_READER_JS = r"""
 () => {
   const main = document.querySelector('main') || document.body;
   const article = document.querySelector('article.bd-article') || main;
@@ -272,6 +275,13 @@ _READER_JS = """
     return [t.scrollWidth, box.clientWidth, box.scrollWidth > box.clientWidth + 1,
             (t.querySelector('th, td') || t).innerText.slice(0, 40)];
   });
+  const scrollers = [...article.querySelectorAll('*')].filter(el => {
+    const ox = getComputedStyle(el).overflowX;
+    return (ox === 'auto' || ox === 'scroll') && el.scrollWidth > el.clientWidth + 1
+      && !el.closest('pre, div.highlight');
+  }).map(el => [el.tagName.toLowerCase() + (el.className ? '.' + String(el.className)
+      .trim().split(/\s+/).join('.') : ''), el.scrollWidth, el.clientWidth,
+      el.innerText.replace(/\s+/g, ' ').slice(0, 60)]);
   const imgs = [...article.querySelectorAll('img')].map(i => [
       i.getAttribute('src') || '', i.getAttribute('alt') || '', i.naturalWidth,
       i.getBoundingClientRect().width]);
@@ -280,7 +290,7 @@ _READER_JS = """
       .map(a => a.getAttribute('href'));
   const links = [...document.querySelectorAll('a[href]')].map(a => a.href);
   return {pageWidth: document.documentElement.scrollWidth, viewWidth: window.innerWidth,
-          colWidth, tables, imgs, refs, links, text: article.innerText};
+          colWidth, tables, scrollers, imgs, refs, links, text: article.innerText};
 }
 """
 
@@ -330,8 +340,10 @@ def test_page_reads_well(site, browser, rel, width):
     if info["pageWidth"] > info["viewWidth"] + 1:
         problems.append(f"page scrolls sideways: {info['pageWidth']} > {info['viewWidth']} px")
     for t_width, box, box_scrolls, head in info["tables"]:
-        if int(width) >= 1000 and (t_width > box + 1 or box_scrolls):
+        if t_width > box + 1 or box_scrolls:
             problems.append(f"table {head!r} is {t_width} px wide in a {box} px column")
+    for what, inner, box, text in info["scrollers"]:
+        problems.append(f"{what} scrolls sideways ({inner} px in {box} px): {text!r}")
     for src, alt, natural, shown in info["imgs"]:
         name = src.rsplit("/", 1)[-1]
         if alt.strip().lower().endswith((".png", ".svg", ".jpg")) or "/" in alt.split(" ")[0]:

@@ -42,6 +42,9 @@ def repo(tmp_path):
         nbformat.v4.new_code_cell("n = 1"),
         nbformat.v4.new_code_cell('ch.savefig(fig, "rates")'),
         nbformat.v4.new_code_cell('for k in (1, 2):\n    ch.savefig(f, f"panel-{k}")'),
+        nbformat.v4.new_markdown_cell(
+            "```{glue:figure} ch04-rates\n:name: fig-ch04-rates\n:alt: rates\n\nCaption.\n```"
+        ),
     ]
     nbformat.write(nb, book / "ch04_smooth.ipynb")
     ids = [c.id for c in nb.cells]
@@ -129,16 +132,34 @@ def test_chapter_rows_skip_markdown_pages_and_flag_missing(repo):
 def test_render_shows_runs_versions_figures_and_datasets(repo):
     root, ids = repo
     page = report.render(root)
-    assert "| {doc}`ch04_smooth` | full | `n=3, kernel='rbf'` | 12.3 |" in page
-    assert "`python -m kperc_book.reproduce ch04 --preset full -p n 3`" in page
+    assert "* {doc}`ch04_smooth`: preset full, 12.3 s, finished 2024-01-01T00:00:00Z" in page
+    assert "  - parameters: `n=3, kernel='rbf'`" in page
+    assert "  - command: `python -m kperc_book.reproduce ch04 --preset full -p n 3`" in page
     assert "| numpy | `2.0.0` |" in page
-    assert f"2 (id `{ids[2]}`)" in page and "moons: `" + "ab" * 32 + "`" in page
+    assert f"code cell 2 (id `{ids[2]}`)" in page and "moons: `" + "ab" * 32 + "`" in page
     assert "the PNG on disk differs" in page
-    assert "| `ch05_missing` | | not written yet |" in page
-    assert "| `moons` | `kperc.datasets.moons` |" in page
+    assert "* `ch05_missing`: not written yet" in page
+    assert '* `moons`: `kperc.datasets.moons` with `{"n": 200, "seed": 0}`' in page
     assert "python -m kperc_book.reproduce --preset full" in page
+    # figure names link to the figure in its chapter (when it has a label) and to the PNG
+    assert "* {ref}`ch04-rates <fig-ch04-rates>` ({download}`PNG <figures/ch04-rates.png>`)" in page
+    assert "* `ch04-panel-1` ({download}`PNG <figures/ch04-panel-1.png>`)" in page
     path = report.write_page(root)
     assert path.read_text() == page
+
+
+def _table_columns(page: str) -> list[int]:
+    """Number of columns of every Markdown table row of ``page`` (escaped bars ignored)."""
+    rows = [ln for ln in page.splitlines() if ln.startswith("|")]
+    return [ln.replace("\\|", "").count("|") - 1 for ln in rows]
+
+
+def test_render_has_no_wide_tables(repo):
+    """Wide tables scroll on a phone: the page lists runs, figures and datasets instead,
+    and keeps only the two-column table of package versions."""
+    root, _ = repo
+    assert _table_columns(report.render(root)) and max(_table_columns(report.render(root))) <= 2
+    assert max(_table_columns((REPO / "book" / "reproducibility.md").read_text())) <= 2
 
 
 def test_committed_page_is_up_to_date():
