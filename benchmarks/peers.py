@@ -65,6 +65,8 @@ from kperc_book.machine import loadavg
 
 __all__ = [
     "PeersConfig",
+    "crossover_grid_markdown",
+    "snkp_goal",
     "default_config",
     "quick_config",
     "SOLVER_LABELS",
@@ -636,6 +638,71 @@ def _cell(r: dict[str, Any] | None) -> str:
         return "failed"
     t = _fmt_time(r["time_s"])
     return t if r["separated"] else f"{t}, no separator"
+
+
+def crossover_grid_markdown(record: dict[str, Any]) -> str:
+    """One compact table of the crossovers: a row per (family, rho), a column per n.
+
+    A cell names the winner and by how much: ``SNKP 8.1x`` (the best peer took 8.1 times
+    as long as the best SNKP variant; ``>=`` when no peer separated within its cap),
+    ``SVC 5.2x`` (a peer was 5.2 times as fast as every SNKP variant, or ``only`` when no
+    SNKP variant separated), ``none`` when no solver separated, empty when not measured.
+
+    Examples
+    --------
+    >>> rows = [
+    ...     {"family": "linear", "rho": 0.01, "n": 1000, "solver": s, "status": "finished",
+    ...      "separated": True, "time_s": t}
+    ...     for s, t in (("snkp-factored", 0.01), ("sklearn-perceptron", 0.05))
+    ... ]
+    >>> table = crossover_grid_markdown({"rows": rows})
+    >>> print(table.replace("\u2060", "").splitlines()[2])  # without the word joiners
+    | linear | 10⁻² | SNKP 5x |
+    """
+    cross = crossovers(record)
+    ns = sorted({e["n"] for c in cross for e in c["by_n"]})
+    header = ["problem", "ρ"] + [f"n = {short_number(n)}" for n in ns]
+    body = []
+    for c in cross:
+        by = {e["n"]: e for e in c["by_n"]}
+        cells = []
+        for n in ns:
+            e = by.get(n)
+            if e is None:
+                cells.append("")
+            elif e["winner"] is None:
+                cells.append("none")
+            elif e["winner"] == "snkp":
+                sp = e["speedup"]
+                bound = "≥ " if e["speedup_bound"] == ">=" else ""
+                cells.append("SNKP only" if sp is None else f"SNKP {bound}{sp:.2g}x")
+            else:
+                who = SHORT_LABELS.get(e["peer"], e["peer"])
+                sp = e["speedup"]
+                cells.append(f"{who} only" if sp is None else f"{who} {1 / sp:.2g}x")
+        body.append([FAMILY_LABELS.get(c["family"], c["family"]), short_number(c["rho"]), *cells])
+    return _md_table(header, body)
+
+
+def snkp_goal(record: dict[str, Any], rho_max: float = 1e-2, n_min: int = 10_000) -> dict[str, Any]:
+    """How often SNKP is ahead of every peer where the goal asks (rho <= rho_max, n >= n_min).
+
+    Returns ``cases`` (measured (family, rho, n) cases in that region where some solver
+    separated), ``snkp_wins`` and ``peers_win`` (counts), and ``lost`` (the cases SNKP
+    lost, as ``(family, rho, n, peer)``).
+    """
+    wins, lost = 0, []
+    for c in crossovers(record):
+        if c["rho"] > rho_max:
+            continue
+        for e in c["by_n"]:
+            if e["n"] < n_min or e["winner"] is None:
+                continue
+            if e["winner"] == "snkp":
+                wins += 1
+            else:
+                lost.append((c["family"], c["rho"], e["n"], e["peer"]))
+    return {"cases": wins + len(lost), "snkp_wins": wins, "peers_win": len(lost), "lost": lost}
 
 
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

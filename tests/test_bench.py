@@ -636,7 +636,7 @@ def test_book_tools_need_a_checkout(monkeypatch, tmp_path, capsys):
 
 
 @pytest.mark.parametrize(
-    "modname", ["kperc_book.machine", "benchmarks._timing", "benchmarks.suites"]
+    "modname", ["kperc_book.machine", "benchmarks._timing", "benchmarks.suites", "benchmarks.peers"]
 )
 def test_harness_doctests(modname):
     import doctest

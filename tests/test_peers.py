@@ -325,3 +325,28 @@ def test_a_separator_of_the_approximate_kernel_only_does_not_count():
     fast["exact_separated"] = True
     (c,) = peers.crossovers({"rows": rows})
     assert c["by_n"][0]["winner"] == "snkp"
+
+
+def test_crossover_grid_and_goal_count():
+    rows = [
+        _row("snkp-factored", 1000, 1.0, rho=0.1),
+        _row("svc-linear", 1000, 0.25, rho=0.1),
+        _row("snkp-factored", 10000, 1.0),
+        _row("svc-linear", 10000, 4.0),
+        _row("snkp-factored", 100000, 2.0),
+        _row("svc-linear", 100000, 10.0, status="timeout"),
+        _row("snkp-factored", 1000000, 5.0, status="timeout"),
+        _row("svc-linear", 1000000, 1.0),
+    ]
+    lines = peers.crossover_grid_markdown({"rows": rows}).splitlines()
+    assert lines[0].count("|") == 7  # problem, rho and four sizes
+    assert lines[2].split("|")[3].strip() == "SVC 4x"  # rho = 0.1, n = 1e3: a peer 4x faster
+    row = [c.strip() for c in lines[3].split("|")[3:-1]]
+    assert row == ["", "SNKP 4x", "SNKP ≥ 5x", "SVC only"]
+    goal = peers.snkp_goal({"rows": rows})
+    assert goal == {
+        "cases": 3,
+        "snkp_wins": 2,
+        "peers_win": 1,
+        "lost": [("linear", 0.01, 1000000, "svc-linear")],
+    }
