@@ -29,6 +29,12 @@ def grid(**axes: Iterable[Any]) -> list[dict[str, Any]]:
     [{'rho': 0.1, 'seed': 0}, {'rho': 0.1, 'seed': 1}, {'rho': 0.01, 'seed': 0}, \
 {'rho': 0.01, 'seed': 1}]
     """
+    for name, values in axes.items():
+        if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+            raise TypeError(
+                f"grid axis {name!r} must be a list (or other iterable) of values, got "
+                f"{type(values).__name__} {values!r}; write {name}=[{values!r}] for one value"
+            )
     keys = list(axes)
     return [dict(zip(keys, vals, strict=True)) for vals in itertools.product(*axes.values())]
 
@@ -82,6 +88,24 @@ def sweep(
             f"blas_threads must be None or a positive integer, got {blas_threads!r}; "
             "use blas_threads=1 for single-threaded BLAS"
         )
+    if not callable(func):
+        raise TypeError(f"func must be a callable returning a mapping, got {type(func).__name__}")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0:
+        raise ValueError(
+            f"n_jobs must be a nonzero integer (1 runs serially, -1 uses every core), "
+            f"got {n_jobs!r}"
+        )
+    if isinstance(points, Mapping) or not isinstance(points, Iterable):
+        raise TypeError(
+            "points must be an iterable of mappings (for example grid(...)), got "
+            f"{type(points).__name__}"
+        )
+    points = list(points)
+    for i, p in enumerate(points):
+        if not isinstance(p, Mapping):
+            raise TypeError(
+                f"points[{i}] must be a mapping of keyword arguments, got {type(p).__name__}"
+            )
     points = [dict(p) for p in points]
     if n_jobs == 1 and backend is None:
         results = [_call(func, p, blas_threads) for p in points]
@@ -89,6 +113,12 @@ def sweep(
         results = Parallel(n_jobs=n_jobs, backend=backend, verbose=verbose)(
             delayed(_call)(func, p, blas_threads) for p in points
         )
+    for p, r in zip(points, results, strict=True):
+        if not isinstance(r, Mapping):
+            raise TypeError(
+                f"func must return a mapping of results; it returned {type(r).__name__} "
+                f"for the point {p!r}"
+            )
     return [{**p, **dict(r)} for p, r in zip(points, results, strict=True)]
 
 

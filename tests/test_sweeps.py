@@ -138,3 +138,37 @@ def test_sweep_blas_threads_leaves_the_caller_unchanged():
 def test_sweep_blas_threads_rejects_non_positive_integers(bad):
     with pytest.raises(ValueError, match="blas_threads must be None or a positive integer"):
         sweep(blas_pool_threads, grid(x=[0]), blas_threads=bad)
+
+
+def _square(x):
+    return {"y": x * x}
+
+
+def _not_a_mapping(x):
+    return x
+
+
+@pytest.mark.parametrize(
+    ("call", "exc", "name"),
+    [
+        (lambda: grid(rho="0.1"), TypeError, "rho"),
+        (lambda: grid(rho=0.1), TypeError, "rho"),
+        (lambda: sweep(42, grid(x=[1])), TypeError, "func"),
+        (lambda: sweep(_square, {"x": 1}), TypeError, "points"),
+        (lambda: sweep(_square, 5), TypeError, "points"),
+        (lambda: sweep(_square, [{"x": 1}, 3]), TypeError, r"points\[1\]"),
+        (lambda: sweep(_not_a_mapping, grid(x=[1])), TypeError, "func must return"),
+        (lambda: sweep(_square, grid(x=[1]), n_jobs=0), ValueError, "n_jobs"),
+        (lambda: sweep(_square, grid(x=[1]), n_jobs=1.5), ValueError, "n_jobs"),
+        (lambda: sweep(_square, grid(x=[1]), blas_threads=0), ValueError, "blas_threads"),
+        (lambda: sweep(_square, grid(x=[1]), blas_threads=True), ValueError, "blas_threads"),
+    ],
+)
+def test_hostile_sweeps_name_the_parameter(call, exc, name):
+    with pytest.raises(exc, match=name):
+        call()
+
+
+def test_sweep_accepts_a_generator_and_an_empty_grid():
+    assert sweep(_square, ({"x": x} for x in (2, 3))) == [{"x": 2, "y": 4}, {"x": 3, "y": 9}]
+    assert sweep(_square, []) == []
