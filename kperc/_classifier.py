@@ -228,8 +228,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         The number of Nystroem features used; None for an exact kernel.
     feature_map_ : sklearn.kernel_approximation.Nystroem or None
         With Nystroem features: the fitted feature map ``z``.
-    feature_coef_ : ndarray of shape (n_components_,) or None
-        With Nystroem features: ``Z^T alpha``, so that ``f(x) = z(x) . Z^T alpha``.
+    feature_coef_ : ndarray of shape (n_features_out,) or None
+        With Nystroem features: ``Z^T alpha``, so that ``f(x) = z(x) . Z^T alpha``
+        (one entry per Nystroem feature: ``n_components_`` of them).
     n_features_in_ : int
         Number of features seen during fit.
 
