@@ -640,8 +640,11 @@ def _cell(r: dict[str, Any] | None) -> str:
     return t if r["separated"] else f"{t}, no separator"
 
 
-def crossover_grid_markdown(record: dict[str, Any]) -> str:
+def crossover_grid_markdown(record: dict[str, Any], family: str | None = None) -> str:
     """One compact table of the crossovers: a row per (family, rho), a column per n.
+
+    With ``family`` (``"linear"`` or ``"rbf"``) the table has that family's rows only and
+    no problem column, so that it fits a phone's screen.
 
     A cell names the winner and by how much: ``SNKP 8.1x`` (the best peer took 8.1 times
     as long as the best SNKP variant; ``>=`` when no peer separated within its cap),
@@ -658,10 +661,18 @@ def crossover_grid_markdown(record: dict[str, Any]) -> str:
     >>> table = crossover_grid_markdown({"rows": rows})
     >>> print(table.replace("\u2060", "").splitlines()[2])  # without the word joiners
     | linear | 10⁻² | SNKP 5x |
+    >>> print(crossover_grid_markdown({"rows": rows}, "linear").replace("\u2060", ""))
+    | ρ | n = 10³ |
+    |---|---|
+    | 10⁻² | SNKP 5x |
     """
     cross = crossovers(record)
+    if family is not None:
+        if family not in FAMILY_LABELS:
+            raise ValueError(f"family must be one of {sorted(FAMILY_LABELS)}, got {family!r}")
+        cross = [c for c in cross if c["family"] == family]
     ns = sorted({e["n"] for c in cross for e in c["by_n"]})
-    header = ["problem", "ρ"] + [f"n = {short_number(n)}" for n in ns]
+    header = ([] if family else ["problem"]) + ["ρ"] + [f"n = {short_number(n)}" for n in ns]
     body = []
     for c in cross:
         by = {e["n"]: e for e in c["by_n"]}
@@ -680,7 +691,8 @@ def crossover_grid_markdown(record: dict[str, Any]) -> str:
                 who = SHORT_LABELS.get(e["peer"], e["peer"])
                 sp = e["speedup"]
                 cells.append(f"{who} only" if sp is None else f"{who} {1 / sp:.2g}x")
-        body.append([FAMILY_LABELS.get(c["family"], c["family"]), short_number(c["rho"]), *cells])
+        first = [] if family else [FAMILY_LABELS.get(c["family"], c["family"])]
+        body.append([*first, short_number(c["rho"]), *cells])
     return _md_table(header, body)
 
 
@@ -728,7 +740,8 @@ def peers_markdown(record: dict[str, Any]) -> str:
                 body.append([_label(s)] + [_cell(by_n.get(n)) for n in ns])
             parts.append(
                 f"**{_cap(FAMILY_LABELS[fam])} problems, \u03c1 = {rho:g}**: "
-                "time to a separator\n\n" + _md_table(["solver"] + [f"n = {n:,}" for n in ns], body)
+                "time to a separator\n\n"
+                + _md_table(["solver"] + [f"n = {short_number(n)}" for n in ns], body)
             )
     cr = record.get("crossovers") or crossovers(record)
     for fam in fams:
@@ -747,8 +760,7 @@ def peers_markdown(record: dict[str, Any]) -> str:
                 )
                 body.append(
                     [
-                        short_number(c["rho"]),
-                        short_number(e["n"]),
+                        f"{short_number(c['rho'])}, {short_number(e['n'])}",
                         lab(e["snkp"], e["snkp_s"]),
                         lab(e["peer"], e["peer_s"]),
                         spt,
@@ -758,7 +770,7 @@ def peers_markdown(record: dict[str, Any]) -> str:
         parts.append(
             f"**Crossovers, {FAMILY_LABELS[fam]} problems**\n\n"
             + _md_table(
-                ["\u03c1", "n", "best SNKP", "best peer", "peer / SNKP", "fastest"],
+                ["\u03c1, n", "best SNKP", "best peer", "peer / SNKP", "fastest"],
                 body,
             )
         )

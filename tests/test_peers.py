@@ -343,6 +343,13 @@ def test_crossover_grid_and_goal_count():
     assert lines[2].split("|")[3].strip() == "SVC 4x"  # rho = 0.1, n = 1e3: a peer 4x faster
     row = [c.strip() for c in lines[3].split("|")[3:-1]]
     assert row == ["", "SNKP 4x", "SNKP ≥ 5x", "SVC only"]
+    # one family per table: the same cells without the problem column
+    own = peers.crossover_grid_markdown({"rows": rows}, "linear").splitlines()
+    assert own[0].count("|") == 6
+    assert [c.strip() for c in own[3].split("|")[2:-1]] == row
+    assert peers.crossover_grid_markdown({"rows": rows}, "rbf").splitlines()[2:] == []
+    with pytest.raises(ValueError, match="family"):
+        peers.crossover_grid_markdown({"rows": rows}, "poly")
     goal = peers.snkp_goal({"rows": rows})
     assert goal == {
         "cases": 3,
