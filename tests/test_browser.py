@@ -261,6 +261,9 @@ HEADLINE_FIGURES = ("ch02-normalizing", "ch04-rates", "ch06-outer-loops")
 #: Text that must never be visible: the developers' notes and their certainty tags.
 FORBIDDEN_TEXT = ("PAPER.md", "[U]", "[C]", "[D]", "[C/D]")
 #: Cross-references whose title went missing render as "(Definition )" and the like.
+#: TeX that reached the page as text, e.g. from a glued Markdown string with ``$...$``
+#: shown by the inline role, whose default format has no dollar math
+RAW_TEX = re.compile(r"\$[^$\n]{0,40}\\[A-Za-z]+[^$\n]{0,40}\$|\$[A-Za-z]\$")
 EMPTY_REF = re.compile(
     r"\((Definition|Remark|Theorem|Lemma|Algorithm|Proposition|Corollary|Example)\s*\)"
 )
@@ -359,6 +362,8 @@ def test_page_reads_well(site, browser, rel, width):
     for bad in FORBIDDEN_TEXT:
         if bad in info["text"]:
             problems.append(f"visible text contains {bad!r}")
+    for m in RAW_TEX.finditer(info["text"]):
+        problems.append(f"TeX shown as source, not typeset: {m.group(0)!r}")
     for m in EMPTY_REF.finditer(info["text"]):
         problems.append(f"cross-reference without title: {m.group(0)!r}")
     problems += [f"cross-reference with empty text -> {h}" for h in info["refs"]]
