@@ -268,6 +268,13 @@ EMPTY_REF = re.compile(
     r"\((Definition|Remark|Theorem|Lemma|Algorithm|Proposition|Corollary|Example)\s*\)"
 )
 
+#: Waits until MathJax has typeset the page (formulas are measured after that).
+_MATH_READY_JS = """async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    await MathJax.startup.promise;
+  }
+}"""
+
 _READER_JS = r"""
 () => {
   const main = document.querySelector('main') || document.body;
@@ -292,8 +299,15 @@ _READER_JS = r"""
       .filter(a => !a.closest('nav') && a.textContent.trim() === '')
       .map(a => a.getAttribute('href'));
   const links = [...document.querySelectorAll('a[href]')].map(a => a.href);
+  // inline formulas that run past the right edge of the text column (cut off on a phone)
+  const colRight = article.getBoundingClientRect().right;
+  const maths = [...article.querySelectorAll('mjx-container:not([display="true"])')]
+      .filter(el => { const r = el.getBoundingClientRect();
+                      return r.width > 0 && r.right > colRight + 8; })
+      .map(el => [Math.round(el.getBoundingClientRect().right), Math.round(colRight),
+                  el.innerText.replace(/\s+/g, ' ').slice(0, 50)]);
   return {pageWidth: document.documentElement.scrollWidth, viewWidth: window.innerWidth,
-          colWidth, tables, scrollers, imgs, refs, links, text: article.innerText};
+          colWidth, tables, scrollers, imgs, refs, links, maths, text: article.innerText};
 }
 """
 
@@ -336,6 +350,7 @@ def test_page_reads_well(site, browser, rel, width):
         page.goto(site + rel, wait_until="load", timeout=60000)
         page.wait_for_load_state("networkidle", timeout=30000)
         page.evaluate(_IMAGES_JS)
+        page.evaluate(_MATH_READY_JS)
         info = page.evaluate(_READER_JS)
     finally:
         context.close()
@@ -345,6 +360,8 @@ def test_page_reads_well(site, browser, rel, width):
     for t_width, box, box_scrolls, head in info["tables"]:
         if t_width > box + 1 or box_scrolls:
             problems.append(f"table {head!r} is {t_width} px wide in a {box} px column")
+    for right, col, text in info["maths"]:
+        problems.append(f"inline formula ends at {right} px, past the column's {col} px: {text!r}")
     for what, inner, box, text in info["scrollers"]:
         problems.append(f"{what} scrolls sideways ({inner} px in {box} px): {text!r}")
     for src, alt, natural, shown in info["imgs"]:
