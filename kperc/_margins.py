@@ -728,15 +728,25 @@ def _polish_active_set(
     if not S.any():
         S = w >= w.max()
     for _ in range(10):
-        xS, lam_S = _projection_on_support(Bt[:, S], d, q[S], lam, feas_tol)
-        x = np.zeros(n)
-        x[S] = xS
+        # The columns of a computed factor that a witness makes dependent are dependent
+        # only up to the factor's own error, which can exceed the rounding floor of B p
+        # (an RBF kernel's small eigen-directions): a second, coarser rank cut too. Safe:
+        # a point counts only if it passes the feasibility test, and the nearest counts.
+        steps = []
+        for cut in (feas_tol, 1e3 * feas_tol):
+            xS, lam_S = _projection_on_support(Bt[:, S], d, q[S], lam, cut)
+            x = np.zeros(n)
+            x[S] = xS
+            lower = max(lower, _dual_lower_bound(B, q, lam_S, tau))
+            ok = x.min() >= -feas_tol and float(np.linalg.norm(Bt @ x - d)) <= feas_tol
+            steps.append((not ok, float(np.linalg.norm(x - q)) if ok else 0.0, x, lam_S))
+        infeasible, _, x, lam_S = min(steps, key=lambda t: t[:2])  # nearest feasible, or first
+        feasible = not infeasible
         z = Bt.T @ lam_S - q
         z[S] = 0.0
-        lower = max(lower, _dual_lower_bound(B, q, lam_S, tau))
         neg_x = S & (x < 0.0)
         neg_z = ~S & (z < -z_tol)
-        if x.min() >= -feas_tol and float(np.linalg.norm(Bt @ x - d)) <= feas_tol:
+        if feasible:
             x = np.clip(x, 0.0, None)
             x /= x.sum()
             dx = float(np.linalg.norm(x - q))

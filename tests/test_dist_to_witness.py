@@ -222,3 +222,27 @@ def test_dual_lower_bound_is_a_lower_bound_for_any_multipliers():
     for _ in range(200):
         lam = rng.standard_normal(B.shape[0] + 1) * 10.0 ** rng.uniform(-3, 2)
         assert _margins._dual_lower_bound(B, q, lam) <= dist
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rbf_with_flipped_duplicates_against_closed_form(seed):
+    """Distinct points under an RBF kernel are independent in its feature space, so with
+    three of them repeated under the opposite label ``W`` is the triangle of the three
+    pair midpoints (closed form by :func:`_dist_to_hull_of`). The factor's duplicate
+    columns cancel only to about 1e-11 here, above the rounding floor of ``B p``; before
+    the polish tried a coarser rank cut, it returned feasible points up to 0.097 farther
+    away (seeds 0, 1 and 4), with the gap saying so."""
+    n, k = 100, 3
+    moons = kperc.datasets.moons(n - k, seed=seed)
+    rng = np.random.default_rng(seed)
+    idx = rng.choice(n - k, k, replace=False)
+    X = np.vstack([moons.X, moons.X[idx]])
+    y = np.concatenate([moons.y, -moons.y[idx]])
+    G = kperc.gram_matrix(X, y, "rbf", gamma=2.0)
+    q = random_simplex(rng, n)
+    mids = np.zeros((k, n))
+    for t, i in enumerate(idx):
+        mids[t, [i, n - k + t]] = 0.5
+    res = kperc.dist_to_witness(G, q)
+    assert res.dist == pytest.approx(_dist_to_hull_of(q, mids), abs=1e-9)
+    _check_certificate(G, q, res)
