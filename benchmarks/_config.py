@@ -16,6 +16,8 @@ DEFAULT_OUT = _paths.GENERATED_DIR / "bench.json"
 SCHEMA_VERSION = 1
 #: Targets of the per-iteration suite: time per iteration / time of one ``G @ v``.
 PERITER_TARGETS = {"snkp": 1.3, "snkpvn": 2.3, "nkp": 0.2, "nvn": 0.2}
+#: Target of the ``dist`` suite: seconds for ``dist_to_witness`` at its largest ``n``.
+DIST_TARGET_S = 1.0
 #: Algorithms of the per-iteration suite, cheapest first.
 PERITER_ALGOS = ("nkp", "nvn", "snkp", "snkpvn")
 #: Planted hard instances: this fraction of the points lies in a band of relative
@@ -69,6 +71,8 @@ class BenchConfig:
         ``n`` of the certificate suite.
     cert_eps : float
         Certificate tolerance.
+    dist_sizes : tuple of int
+        ``n`` of the ``dist`` suite (``kperc.dist_to_witness``).
     memory_n : int
         ``n`` of the memory suite.
     seed : int
@@ -113,6 +117,7 @@ class BenchConfig:
     large_cap_s: float = 110.0
     cert_sizes: tuple[int, ...] = (500, 1000, 2000, 4000)
     cert_eps: float = 1e-6
+    dist_sizes: tuple[int, ...] = (100, 200, 400, 1000)
     memory_n: int = 4000
     seed: int = 0
     blas_threads: int = 1
@@ -149,6 +154,7 @@ def quick_config(**overrides: Any) -> BenchConfig:
         "large_cap_s": 3.0,
         "cert_sizes": (60,),
         "cert_eps": 1e-4,
+        "dist_sizes": (40,),
         "memory_n": 300,
         "quick": True,
         "kernel_problems": ("xor-poly",),

@@ -33,6 +33,10 @@ Suites (``--suite``, default all):
 ``certificates``
     NVN and ISNKPVN to ``eps = 1e-6`` on infeasible instances against
     ``min ||p||_G`` over the simplex solved by Clarabel through CVXPY.
+``dist``
+    The exact distance to the witness set, :func:`kperc.dist_to_witness`, at ``n`` up to
+    1000 on three families of infeasible problems, two linear and one RBF (target: 1 s
+    at ``n = 1000``).
 ``memory``
     Peak resident memory, measured in a subprocess, against the size of ``G``.
 ``realdata``

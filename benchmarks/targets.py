@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks._config import (
+    DIST_TARGET_S,
     PERITER_ALGOS,
     PERITER_TARGETS,
     BenchConfig,
@@ -155,6 +156,23 @@ def evaluate_targets(suites: dict[str, Any], cfg: BenchConfig) -> list[dict[str,
                 f"worst: {it['algorithm']}; an n x n temporary would add ~1",
             )
         )
+    dist = suites.get("dist")
+    if dist and dist["rows"]:
+        big = max(r["n"] for r in dist["rows"])
+        worst = max((r for r in dist["rows"] if r["n"] == big), key=lambda r: r["time_s"])
+        gap = max(r["gap"] for r in dist["rows"])
+        out.append(
+            _target(
+                "dist-time",
+                f"exact distance to the witness set (dist_to_witness), n = {big}, seconds",
+                worst["time_s"],
+                DIST_TARGET_S,
+                worst["time_s"] <= DIST_TARGET_S,
+                f"slowest family: {worst['family']}, median {worst['time_s']:.3g} s "
+                f"(spread {worst['time_min_s']:.3g}-{worst['time_max_s']:.3g}); largest "
+                f"certified gap over all runs {gap:.2g}",
+            )
+        )
     floor = suites.get("floor")
     if floor and floor.get("iteration_ratio"):
         tgt = PERITER_TARGETS["snkp"]
@@ -186,6 +204,7 @@ TARGET_SUITES = {
     "regen-": "regen",
     "memory-": "memory",
     "floor-": "floor",
+    "dist-": "dist",
 }
 
 

@@ -16,6 +16,7 @@ import pytest
 
 import kperc
 from benchmarks import _timing, bench
+from benchmarks.suites import dist as bench_dist
 from kperc._smoothing import entropy_prox, euclidean_prox
 
 
@@ -96,6 +97,12 @@ def test_other_suites_are_sane(quick_record):
         if r["solver"] in ("nvn", "isnkpvn"):
             assert r["certificate"] and r["norm_p_G"] <= r["eps"] * (1 + 1e-9)
         assert r["reference_margin"] < 0
+    dist = s["dist"]["rows"]
+    assert {r["family"] for r in dist} == set(bench_dist.FAMILIES)
+    for r in dist:  # infeasible problems: a witness, with a certified bracket
+        assert 0 <= r["dist_lower"] <= r["dist"] < np.inf
+        assert r["gap"] == pytest.approx(r["dist"] - r["dist_lower"], abs=1e-15)
+        assert r["time_min_s"] <= r["time_s"] <= r["time_max_s"]
     mem = s["memory"]["rows"]
     assert {r["algorithm"] for r in mem} == set(bench.MEMORY_ALGOS)
     for r in mem:
@@ -115,6 +122,7 @@ def test_targets_are_listed_with_values(quick_record):
         "memory-peak",
         "memory-iterations",
         "regen-total",
+        "dist-time",
     } <= ids
     for t in rec["targets"]:
         assert t["met"] in (True, False, None)

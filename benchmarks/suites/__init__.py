@@ -30,6 +30,7 @@ SUITE_ENTRY_POINTS: dict[str, str] = {
     "kernels": "benchmarks.suites.kernels:suite_kernels",
     "large": "benchmarks.suites.large:suite_large",
     "certificates": "benchmarks.suites.certificates:suite_certificates",
+    "dist": "benchmarks.suites.dist:suite_dist",
     "memory": "benchmarks.suites.memory:suite_memory",
     "realdata": "benchmarks.suites.realdata:suite_realdata",
     "svm": "benchmarks.suites.svm:suite_svm",
