@@ -18,6 +18,10 @@ SCHEMA_VERSION = 1
 PERITER_TARGETS = {"snkp": 1.3, "snkpvn": 2.3, "nkp": 0.2, "nvn": 0.2}
 #: Target of the ``dist`` suite: seconds for ``dist_to_witness`` at its largest ``n``.
 DIST_TARGET_S = 1.0
+#: Targets of the ``nystroem`` suite: seconds end to end at these ``n``, and the peak
+#: memory of a fit in units of its ``n x m`` feature matrix.
+NYSTROEM_TARGETS_S = {100_000: 30.0, 1_000_000: 300.0}
+NYSTROEM_MEMORY_TARGET = 4.0
 #: Algorithms of the per-iteration suite, cheapest first.
 PERITER_ALGOS = ("nkp", "nvn", "snkp", "snkpvn")
 #: Planted hard instances: this fraction of the points lies in a band of relative
@@ -75,6 +79,10 @@ class BenchConfig:
         ``n`` of the ``dist`` suite (``kperc.dist_to_witness``).
     memory_n : int
         ``n`` of the memory suite.
+    nystroem_ns : tuple of int
+        ``n`` of the ``nystroem`` suite (end-to-end RBF fits on Nystroem features).
+    nystroem_rho, nystroem_gamma : float
+        Planted kernel margin and RBF parameter of its instances.
     seed : int
         Seed of every generated instance.
     blas_threads : int
@@ -119,6 +127,9 @@ class BenchConfig:
     cert_eps: float = 1e-6
     dist_sizes: tuple[int, ...] = (100, 200, 400, 1000)
     memory_n: int = 4000
+    nystroem_ns: tuple[int, ...] = (100_000, 1_000_000)
+    nystroem_rho: float = 1e-2
+    nystroem_gamma: float = 2.0
     seed: int = 0
     blas_threads: int = 1
     build: bool = False
@@ -156,6 +167,7 @@ def quick_config(**overrides: Any) -> BenchConfig:
         "cert_eps": 1e-4,
         "dist_sizes": (40,),
         "memory_n": 300,
+        "nystroem_ns": (6000,),
         "quick": True,
         "kernel_problems": ("xor-poly",),
         "floor_n": 300,

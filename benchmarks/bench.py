@@ -37,6 +37,10 @@ Suites (``--suite``, default all):
     The exact distance to the witness set, :func:`kperc.dist_to_witness`, at ``n`` up to
     1000 on three families of infeasible problems, two linear and one RBF (target: 1 s
     at ``n = 1000``).
+``nystroem``
+    ``SNKPClassifier(kernel="rbf", n_components="auto")`` fitted end to end on planted RBF
+    problems at ``n = 10^5`` and ``10^6`` (Nystroem features), in a subprocess that also
+    measures the fit's peak memory against the ``n x m`` features.
 ``memory``
     Peak resident memory, measured in a subprocess, against the size of ``G``.
 ``realdata``

@@ -6,6 +6,8 @@ from typing import Any
 
 from benchmarks._config import (
     DIST_TARGET_S,
+    NYSTROEM_MEMORY_TARGET,
+    NYSTROEM_TARGETS_S,
     PERITER_ALGOS,
     PERITER_TARGETS,
     BenchConfig,
@@ -156,6 +158,40 @@ def evaluate_targets(suites: dict[str, Any], cfg: BenchConfig) -> list[dict[str,
                 f"worst: {it['algorithm']}; an n x n temporary would add ~1",
             )
         )
+    ny = suites.get("nystroem")
+    if ny and ny["rows"]:
+        for r in ny["rows"]:
+            tgt = NYSTROEM_TARGETS_S.get(r["n"])
+            if tgt is None:
+                continue
+            ok = r["separated"] and r["time_s"] <= tgt
+            out.append(
+                _target(
+                    f"nystroem-time-{r['n']}",
+                    f"RBF classifier on Nystroem features, n = {r['n']:,}, seconds to a "
+                    "separator, end to end",
+                    r["time_s"],
+                    tgt,
+                    ok,
+                    f"{r['n_components']} features, {r['nit']} iterations, outcome "
+                    f"{r['outcome']}; separates {100 * r['train_fraction']:.4g} % of the "
+                    "training points",
+                )
+            )
+        worst = max(ny["rows"], key=lambda r: r["peak_in_features"])
+        out.append(
+            _target(
+                "nystroem-memory",
+                "peak memory of a Nystroem fit, units of its n x m features, worst n",
+                worst["peak_in_features"],
+                NYSTROEM_MEMORY_TARGET,
+                worst["peak_in_features"] <= NYSTROEM_MEMORY_TARGET,
+                "; ".join(
+                    f"n = {r['n']:,}: {r['peak_mb']:.0f} MB = {r['peak_in_features']:.2f} x 8nm"
+                    for r in ny["rows"]
+                ),
+            )
+        )
     dist = suites.get("dist")
     if dist and dist["rows"]:
         big = max(r["n"] for r in dist["rows"])
@@ -205,6 +241,7 @@ TARGET_SUITES = {
     "memory-": "memory",
     "floor-": "floor",
     "dist-": "dist",
+    "nystroem-": "nystroem",
 }
 
 

@@ -103,6 +103,10 @@ def test_other_suites_are_sane(quick_record):
         assert 0 <= r["dist_lower"] <= r["dist"] < np.inf
         assert r["gap"] == pytest.approx(r["dist"] - r["dist_lower"], abs=1e-15)
         assert r["time_min_s"] <= r["time_s"] <= r["time_max_s"]
+    for r in s["nystroem"]["rows"]:  # above 5000 points "auto" means Nystroem features
+        assert r["gram_form"] == "nystroem" and r["n_components"] == 500
+        assert r["separated"] and r["outcome"] == "separator" and r["train_fraction"] == 1.0
+        assert r["time_s"] > 0 and r["peak_in_features"] > 0
     mem = s["memory"]["rows"]
     assert {r["algorithm"] for r in mem} == set(bench.MEMORY_ALGOS)
     for r in mem:
@@ -123,6 +127,7 @@ def test_targets_are_listed_with_values(quick_record):
         "memory-iterations",
         "regen-total",
         "dist-time",
+        "nystroem-memory",
     } <= ids
     for t in rec["targets"]:
         assert t["met"] in (True, False, None)

@@ -32,6 +32,7 @@ SUITE_ENTRY_POINTS: dict[str, str] = {
     "certificates": "benchmarks.suites.certificates:suite_certificates",
     "dist": "benchmarks.suites.dist:suite_dist",
     "memory": "benchmarks.suites.memory:suite_memory",
+    "nystroem": "benchmarks.suites.nystroem:suite_nystroem",
     "realdata": "benchmarks.suites.realdata:suite_realdata",
     "svm": "benchmarks.suites.svm:suite_svm",
     "peers": "benchmarks.suites.peers:suite_peers",
