@@ -66,6 +66,7 @@ from kperc_book.machine import loadavg
 __all__ = [
     "PeersConfig",
     "crossover_grid_markdown",
+    "kernel_goal_miss",
     "snkp_goal",
     "default_config",
     "quick_config",
@@ -715,6 +716,68 @@ def snkp_goal(record: dict[str, Any], rho_max: float = 1e-2, n_min: int = 10_000
             else:
                 lost.append((c["family"], c["rho"], e["n"], e["peer"]))
     return {"cases": wins + len(lost), "snkp_wins": wins, "peers_win": len(lost), "lost": lost}
+
+
+def kernel_goal_miss(
+    record: dict[str, Any], rho_max: float = 1e-2, n_min: int = 10_000
+) -> dict[str, Any]:
+    """The kernel (RBF) cases of the goal that SNKP lost, and the measurements behind why.
+
+    Returns
+    -------
+    dict
+        ``slower``: ``(rho, n, snkp_s, peer_s)`` where SNKP separated but a peer was
+        faster; ``unsolved``: ``(rho, n, peer_s)`` where only a peer separated;
+        ``svc_support``: ``(min, max)`` support vectors of the finished RBF ``SVC`` runs
+        and ``svc_ns``: ``(min, max)`` of their ``n`` (both None without such runs);
+        ``snkp_nit``: ``(n, nit)`` of the Nystroem SNKP runs at ``rho_max`` and
+        ``n >= n_min``; ``nystroem_wrong``: ``(rho, n, points)`` for each Nystroem
+        separator checked on all points that misplaced ``points`` under the exact kernel;
+        ``dense_cap_n``: the smallest ``n`` at which SNKP on the dense ``G`` hit the cap.
+
+    Examples
+    --------
+    >>> rows = [
+    ...     {"family": "rbf", "rho": 0.01, "n": 10_000, "solver": s, "status": "finished",
+    ...      "separated": True, "time_s": t, **extra}
+    ...     for s, t, extra in (("snkp-nystroem", 0.4, {"nit": 120}),
+    ...                         ("svc-rbf", 0.1, {"n_support": 70}))
+    ... ]
+    >>> miss = kernel_goal_miss({"rows": rows})
+    >>> miss["slower"], miss["svc_support"], miss["snkp_nit"]
+    ([(0.01, 10000, 0.4, 0.1)], (70, 70), [(10000, 120)])
+    """
+    rows = [r for r in record["rows"] if r["family"] == "rbf"]
+    slower, unsolved = [], []
+    for c in crossovers({"rows": rows}):
+        if c["rho"] > rho_max:
+            continue
+        for e in c["by_n"]:
+            if e["n"] < n_min or e["winner"] != "peers":
+                continue
+            if e["snkp"]:
+                slower.append((c["rho"], e["n"], e["snkp_s"], e["peer_s"]))
+            else:
+                unsolved.append((c["rho"], e["n"], e["peer_s"]))
+    done = [r for r in rows if r["status"] == "finished"]
+    svc = [r for r in done if r["solver"] == "svc-rbf" and r.get("n_support")]
+    ny = [r for r in done if r["solver"] == "snkp-nystroem"]
+    capped = [r["n"] for r in rows if r["solver"] == "snkp-dense" and r["status"] == "timeout"]
+    return {
+        "slower": slower,
+        "unsolved": unsolved,
+        "svc_support": (min(r["n_support"] for r in svc), max(r["n_support"] for r in svc))
+        if svc
+        else None,
+        "svc_ns": (min(r["n"] for r in svc), max(r["n"] for r in svc)) if svc else None,
+        "snkp_nit": [(r["n"], r["nit"]) for r in ny if r["rho"] == rho_max and r["n"] >= n_min],
+        "nystroem_wrong": [
+            (r["rho"], r["n"], r["n"] - round(r["exact_fraction"] * r["n"]))
+            for r in ny
+            if r.get("exact_separated") is False and r.get("exact_rows") == "all"
+        ],
+        "dense_cap_n": min(capped) if capped else None,
+    }
 
 
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

@@ -357,3 +357,41 @@ def test_crossover_grid_and_goal_count():
         "peers_win": 1,
         "lost": [("linear", 0.01, 1000000, "svc-linear")],
     }
+
+
+def test_kernel_goal_miss_collects_the_losses_and_their_reasons():
+    def rbf(solver, n, t, rho=0.01, status="finished", **extra):
+        return {**_row(solver, n, t, status=status, rho=rho, family="rbf"), **extra}
+
+    rows = [
+        # rho = 1e-2, n = 1e4: SNKP (Nystroem) separated, SVC was 4x faster
+        rbf("snkp-nystroem", 10_000, 0.4, nit=120, exact_separated=True, exact_rows="all"),
+        rbf("svc-rbf", 10_000, 0.1, n_support=70),
+        rbf("snkp-dense", 10_000, 10.0, status="timeout"),
+        # rho = 1e-3, n = 1e4: the Nystroem separator fails under the exact kernel
+        rbf(
+            "snkp-nystroem",
+            10_000,
+            2.0,
+            rho=1e-3,
+            nit=1200,
+            exact_separated=False,
+            exact_rows="all",
+            exact_fraction=0.9997,
+        ),
+        rbf("svc-rbf", 10_000, 3.0, rho=1e-3, n_support=120),
+        # outside the goal's region (n < 1e4) and a linear case: ignored for the losses
+        rbf("snkp-nystroem", 1000, 0.05, nit=80),
+        rbf("svc-rbf", 1000, 0.01, n_support=30),
+        _row("svc-linear", 10_000, 0.01),
+        _row("snkp-factored", 10_000, 1.0),
+    ]
+    miss = peers.kernel_goal_miss({"rows": rows})
+    assert miss["slower"] == [(0.01, 10_000, 0.4, 0.1)]
+    assert miss["unsolved"] == [(0.001, 10_000, 3.0)]
+    assert miss["svc_support"] == (30, 120) and miss["svc_ns"] == (1000, 10_000)
+    assert miss["snkp_nit"] == [(10_000, 120)]
+    assert miss["nystroem_wrong"] == [(0.001, 10_000, 3)]
+    assert miss["dense_cap_n"] == 10_000
+    empty = peers.kernel_goal_miss({"rows": rows[-2:]})
+    assert empty["slower"] == empty["unsolved"] == [] and empty["svc_support"] is None

@@ -17,18 +17,7 @@ from benchmarks._config import (
 
 _MEMORY_CHILD = r"""
 import json, sys
-def status(key):
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith(key):
-                return int(line.split()[1]) * 1024
-def reset_peak():
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-        return status("VmHWM:") <= status("VmRSS:") + 4096 * 16
-    except OSError:
-        return False
+from benchmarks._procmem import reset_peak, status
 import kperc
 from benchmarks.bench import random_labels, _fixed_run
 n, d, iters, threads = (int(a) for a in sys.argv[1:5])

@@ -24,18 +24,7 @@ from benchmarks._config import REPO_DIR, BenchConfig
 _CHILD = r"""
 import json, sys, time
 import numpy as np
-def status(key):
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith(key):
-                return int(line.split()[1]) * 1024
-def reset_peak():
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-        return True
-    except OSError:
-        return False
+from benchmarks._procmem import reset_peak, status
 from threadpoolctl import threadpool_limits
 from benchmarks._peer_runners import rbf_instance
 from kperc import SNKPClassifier
