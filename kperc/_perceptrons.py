@@ -34,6 +34,7 @@ from ._result import (
     stopped_message,
 )
 from ._smoothing import EXP_FLOOR, entropy_prox, log_mean_exp
+from ._ties import first_min_index
 from ._validation import (
     check_mu0,
     check_nonnegative,
@@ -65,9 +66,10 @@ def _fresh_certified(gram, counts: np.ndarray, k: int) -> bool:
     return certified_positive(float(g.min()), gram.n, float(k))
 
 
-def _first_index_rule(m: np.ndarray) -> int:
-    """Most violated point, ties broken by the first index (deterministic runs)."""
-    return int(np.argmin(m))
+def _first_index_rule(m: np.ndarray, scale: float) -> int:
+    """Most violated point; ties (within ``TIE_RTOL * scale``, see :mod:`kperc._ties`) go
+    to the first index, so that rounding cannot decide between equal margins."""
+    return first_min_index(m, scale)
 
 
 def _linear_counts_loop(
@@ -92,6 +94,7 @@ def _linear_counts_loop(
     u = np.zeros(d)
     m = np.zeros(n)
     tr = Tracer(trace, ("k", "min_margin", "norm_w", "j") + (("w",) if record_w else ()))
+    zmax = float(np.sqrt(np.einsum("ij,ij->i", Z, Z).max())) if n else 0.0  # |m_i| <= nu zmax
     k = 0
     while True:
         mmin = float(m.min())
@@ -107,7 +110,7 @@ def _linear_counts_loop(
             return counts, u, k, tr, "max_iter"
         if callback is not None and notify(callback, nit=k, **fields(counts, u, k, mmin, nu)):
             return counts, u, k, tr, "callback"
-        j = _first_index_rule(m)
+        j = _first_index_rule(m, nu * zmax)
         if tr.enabled:
             tr.data["j"][-1] = j
         zj = Z[j]
@@ -380,8 +383,10 @@ def nkp(
     stopped = False
     k = 0
     while True:
-        j = int(g.argmin())  # _first_index_rule (first index on ties)
-        gmin = float(g[j])  # == g.min(): one pass over g gives both
+        i = int(g.argmin())
+        gmin = float(g[i])  # == g.min(): one pass over g gives both
+        # the point of the update: the tie rule of kperc._ties, |g_i| <= k (unit diagonal)
+        j = first_min_index(g, float(k), i)
         if tr.enabled:
             nu = np.sqrt(max(sq, 0.0))
             scale = 1.0 / k if k else 0.0
@@ -406,7 +411,7 @@ def nkp(
         ):
             stopped = True
             break
-        sq += 2.0 * gmin + diag_list[j]
+        sq += 2.0 * float(g[j]) + diag_list[j]
         np.add(g, column_into(j, col), out=g)
         counts[j] += 1.0
         k += 1
@@ -709,7 +714,7 @@ def winnow(
         ):
             stopped = True
             break
-        logv = logv + eta * B[_first_index_rule(m)]
+        logv = logv + eta * B[_first_index_rule(m, 1.0)]  # |m_i| <= 1
         k += 1
     w = v[:d] - v[d:]
     if ok:

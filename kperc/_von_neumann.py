@@ -32,6 +32,7 @@ from ._result import (
     notify,
     stopped_message,
 )
+from ._ties import first_min_index
 from ._validation import check_nonnegative, check_positive, check_Xy
 
 __all__ = ["nvn", "von_neumann_linear", "line_search_step"]
@@ -172,13 +173,16 @@ def nvn(
         if s <= eps2:  # cheap test on the maintained s; confirm with a fresh norm
             refresh()
             certificate = gram.seminorm_bound(pt)[1] <= eps  # certified despite rounding
-        j = int(gt.argmin())
-        gmin = c * float(gt[j])  # == min(g): argmin also gives the min
+        i = int(gt.argmin())
+        gmin = c * float(gt[i])  # == min(g): argmin also gives the min
         if not certificate and primal_exit and gmin > 0:
             refresh()  # re-verify with a fresh product
-            j = int(gt.argmin())
-            gmin = float(gt[j])
+            i = int(gt.argmin())
+            gmin = float(gt[i])
             separator = certified_positive(gmin, n, float(pt.sum()))
+        # the point of the step: the tie rule of kperc._ties, |gt_i| <= sum(pt) = 1 / c
+        j = first_min_index(gt, 1.0 / c, i)
+        gj = c * float(gt[j])
         if tr.enabled:
             tr.add(k=k, norm_w=np.sqrt(s), min_Galpha=gmin, j=-1, theta=0.0)
         if certificate or separator or k >= max_iter:
@@ -189,12 +193,12 @@ def nvn(
             stopped = True
             break
         gjj = diag_list[j]
-        theta = line_search_step(s, gmin, gjj)
+        theta = line_search_step(s, gj, gjj)
         if tr.enabled:
             tr.data["j"][-1] = j
             tr.data["theta"][-1] = theta
         one = 1.0 - theta
-        s = max(one * one * s + 2.0 * theta * one * gmin + theta * theta * gjj, 0.0)
+        s = max(one * one * s + 2.0 * theta * one * gj + theta * theta * gjj, 0.0)
         if one * c < _MIN_SCALE:  # theta = 1 (p = e_j) or a tiny scale: start unscaled
             mul(pt, one * c, out=pt)
             pt[j] += theta
@@ -358,7 +362,7 @@ def von_neumann_linear(
             return make_result(
                 "callback", k, stopped_message(k), alpha=p.copy(), p=p, w=w, trace=tr.data
             )
-        j = int(np.argmin(m))
+        j = first_min_index(m, np.sqrt(s))  # |m_i| <= ||w|| (unit z_i); kperc._ties
         zj = Z[j]
         theta = line_search_step(s, float(m[j]), float(zj @ zj))
         if tr.enabled:
