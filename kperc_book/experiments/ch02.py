@@ -65,21 +65,38 @@ def sweep(func, points, *, n_jobs: int = 1) -> list[dict]:
 # ---------------------------------------------------------------------------------------
 # Algorithm 1 with an explicit choice of the violated point
 # ---------------------------------------------------------------------------------------
+def _exact_integers(Z: np.ndarray) -> np.ndarray:
+    """The doubles of ``Z`` as Python integers on one common binary scale (exactly).
+
+    Every double is ``m 2^e`` with an integer ``m``; multiplying all of them by
+    ``2^-min(e)`` gives integers, whose sums and products are exact.
+    """
+    ratios = [float(v).as_integer_ratio() for v in Z.ravel()]
+    shift = max(den for _, den in ratios).bit_length() - 1  # dens are powers of two
+    ints = [num << (shift - (den.bit_length() - 1)) for num, den in ratios]
+    return np.array(ints, dtype=object).reshape(Z.shape)
+
+
 def perceptron_rule(
     X, y, rule: str = "most", *, max_iter: int = 100_000
 ) -> tuple[int, bool, np.ndarray]:
-    """Algorithm 1 (Perceptron on raw data) with a chosen rule for the violated point.
+    """Algorithm 1 (Perceptron on raw data) with a chosen rule, in exact arithmetic.
 
     Algorithm 1 may update with *any* violated point (``y_i x_i^T w <= 0``). Two
-    deterministic rules are offered (ties go to the first index, as in
-    :func:`kperc.perceptron`):
+    deterministic rules are offered:
 
-    * ``"most"``: the most violated point, ``argmin_i y_i x_i^T w`` (the rule of
-      :func:`kperc.perceptron`; same halting index).
+    * ``"most"``: the most violated point, ``argmin_i y_i x_i^T w``, ties to the first
+      index (the rule of :func:`kperc.perceptron`).
     * ``"least"``: the violated point with the largest ``y_i x_i^T w`` (the one the
       current ``w`` gets least wrong), ties broken towards the largest ``||x_i||`` and
       then the first index. A lazy adversary: allowed by Algorithm 1, it makes the
       smallest corrections it can (at ``w_0 = 0`` it starts from a largest point).
+
+    The margins are computed exactly (integer arithmetic on the stored doubles), so
+    equal margins are really equal and the halting index is the same on every machine.
+    In floating point the lazy rule meets many margins that are equal in exact arithmetic
+    (a whole ray of points at margin 0), and rounding would pick among them at random.
+    Meant for small instances: each update costs ``O(n d)`` integer operations.
 
     Parameters
     ----------
@@ -97,31 +114,43 @@ def perceptron_rule(
     separated : bool
         Whether the final ``w`` separates the data (``False``: ``max_iter`` reached).
     w : ndarray of shape (n_features,)
-        The last iterate.
+        The last iterate, rounded to doubles (a sum of rows ``y_i x_i``). ``separated``
+        is decided exactly; the rounded ``w`` may miss a point whose exact margin is
+        below rounding.
+
+    Examples
+    --------
+    >>> from kperc.datasets import two_rays
+    >>> X, y = two_rays(10.0, 10)
+    >>> perceptron_rule(X, y, "least")[:2]
+    (97, True)
     """
     if rule not in ("most", "least"):
         raise ValueError(f"rule must be 'most' or 'least'; got {rule!r}")
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
-    Z = X * y[:, None]
-    norms = np.linalg.norm(X, axis=1)
-    w = np.zeros(X.shape[1])
-    m = np.zeros(X.shape[0])
+    Z = X * y[:, None]  # exact: y = +-1
+    Zi = _exact_integers(Z)
+    sq_norms = [int(v) for v in (Zi * Zi).sum(axis=1)]
+    counts = np.zeros(X.shape[0], dtype=np.int64)
+    m = [0] * X.shape[0]  # exact margins, scaled by a power of two
     k = 0
     while True:
-        if m.min() > 0:
-            return k, True, w
+        if min(m) > 0:
+            break
         if k >= max_iter:
-            return k, False, w
+            break
         if rule == "most":
-            j = int(np.argmin(m))
+            j = m.index(min(m))
         else:
-            viol = np.flatnonzero(m <= 0)
-            best = viol[m[viol] == m[viol].max()]
-            j = int(best[np.argmax(norms[best])])
-        w = w + Z[j]
-        m = m + Z @ Z[j]
+            top = max(v for v in m if v <= 0)
+            j = max((i for i, v in enumerate(m) if v == top), key=lambda i: (sq_norms[i], -i))
+        col = Zi @ Zi[j]
+        m = [a + int(b) for a, b in zip(m, col, strict=True)]
+        counts[j] += 1
         k += 1
+    w = counts.astype(float) @ Z
+    return k, min(m) > 0, w
 
 
 # ---------------------------------------------------------------------------------------
