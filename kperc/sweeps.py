@@ -46,7 +46,7 @@ def sweep(
     n_jobs: int = 1,
     backend: str | None = None,
     verbose: int = 0,
-    blas_threads: int | None = None,
+    blas_threads: int | None = 1,
 ) -> list[dict[str, Any]]:
     """Evaluate ``func(**point)`` for every point; return one row per point.
 
@@ -63,11 +63,15 @@ def sweep(
         decides (``loky`` for processes, ``dask`` for a cluster).
     verbose : int
         joblib progress output (0 silent).
-    blas_threads : int, optional
-        Upper limit on the threads of the BLAS and OpenMP pools while ``func`` runs,
-        applied inside each worker (``threadpoolctl.threadpool_limits``). ``1`` suits
-        many small instances on a shared machine, where threaded BLAS only adds
-        contention. ``None`` (default) leaves the pools as they are.
+    blas_threads : int or None, default=1
+        Threads of the BLAS and OpenMP pools while ``func`` runs, set inside each worker
+        (``threadpoolctl.threadpool_limits``). The default, one thread per point, makes a
+        point's arithmetic the same wherever it runs: a threaded BLAS splits its sums
+        differently for every thread count, so the serial run, joblib's workers and a
+        Dask worker (each with its own pool) would otherwise round differently. It also
+        suits many small instances on a shared machine, where threaded BLAS only adds
+        contention. ``None`` leaves the pools as they are (faster for a few large
+        points; the rows may then differ in the last bits between machines).
 
     Returns
     -------

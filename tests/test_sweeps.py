@@ -126,6 +126,50 @@ def test_sweep_blas_threads_caps_the_pools_inside_every_call(n_jobs):
     assert seen == [1, 1]
 
 
+def test_sweep_pins_one_blas_thread_per_point_by_default():
+    rows = sweep(blas_pool_threads, grid(x=[0, 1]))
+    seen = [r["blas_max"] for r in rows]
+    if all(s is None for s in seen):
+        pytest.skip("numpy is linked to no BLAS that threadpoolctl can see")
+    assert seen == [1, 1]
+
+
+def large_point(seed: int) -> dict:
+    """A point whose products are large enough for a threaded BLAS to split (picklable)."""
+    ds = kperc.datasets.planted(1500, 40, 0.05, near=0.5, seed=seed)
+    G = kperc.gram_matrix(ds.X, ds.y)
+    r = kperc.snkp(G, check_input=False)
+    return {"nit": int(r.nit), "alpha": r.alpha.tolist(), "Ga": (G @ r.alpha).tolist()}
+
+
+@pytest.mark.blas
+def test_rows_do_not_depend_on_the_callers_blas_threads():
+    """The same sweep in processes started with 1 and with 2 BLAS threads: identical rows.
+
+    (With ``blas_threads=None`` the rows of this sweep differ in the last bits.)
+    """
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]); import test_sweeps as t; "
+        "from kperc.sweeps import grid, sweep; "
+        "print(json.dumps(sweep(t.large_point, grid(seed=[0, 1]))))"
+    )
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = []
+    for threads in ("1", "2"):
+        env = dict(os.environ, OPENBLAS_NUM_THREADS=threads, OMP_NUM_THREADS=threads)
+        run = subprocess.run(
+            [sys.executable, "-c", code, here], env=env, capture_output=True, text=True
+        )
+        assert run.returncode == 0, run.stderr[-2000:]
+        out.append(json.loads(run.stdout))
+    assert out[0] == out[1]
+
+
 def test_sweep_blas_threads_leaves_the_caller_unchanged():
     from threadpoolctl import threadpool_info
 
