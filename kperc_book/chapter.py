@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 from pathlib import Path
@@ -38,6 +39,11 @@ __all__ = [
     "style",
     "figsize",
     "legend_below",
+    "roundoff_bound",
+    "bound_text",
+    "power_text",
+    "small_text",
+    "UNIT_ROUNDOFF",
     "COLUMN_WIDTH",
     "BOOK_DIR",
     "GENERATED_DIR",
@@ -78,6 +84,93 @@ def _write_json(path: Path, payload: Any) -> None:
     tmp.replace(path)
 
 
+#: Unit round-off of IEEE double precision (half the machine epsilon).
+UNIT_ROUNDOFF = 2.0**-53
+
+
+def roundoff_bound(terms: float, scale: float = 1.0) -> float:
+    """A bound on rounding error, ``terms * u * scale``, rounded up to a power of ten.
+
+    A quantity that is zero in exact arithmetic comes out of floating point as a number
+    that depends on the BLAS kernel, the thread count and the order of the sums. The book
+    never prints such a number; it prints this bound and checks the number against it.
+    ``terms`` counts the rounded operations that reach the quantity (for example ``n``
+    for a dot product or a sum of ``n`` terms, ``n`` for an eigenvalue of an ``n x n``
+    matrix), ``scale`` is the size of the numbers combined (for example ``||G||_2``). The
+    result is rounded up to a power of ten so that it prints with one significant digit
+    that does not depend on the machine.
+
+    Examples
+    --------
+    >>> roundoff_bound(200)  # 200 * 2**-53 = 2.2e-14
+    1e-13
+    >>> roundoff_bound(53, scale=19.0)  # 1.1e-13
+    1e-12
+    """
+    raw = float(terms) * UNIT_ROUNDOFF * float(scale)
+    if not (math.isfinite(raw) and raw > 0):
+        raise ValueError(f"terms and scale must be positive and finite; got {terms}, {scale}")
+    exponent = math.ceil(math.log10(raw))
+    bound = 10.0**exponent
+    return bound if bound >= raw else 10.0 ** (exponent + 1)
+
+
+def power_text(bound: float) -> str:
+    """A tolerance or bound as text: ``1e-6`` for a power of ten, else two digits.
+
+    Examples
+    --------
+    >>> power_text(1e-6), power_text(1e-12), power_text(5e-9)
+    ('1e-6', '1e-12', '5e-09')
+    """
+    bound = float(bound)
+    if bound > 0:
+        exponent = round(math.log10(bound))
+        if 10.0**exponent == bound:
+            return f"1e{exponent}"
+    return f"{bound:.2g}"
+
+
+def bound_text(value: float, bound: float, *, name: str = "value") -> str:
+    """``"<= 1e-13"`` for a value that is zero up to rounding; raise if it is not.
+
+    Parameters
+    ----------
+    value : float
+        The computed quantity (zero in exact arithmetic, or known to be tiny).
+    bound : float
+        Its stated bound (:func:`roundoff_bound`, or a solver's stated accuracy).
+    name : str
+        What the value is, for the error message.
+
+    Examples
+    --------
+    >>> bound_text(-4.4e-15, 1e-13)
+    '<= 1e-13'
+    """
+    if not abs(float(value)) <= bound:
+        raise AssertionError(
+            f"{name} = {float(value):.3g} exceeds its stated bound {power_text(bound)}"
+        )
+    return f"<= {power_text(bound)}"
+
+
+def small_text(value: float, bound: float, *, digits: int = 2) -> str:
+    """A value that may be zero up to rounding: ``"|.| <= 1e-13"`` if it is, else its digits.
+
+    Values within ``bound`` of zero are not distinguishable from zero in floating point,
+    so they print as the bound; larger ones print with ``digits`` significant digits.
+
+    Examples
+    --------
+    >>> small_text(2.8e-14, 1e-12), small_text(1.3e-3, 1e-12)
+    ('|.| <= 1e-12', '0.0013')
+    """
+    if abs(float(value)) <= bound:
+        return f"|.| <= {power_text(bound)}"
+    return f"{float(value):.{digits}g}"
+
+
 #: Width of the book's content column in inches at the figures' 100 dpi: about 770 CSS
 #: pixels at a 1400 px window. A figure of this width shows its text at the size it was set.
 COLUMN_WIDTH = 7.7
@@ -114,12 +207,25 @@ def style() -> None:
     """The book's one figure style: sized for the content column, opaque, reproducible.
 
     Fonts are set so that text displays at 9 pt or more when a figure of at most
-    :data:`COLUMN_WIDTH` inches is shown at its nominal size.
+    :data:`COLUMN_WIDTH` inches is shown at its nominal size. Text and mathematics use
+    the DejaVu fonts that matplotlib itself ships, and matplotlib's font list is limited
+    to those files: no system font is looked up, so a reader's installed fonts cannot
+    change a figure.
     """
     import matplotlib as mpl
+    from matplotlib import font_manager
 
+    bundled = Path(mpl.get_data_path(), "fonts", "ttf").resolve()
+    manager = font_manager.fontManager
+    manager.ttflist = [f for f in manager.ttflist if Path(f.fname).resolve().parent == bundled]
+    manager.afmlist = []
+    cached = getattr(manager, "_findfont_cached", None)  # forget earlier look-ups
+    if cached is not None and hasattr(cached, "cache_clear"):
+        cached.cache_clear()
     mpl.rcParams.update(
         {
+            "font.family": "DejaVu Sans",
+            "mathtext.fontset": "dejavusans",
             "figure.facecolor": "white",
             "axes.facecolor": "white",
             "savefig.facecolor": "white",
