@@ -292,6 +292,7 @@ class Chapter:
         self.checks: dict[str, dict[str, Any]] = {}
         self.figures: dict[str, dict[str, Any]] = {}
         self.datasets: dict[str, str] = {}
+        self.glued: dict[str, Any] = {}
         gen_dir, self._fig_dir = _record_dirs()
         self._path = gen_dir / f"{key}.json"
         style()
@@ -305,6 +306,7 @@ class Chapter:
                 "checks": self.checks,
                 "figures": self.figures,
                 "datasets": self.datasets,
+                "glue": self.glued,
             },
         )
 
@@ -401,14 +403,20 @@ class Chapter:
     def glue(self, name: str, value, *, digits: int = 4, display: bool = False):
         """Round ``value`` and glue it with myst-nb under ``name``; return the rounded value.
 
-        Floats are rounded to ``digits`` significant digits so that re-execution on the
-        same machine reproduces the stored output exactly.
+        Floats are rounded to ``digits`` significant digits: print only digits that are
+        stable across machines (values at rounding level are glued as their bound, see
+        :func:`bound_text`). Numbers and strings are also recorded in the chapter's record
+        (``book/_generated/<key>.json``, under ``"glue"``), where other chapters read
+        them (:func:`kperc_book.experiments.ch07.glued_values`).
         """
         from myst_nb import glue as _glue
 
         if isinstance(value, (float, np.floating)):
             value = float(f"{float(value):.{digits}g}")
-        elif isinstance(value, np.integer):
-            value = int(value)
+        elif isinstance(value, (np.integer, np.bool_)):
+            value = value.item()
         _glue(name, value, display=display)
+        if isinstance(value, (bool, int, float, str)):
+            self.glued[name] = value
+            self._flush()
         return value

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 
-import nbformat
 import numpy as np
 import pytest
 
@@ -16,86 +15,61 @@ from kperc_book.experiments import ch07
 # ----------------------------------------------------------------------------- glue
 
 
-def _glue_output(name, text, *, display=False, extra=None):
-    """A display_data output shaped like the one myst_nb.glue writes."""
-    prefix = "" if display else ch07.GLUE_PREFIX
-    data = {prefix + "text/plain": text}
-    for key, val in (extra or {}).items():
-        data[prefix + key] = val
-    return nbformat.v4.new_output(
-        "display_data", data=data, metadata={"scrapbook": {"name": name, "mime_prefix": prefix}}
-    )
-
-
-def _write_chapter(book, stem, outputs):
-    nb = nbformat.v4.new_notebook()
-    cell = nbformat.v4.new_code_cell("glue(...)")
-    cell.outputs = outputs
-    nb.cells = [nbformat.v4.new_markdown_cell("# title"), cell]
-    book.mkdir(parents=True, exist_ok=True)
-    path = book / f"{stem}.ipynb"
-    nbformat.write(nb, str(path))
-    return path
-
-
-def test_read_glue_parses_every_kind_of_value(tmp_path):
-    path = _write_chapter(
-        tmp_path,
-        "ch04_x",
-        [
-            _glue_output("slope", "1.02"),
-            _glue_output("count", "17", display=True),
-            _glue_output("npval", "np.float64(0.25)"),
-            _glue_output("word", "'abc'"),
-            _glue_output("fig", "<Figure size 640x480 with 1 Axes>", extra={"image/png": "AAA"}),
-            nbformat.v4.new_output("stream", name="stdout", text="[check] x: OK\n"),
-            _glue_output("slope", "1.5"),  # glued twice: the last value wins
-        ],
-    )
-    got = ch07.read_glue(path)
-    assert got == {"slope": 1.5, "count": 17, "npval": 0.25, "word": "abc", "fig": None}
+def _write_record(gen, key, glue):
+    """A chapter record as kperc_book.chapter.Chapter writes it, with its glued values."""
+    gen.mkdir(parents=True, exist_ok=True)
+    payload = {"chapter": key, "checks": {}, "figures": {}, "datasets": {}, "glue": glue}
+    (gen / f"{key}.json").write_text(json.dumps(payload))
 
 
 def test_glued_values_returns_requested_numbers(tmp_path):
-    _write_chapter(tmp_path, "ch04_smoothed", [_glue_output("a", "0.5"), _glue_output("b", "3")])
-    assert ch07.glued_values("ch04", ["a", "b"], book_dir=tmp_path) == {"a": 0.5, "b": 3}
+    _write_record(tmp_path, "ch04", {"a": 0.5, "b": 3, "c": "text"})
+    assert ch07.glued_values("ch04", ["a", "b"], generated_dir=tmp_path) == {"a": 0.5, "b": 3}
 
 
 def test_glued_values_fails_clearly_when_the_chapter_is_missing(tmp_path):
     with pytest.raises(ch07.MissingGlueError, match=r"python -m kperc_book.reproduce ch06"):
-        ch07.glued_values("ch06", ["ratio"], book_dir=tmp_path)
+        ch07.glued_values("ch06", ["ratio"], generated_dir=tmp_path)
+
+
+@pytest.mark.parametrize("payload", ["not json", "[1, 2]", '{"checks": {}}', '{"glue": 3}'])
+def test_glued_values_fails_clearly_on_a_record_without_glue(tmp_path, payload):
+    (tmp_path / "ch06.json").write_text(payload)
+    with pytest.raises(ch07.MissingGlueError, match=r"python -m kperc_book.reproduce ch06"):
+        ch07.glued_values("ch06", ["ratio"], generated_dir=tmp_path)
 
 
 def test_glued_values_fails_clearly_when_a_key_is_missing(tmp_path):
-    _write_chapter(tmp_path, "ch04_smoothed", [_glue_output("a", "0.5")])
+    _write_record(tmp_path, "ch04", {"a": 0.5})
     with pytest.raises(ch07.MissingGlueError, match=r"'zzz'.*It glues: a"):
-        ch07.glued_values("ch04", ["a", "zzz"], book_dir=tmp_path)
+        ch07.glued_values("ch04", ["a", "zzz"], generated_dir=tmp_path)
 
 
-def test_glued_values_refuses_non_numbers(tmp_path):
-    _write_chapter(
-        tmp_path, "ch04_smoothed", [_glue_output("a", "'text'"), _glue_output("b", "nan")]
-    )
+@pytest.mark.parametrize("bad", ["text", float("nan"), True, None])
+def test_glued_values_refuses_non_numbers(tmp_path, bad):
+    _write_record(tmp_path, "ch04", {"a": bad})
     with pytest.raises(ch07.MissingGlueError, match="not finite numbers"):
-        ch07.glued_values("ch04", ["a"], book_dir=tmp_path)
+        ch07.glued_values("ch04", ["a"], generated_dir=tmp_path)
 
 
-def test_glued_values_falls_back_to_the_generated_record(tmp_path):
+def test_chapter_records_what_it_glues(tmp_path, monkeypatch):
+    """Chapter.glue writes the rounded value into the record that chapter 7 reads."""
+    from kperc_book.chapter import STAGING_ENV, Chapter
+
+    monkeypatch.setenv(STAGING_ENV, str(tmp_path))
+    ch = Chapter("ch42")
+    ch.glue("x", np.float64(0.123456789), digits=3)
+    ch.glue("n", np.int64(7))
+    ch.glue("s", "1e-6")
     gen = tmp_path / "_generated"
-    gen.mkdir()
-    (gen / "ch06.json").write_text(json.dumps({"checks": {}, "glue": {"r": 0.3}}))
-    assert ch07.glued_values("ch06", ["r"], book_dir=tmp_path) == {"r": 0.3}
+    assert ch07.recorded_glue("ch42", gen) == {"x": 0.123, "n": 7, "s": "1e-6"}
 
 
 def test_summary_table_quotes_every_measurement(tmp_path):
     need = ch07.required_glue()
-    outputs = {
-        ch: [_glue_output(k, f"{1 + i / 10}") for i, k in enumerate(keys)]
-        for ch, keys in need.items()
-    }
-    for ch, outs in outputs.items():
-        _write_chapter(tmp_path, f"{ch}_topic", outs)
-    values = ch07.measured_values(book_dir=tmp_path)
+    for ch, keys in need.items():
+        _write_record(tmp_path, ch, {k: 1 + i / 10 for i, k in enumerate(keys)})
+    values = ch07.measured_values(generated_dir=tmp_path)
     assert set(values) == {(ch, k) for ch, keys in need.items() for k in keys}
     table = ch07.summary_markdown(values, extra={"SNKPVN (Alg. 6)": "grows"})
     lines = table.strip().splitlines()
@@ -111,7 +85,7 @@ def test_summary_table_fails_without_the_chapters(tmp_path):
     if not ch07.required_glue():  # pragma: no cover - the table always quotes something
         pytest.skip("no measurement quoted")
     with pytest.raises(ch07.MissingGlueError):
-        ch07.measured_values(book_dir=tmp_path)
+        ch07.measured_values(generated_dir=tmp_path)
 
 
 # ------------------------------------------------------------------- open question

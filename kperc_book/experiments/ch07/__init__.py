@@ -3,9 +3,9 @@
 What the chapter notebook ``book/ch07_discussion.ipynb`` computes, all of it here so
 that tests reach it:
 
-* **Values glued by other chapters.** :func:`read_glue` parses an executed notebook
-  for myst-nb glue outputs; :func:`glued_values` fetches named values from a chapter
-  and raises :class:`MissingGlueError` (naming the chapter, the keys and the command
+* **Values glued by other chapters.** :func:`glued_values` fetches named values from
+  a chapter's record in ``book/_generated/`` (every glued value is recorded there) and
+  raises :class:`MissingGlueError` (naming the chapter, the keys and the command
   that regenerates it) when one is missing. The book's summary table
   (:data:`ALGORITHMS`, :func:`summary_markdown`) quotes the rates Chapters 4 and 6
   measured through them.
@@ -33,14 +33,11 @@ from kperc_book.experiments._common import loglog_slope  # noqa: F401
 from kperc_book.experiments.ch07.affine import (  # noqa: F401
     affine_margin_demo,
 )
-from kperc_book.experiments.ch07.glue import (  # noqa: F401
-    GLUE_PREFIX,
+from kperc_book.experiments.ch07.glue import (
     MissingGlueError,
-    _generated_glue,
-    _parse_plain,
     chapter_notebook,
     glued_values,
-    read_glue,
+    recorded_glue,
 )
 from kperc_book.experiments.ch07.open_question import (  # noqa: F401
     COUNT_KEYS,
@@ -86,7 +83,7 @@ from kperc_book.experiments.ch07.timings import (  # noqa: F401
 
 __all__ = [
     "MissingGlueError",
-    "read_glue",
+    "recorded_glue",
     "chapter_notebook",
     "glued_values",
     "Measured",

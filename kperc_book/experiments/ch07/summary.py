@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kperc_book.experiments.ch07.glue import MissingGlueError, chapter_notebook, glued_values
-from kperc_book.paths import BOOK_DIR
+from kperc_book.paths import BOOK_DIR, GENERATED_DIR
 
 
 @dataclass(frozen=True)
@@ -170,7 +170,7 @@ def required_glue(algorithms: Sequence[Algorithm] = ALGORITHMS) -> dict[str, lis
 
 
 def measured_values(
-    algorithms: Sequence[Algorithm] = ALGORITHMS, *, book_dir: Path | str = BOOK_DIR
+    algorithms: Sequence[Algorithm] = ALGORITHMS, *, generated_dir: Path | str = GENERATED_DIR
 ) -> dict[tuple[str, str], float]:
     """Every measurement the summary table quotes, ``(chapter, key) -> value``.
 
@@ -182,7 +182,7 @@ def measured_values(
     """
     out: dict[tuple[str, str], float] = {}
     for chapter, keys in required_glue(algorithms).items():
-        for k, v in glued_values(chapter, keys, book_dir=book_dir).items():
+        for k, v in glued_values(chapter, keys, generated_dir=generated_dir).items():
             out[(chapter, k)] = v
     return out
 
