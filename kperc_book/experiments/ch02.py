@@ -29,8 +29,7 @@ import numpy as np
 import pandas as pd
 
 import kperc
-from kperc.sweeps import grid
-from kperc.sweeps import sweep as _sweep
+from kperc.sweeps import grid, sweep
 from kperc_book import data
 from kperc_book.experiments._common import loglog_slope
 
@@ -50,16 +49,6 @@ __all__ = [
     "winnow_run",
     "winnow_sweep",
 ]
-
-
-def sweep(func, points, *, n_jobs: int = 1) -> list[dict]:
-    """:func:`kperc.sweeps.sweep` with single-threaded BLAS in this process.
-
-    The instances are small: multithreaded BLAS only adds contention on a shared machine
-    (a serial sweep ran eight times slower with two BLAS threads than with one), and
-    joblib's workers already limit their own threads.
-    """
-    return _sweep(func, points, n_jobs=n_jobs, blas_threads=1)
 
 
 # ---------------------------------------------------------------------------------------

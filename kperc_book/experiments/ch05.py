@@ -27,7 +27,6 @@ order.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -37,10 +36,10 @@ from scipy.optimize import linprog
 from scipy.spatial import ConvexHull
 
 import kperc
-from kperc.sweeps import grid
-from kperc.sweeps import sweep as _sweep
+from kperc.sweeps import grid, sweep
 from kperc_book import data
 from kperc_book.experiments._common import loglog_slope
+from kperc_book.experiments._infeasible import dantzig_bound, edge_instance, ef_dual_bound
 
 __all__ = [
     "sweep",
@@ -74,15 +73,6 @@ __all__ = [
 
 #: A value at or below this is treated as an exact zero (||A p||, LP value).
 ZERO_TOL = 1e-9
-
-
-def sweep(func, points, *, n_jobs: int = 1) -> list[dict]:
-    """:func:`kperc.sweeps.sweep` with single-threaded BLAS in this process.
-
-    The instances are small, so multithreaded BLAS only adds contention on a shared
-    machine.
-    """
-    return _sweep(func, points, n_jobs=n_jobs, blas_threads=1)
 
 
 def tidy(df: pd.DataFrame, tol: float = 1e-12) -> pd.DataFrame:
@@ -126,47 +116,6 @@ def lp_separation(B: np.ndarray) -> tuple[float, np.ndarray]:
     if not res.success:  # pragma: no cover - bounded and feasible (u = 0, t = min 0)
         raise RuntimeError(res.message)
     return float(-res.fun) + 0.0, res.x[:r]  # + 0.0: no "-0" in printed tables
-
-
-def edge_instance(n: int = 40, d: int = 2, *, seed: int = 0) -> data.Dataset:
-    """Inseparable data with margin exactly 0 and a single known witness.
-
-    The signed normalised points are an antipodal pair ``+-e_1`` and ``n - 2`` points in
-    the open upper half-sphere ``{a : a_d > 0}`` (at height at least 0.05). The origin is
-    the midpoint of the pair, so the problem is infeasible, and the hyperplane
-    ``a_d = 0`` supports the hull at the origin, so no ball around 0 fits inside it:
-    ``rho = 0``. A witness ``p`` must put zero weight on every point with ``a_d > 0``,
-    hence ``W = {(e_i + e_j) / 2}`` for the pair ``(i, j)``.
-
-    Returns
-    -------
-    Dataset
-        ``info`` has ``rho`` (0.0), ``pair`` (the indices ``i, j``) and ``witness``.
-    """
-    if n < 3 or d < 2:
-        raise ValueError(f"edge_instance needs n >= 3 and d >= 2; got n={n}, d={d}.")
-    rng = np.random.default_rng(seed)
-    g = rng.standard_normal((n - 2, d))
-    g /= np.linalg.norm(g, axis=1, keepdims=True)
-    g[:, -1] = np.abs(g[:, -1])
-    low = g[:, -1] < 0.05
-    while low.any():  # keep every other point clearly above the equator
-        h = rng.standard_normal((int(low.sum()), d))
-        h /= np.linalg.norm(h, axis=1, keepdims=True)
-        h[:, -1] = np.abs(h[:, -1])
-        g[low] = h
-        low = g[:, -1] < 0.05
-    e1 = np.zeros(d)
-    e1[0] = 1.0
-    A = np.vstack([e1, -e1, g])
-    perm = rng.permutation(n)
-    A = A[perm]
-    y = np.where(rng.uniform(size=n) < 0.5, 1.0, -1.0)
-    X = A * y[:, None]
-    pair = np.sort(np.flatnonzero(perm < 2))
-    w = np.zeros(n)
-    w[pair] = 0.5
-    return data.Dataset(X, y, {"rho": 0.0, "pair": pair, "witness": w})
 
 
 def make_instance(kind: str, n: int, d: int, rho: float, seed: int) -> data.Dataset:
@@ -432,18 +381,6 @@ def nvn_path(X, y, *, eps: float = 1e-3, max_iter: int = 100_000) -> dict[str, A
         "certificate_ok": cert,
         "separator_ok": sep,
     }
-
-
-def dantzig_bound(eps: float) -> int:
-    """Dantzig: without a primal exit, NVN halts within ``ceil(1/eps^2) - 1`` steps."""
-    return int(math.ceil(1.0 / eps**2)) - 1
-
-
-def ef_dual_bound(rho: float, eps: float, norm_w0: float) -> int:
-    """Epelman-Freund, dual side: ``ceil(2 ln(||w_0|| / eps) / (-ln(1 - rho^2)))``."""
-    if norm_w0 <= eps:
-        return 0
-    return int(math.ceil(2.0 * math.log(norm_w0 / eps) / (-math.log1p(-rho * rho))))
 
 
 def nvn_run(

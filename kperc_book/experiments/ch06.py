@@ -32,14 +32,10 @@ import numpy as np
 import pandas as pd
 
 import kperc
+from kperc.sweeps import sweep
 from kperc_book import data
-from kperc_book.experiments.ch05 import (
-    dantzig_bound,
-    edge_instance,
-    ef_dual_bound,
-    loglog_slope,
-    sweep,
-)
+from kperc_book.experiments._common import loglog_slope
+from kperc_book.experiments._infeasible import dantzig_bound, edge_instance, ef_dual_bound
 
 __all__ = [
     "Instance",
@@ -113,7 +109,7 @@ def instance(kind: str, n: int, d: int, rho: float, seed: int) -> Instance:
     ``"planted"``: separable with margin ``rho > 0`` (:func:`kperc.datasets.planted`);
     ``"cap"``: inseparable with margin ``rho < 0`` (:func:`kperc.datasets.infeasible`,
     exact for ``d <= 6``); ``"edge"``: inseparable with margin 0 and a single witness
-    (:func:`kperc_book.experiments.ch05.edge_instance`).
+    (:func:`kperc_book.experiments._infeasible.edge_instance`).
     """
     if kind == "planted":
         ds = data.planted(n, d, rho, near=0.5, seed=seed)
@@ -544,21 +540,24 @@ def isnkpvn_on(
     return out
 
 
+#: delta of the slides' order (zero) as kperc.snkpvn takes it (it refuses delta = 0).
+NUMERICAL_ZERO = 1e-300
+
+
 def slides_order_demo(max_iter: int = 2000) -> dict[str, Any]:
     """ISNKPVN on two copies of one point with opposite labels, with and without the guard.
 
     ``G = [[1, -1], [-1, 1]]`` and ``q_0 = (1/2, 1/2)`` has ``||q_0||_G = 0``. The slides'
     order computes ``delta_0 = 0`` and calls SNKPVN(q_0, 0), whose dual test
     ``||p_k||_G < 0`` can never pass and whose primal test never passes either (the
-    problem is infeasible): the call runs until its cap. With the guard, ISNKPVN returns
-    ``q_0`` at once.
+    problem is infeasible): the call runs until its cap. :func:`kperc.snkpvn` refuses
+    ``delta = 0``, so the call is made with :data:`NUMERICAL_ZERO`, far below the floor
+    at which ``||p||_G`` can be certified: the dual test cannot pass either. With the
+    guard, ISNKPVN returns ``q_0`` at once.
     """
-    from kperc._kernels import as_gram
-    from kperc._primal_dual import _snkpvn_core
-
     G = np.array([[1.0, -1.0], [-1.0, 1.0]])
     q0 = np.full(2, 0.5)
-    slides = _snkpvn_core(as_gram(G), q0, 0.0, max_iter, None, False)
+    slides = kperc.snkpvn(G, q0, delta=NUMERICAL_ZERO, max_iter=max_iter)
     guarded = kperc.isnkpvn(G, eps=1e-3)
     return {
         "norm_q0": kperc.g_seminorm(G, q0),
