@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 #: The repository root: the folder that holds ``_toc.yml``, ``book/`` and ``kperc/``.
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 BOOK_DIR = ROOT / "book"
 FIGURES_DIR = BOOK_DIR / "figures"
 GENERATED_DIR = BOOK_DIR / "_generated"
