@@ -46,7 +46,7 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 HTML = Path(os.environ.get("KPERC_HTML_DIR", REPO / "_build" / "html"))
 REQUIRE = os.environ.get("KPERC_REQUIRE_BROWSER") == "1"
 CHROMIUM = "/usr/bin/chromium"
