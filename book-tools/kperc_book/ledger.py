@@ -402,10 +402,10 @@ def _visit_tests(
 def guarding_tests(tests_dir: Path | str = TESTS_DIR) -> dict[str, list[str]]:
     """``ledger id -> test node ids`` of the tests marked ``pytest.mark.ledger(id)``.
 
-    Found by parsing ``tests/test_*.py`` (no import, no collection): markers on test
+    Found by parsing ``tests/**/test_*.py`` (no import, no collection): markers on test
     functions and methods, on their classes, in a module-level ``pytestmark``, and in
     ``pytest.param(..., marks=...)`` inside a decorator. Node ids look like
-    ``tests/test_x.py::TestY::test_z`` (relative to the repository).
+    ``tests/lib/test_x.py::TestY::test_z`` (relative to the repository).
     """
     tests_dir = Path(tests_dir)
     out: dict[str, list[str]] = {}
