@@ -113,15 +113,11 @@ def test_doctests(module):
 def test_every_slow_entry_names_a_library_test():
     """The conftest's list of slow library tests does not silently go stale."""
     import ast
-    import importlib.util
 
-    spec = importlib.util.spec_from_file_location(
-        "_shared_conftest", paths.TESTS_DIR / "conftest.py"
-    )
-    shared = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(shared)
-    assert shared.SLOW_TESTS
-    for file, func in sorted(shared.SLOW_TESTS):
+    from conftest import SLOW_TESTS
+
+    assert SLOW_TESTS
+    for file, func in sorted(SLOW_TESTS):
         tree = ast.parse((paths.TESTS_DIR / "lib" / file).read_text())
         names = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
         assert func in names, f"tests/conftest.py SLOW_TESTS: no {func} in tests/lib/{file}"
