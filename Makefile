@@ -10,25 +10,26 @@ CONSTRAINTS := requirements/constraints.txt
 CHROMIUM := /usr/bin/chromium
 
 .DEFAULT_GOAL := all
-.PHONY: all env data chapters report html test test-deps lint unit nbval datacheck \
+.PHONY: all env data chapters report html test check test-deps lint unit nbval datacheck \
         wheel minversions browser bench clean
 
 ## make: environment, data, every chapter re-executed, HTML book
 all: env data chapters html
 	@echo "Book built: $(CURDIR)/_build/html/index.html"
 
-## the virtual environment (re-installed only when pyproject.toml changes)
+## the virtual environment (re-installed only when a pyproject.toml changes): the one
+## install line of the README, the kperc library and the book's tools (book-tools/, the
+## kperc-book distribution: kperc_book and benchmarks), both editable
 env: $(STAMP)
-$(STAMP): pyproject.toml $(CONSTRAINTS)
+$(STAMP): pyproject.toml book-tools/pyproject.toml $(CONSTRAINTS)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || { \
 	  echo "python3 -m venv failed; on Debian install python3-venv first" >&2; \
 	  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
 	    apt-get update && apt-get install -y python3-venv && $(PYTHON) -m venv $(VENV); \
 	  else exit 1; fi; }
-	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -e ".[book,test]"
-	@# the book's machinery (kperc_book/, benchmarks/) is not part of the kperc wheel:
-	@# a .pth file puts this checkout on the venv's path so notebooks and tools import it
-	$(PY) -c "import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()['purelib'], 'kperc-book-checkout.pth').write_text(str(pathlib.Path.cwd()) + chr(10))"
+	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -e . -e "./book-tools[test]"
+	@# a .venv made before book-tools/ existed put the checkout on the path with a .pth file
+	@rm -f "$$($(PY) -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")/kperc-book-checkout.pth"
 	@touch $(STAMP)
 
 data: env
@@ -47,13 +48,19 @@ html: env report
 test: test-deps lint unit wheel minversions nbval datacheck html browser
 	@echo "make test: all checks passed"
 
+## make check: the fast first command (a couple of minutes): lint and the library's
+## tests not marked slow, in the checkout
+check: lint
+	$(PY) -m pytest tests/lib -m "not slow" -q
+	@echo "make check: passed (make test runs every check)"
+
 test-deps: env
 	@if [ ! -x $(CHROMIUM) ]; then \
 	  echo "installing Debian chromium for the browser test"; \
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; fi
 	@$(PY) -c "import playwright" || $(PY) -m pip install --quiet -c $(CONSTRAINTS) playwright
 
-LINTED := kperc kperc_book benchmarks tests book
+LINTED := kperc book-tools tests book
 lint: env
 	$(VENV)/bin/ruff check $(LINTED)
 	$(VENV)/bin/ruff format --check $(LINTED)
@@ -61,7 +68,7 @@ lint: env
 unit: env
 	$(PY) -m pytest tests -m "not browser" -q
 
-## the kperc wheel in a fresh venv, its library tests run outside the checkout
+## the kperc wheel in a fresh venv, the library's tests (tests/lib/) run outside the checkout
 wheel: env
 	$(PY) -m kperc_book.wheelcheck
 
@@ -82,7 +89,7 @@ browser: env
 ## make bench: measure everything (one command, every suite, including the chapters'
 ## timing files), then regenerate the chapters that show the timings
 bench: env
-	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -e ".[book,test,bench]"
+	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -e . -e "./book-tools[test,bench]"
 	$(PY) -m benchmarks.bench
 	$(PY) -m kperc_book.reproduce ch04 ch07 benchmarks
 

@@ -65,9 +65,33 @@ lemma-8 lemma-9 snkpvn-bound snkpvn-infeasible-bound isnkpvn
 )
 
 
+#: Library tests that take more than about 5 s on a busy 2-core machine, as (file, test
+#: function) pairs: marked ``slow`` here, in one list, rather than in each file. ``make
+#: check`` and the floor check (``make minversions``) leave them out; ``make test`` runs them
+#: (``make unit`` and ``make wheel``). tests/book/test_pipeline_wheelcheck.py checks that
+#: every entry names a test of tests/lib/.
+SLOW_TESTS = frozenset(
+    {
+        ("test_sweeps.py", "test_sweep_on_local_processes_equals_serial"),
+        ("test_dist_to_witness.py", "test_agrees_with_reference_on_inseparable_data"),
+        ("test_dist_to_witness.py", "test_thin_witness_sets_against_closed_form_and_reference"),
+        ("test_kernel_columns.py", "test_smoothed_algorithms_accept_the_operator"),
+        ("test_perceptrons.py", "test_no_overflow_or_nan_on_duplicate_opposite_points"),
+        ("test_margins.py", "test_theorem3_inradius"),
+        ("test_hostile_exits.py", "test_linear_separators_are_certified"),
+        ("test_kernels.py", "test_dense_and_operator_give_identical_runs"),
+    }
+)
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m "not slow" deselects
 def pytest_collection_modifyitems(config, items):
-    """Refuse ledger ids that CONTRIBUTING.md does not list (typos would hide a result)."""
+    """Mark :data:`SLOW_TESTS` slow; refuse ledger ids that CONTRIBUTING.md does not list
+    (typos would hide a result)."""
     for item in items:
+        name = getattr(item, "originalname", None) or item.name.split("[")[0]
+        if (item.path.name, name) in SLOW_TESTS:
+            item.add_marker(pytest.mark.slow)
         for mark in item.iter_markers("ledger"):
             if len(mark.args) != 1 or mark.args[0] not in LEDGER_IDS:
                 raise pytest.UsageError(f"{item.nodeid}: unknown ledger id {mark.args!r}")

@@ -20,7 +20,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 #: The book's dependencies: ``import kperc`` must load none of them.
 BOOK_DEPS = (
     "papermill",
@@ -159,3 +159,17 @@ def test_scikit_learn_floor_covers_the_api_the_classifier_uses():
     if "validate_data" in source or "__sklearn_tags__" in source:
         assert not deps["scikit-learn"].specifier.contains("1.5.2")
         assert deps["scikit-learn"].specifier.contains("1.6.0")
+
+
+def test_the_two_distributions_split_the_packages():
+    """kperc's wheel holds only the library; kperc-book (book-tools/) the book's tools."""
+    lib = _project()["tool"]["setuptools"]["packages"]["find"]["include"]
+    assert lib == ["kperc", "kperc.*"]
+    book_tools = REPO / "book-tools"
+    book = tomllib.loads((book_tools / "pyproject.toml").read_text())
+    include = set(book["tool"]["setuptools"]["packages"]["find"]["include"])
+    packages = {p.parent.name for p in book_tools.glob("*/__init__.py")}
+    assert packages == {"kperc_book", "benchmarks"}
+    assert include == {name for p in packages for name in (p, f"{p}.*")}
+    for name in packages:  # the book's packages live only in book-tools/
+        assert not (REPO / name).exists(), f"{name}/ at the root shadows book-tools/{name}"

@@ -17,7 +17,7 @@ import pytest
 
 from kperc_book import ledger
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def contributing_ids() -> list[str]:

@@ -12,7 +12,7 @@ import pytest
 from kperc_book import _notebooks as nbu
 from kperc_book import report
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_savefig_calls_literal_fstring_and_untraceable():

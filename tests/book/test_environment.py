@@ -1,5 +1,6 @@
-"""environment.yml (conda / Binder) and pyproject.toml name the same dependencies; the
-README's test command is what CI runs."""
+"""environment.yml (conda / Binder) and the two pyproject.toml files name the same
+dependencies; make env, postBuild and the README use the same install line; the README's
+test command is what CI runs."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _key(text: str) -> tuple[str, tuple[str, ...], str, str]:
@@ -34,15 +35,29 @@ def _pyproject():
     return tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
 
 
+def _book_tools():
+    return tomllib.loads((REPO / "book-tools" / "pyproject.toml").read_text())["project"]
+
+
 def _environment():
     return yaml.safe_load((REPO / "environment.yml").read_text())
 
 
+def _declared(extras_kperc=("test",), extras_book=("test", "bench")) -> list[str]:
+    """Every requirement of both distributions, minus their references to each other."""
+    kperc, book = _pyproject(), _book_tools()
+    wanted = list(kperc["dependencies"]) + list(book["dependencies"])
+    wanted += [r for e in extras_kperc for r in kperc["optional-dependencies"][e]]
+    wanted += [r for e in extras_book for r in book["optional-dependencies"][e]]
+    ours = {canonicalize_name(kperc["name"]), canonicalize_name(book["name"])}
+    return [r for r in wanted if canonicalize_name(Requirement(r).name) not in ours]
+
+
+#: The one install line (README, make env, postBuild): both packages, editable.
+INSTALL = '-c requirements/constraints.txt -e . -e "./book-tools[test]"'
+
+
 def test_environment_yml_and_pyproject_name_the_same_dependencies():
-    project = _pyproject()
-    wanted = set(project["dependencies"])
-    for extra in ("book", "test", "bench"):
-        wanted |= set(project["optional-dependencies"][extra])
     env = _environment()
     conda = [d for d in env["dependencies"] if isinstance(d, str)]
     pip = [d for d in env["dependencies"] if isinstance(d, dict)]
@@ -50,7 +65,23 @@ def test_environment_yml_and_pyproject_name_the_same_dependencies():
     assert {re.split(r"[=<>]", d)[0] for d in conda} == {"python", "pip"}
     got = [_key(x) for x in pip[0]["pip"]]
     assert len(got) == len(set(got)), "environment.yml lists a dependency twice"
-    assert set(got) == {_key(x) for x in wanted}
+    assert set(got) == {_key(x) for x in _declared()}
+
+
+def test_book_tools_depend_on_kperc_and_its_test_extra():
+    book = _book_tools()
+    assert book["name"] == "kperc-book"
+    assert "kperc" in book["dependencies"]
+    assert "kperc[test]" in book["optional-dependencies"]["test"]
+    assert _book_tools()["requires-python"] == _pyproject()["requires-python"]
+
+
+def test_the_kperc_wheel_stays_library_only():
+    """The library declares no book extra; its only extra is what its own tests need."""
+    assert set(_pyproject()["optional-dependencies"]) == {"test"}
+    names = {canonicalize_name(Requirement(r).name) for r in _pyproject()["dependencies"]}
+    for heavy in ("matplotlib", "jupyter-book", "papermill", "pandas", "nbformat"):
+        assert heavy not in names
 
 
 def test_environment_python_satisfies_requires_python():
@@ -61,7 +92,7 @@ def test_environment_python_satisfies_requires_python():
 
 
 def test_jupyter_book_is_pinned_to_1x():
-    book = _pyproject()["optional-dependencies"]["book"]
+    book = _book_tools()["dependencies"]
     spec = next(
         Requirement(x).specifier
         for x in book
@@ -98,27 +129,36 @@ def _constraints() -> dict[str, str]:
 
 
 def test_constraints_pin_every_dependency_within_its_floor():
-    """make env installs exact versions; they satisfy pyproject's honest floors."""
-    project = _pyproject()
-    wanted = list(project["dependencies"])
-    for extra in ("book", "test"):
-        wanted += project["optional-dependencies"][extra]
+    """make env installs exact versions; they satisfy both pyprojects' honest floors."""
     pins = _constraints()
-    for text in wanted:
+    for text in _declared(extras_book=("test",)):
         req = Requirement(text)
         if req.marker is not None and not req.marker.evaluate({"python_version": "3.11"}):
             continue
         name = canonicalize_name(req.name)
         assert name in pins, f"requirements/constraints.txt does not pin {name}"
         assert req.specifier.contains(pins[name], prereleases=True), (name, pins[name])
-    assert "kperc" not in pins
+    assert "kperc" not in pins and "kperc-book" not in pins
 
 
-def test_make_env_and_binder_install_with_the_constraints():
+def test_make_env_binder_and_readme_use_the_one_install_line():
     makefile = (REPO / "Makefile").read_text()
     assert "CONSTRAINTS := requirements/constraints.txt" in makefile
-    assert '-c $(CONSTRAINTS) -e ".[book,test]"' in makefile
-    assert "-c requirements/constraints.txt" in (REPO / "postBuild").read_text()
+    recipe = makefile.split("\n$(STAMP):", 1)[1].split("\n\n", 1)[0]
+    assert (
+        "-m pip install --quiet "
+        + INSTALL.replace("requirements/constraints.txt", "$(CONSTRAINTS)")
+        in recipe
+    )
+    assert ".pth').write_text" not in makefile  # no path hack: the packages are installed
+    post = [
+        ln
+        for ln in (REPO / "postBuild").read_text().splitlines()
+        if ln.strip() and not ln.startswith(("#", "set "))
+    ]
+    assert post == ["python -m pip install " + INSTALL]
+    readme = (REPO / "README.md").read_text()
+    assert "python -m pip install " + INSTALL in readme
     python = next(
         d for d in _environment()["dependencies"] if isinstance(d, str) and d.startswith("python")
     )

@@ -402,14 +402,15 @@ def _visit_tests(
 def guarding_tests(tests_dir: Path | str = TESTS_DIR) -> dict[str, list[str]]:
     """``ledger id -> test node ids`` of the tests marked ``pytest.mark.ledger(id)``.
 
-    Found by parsing ``tests/test_*.py`` (no import, no collection): markers on test
+    Found by parsing ``tests/**/test_*.py`` (no import, no collection): markers on test
     functions and methods, on their classes, in a module-level ``pytestmark``, and in
     ``pytest.param(..., marks=...)`` inside a decorator. Node ids look like
-    ``tests/test_x.py::TestY::test_z`` (relative to the repository).
+    ``tests/lib/test_x.py::TestY::test_z`` (relative to the repository).
     """
     tests_dir = Path(tests_dir)
     out: dict[str, list[str]] = {}
-    for path in sorted(tests_dir.glob("test_*.py")):
+    # tests/lib/ and tests/book/; ordered by file name, as the ledger page lists them
+    for path in sorted(tests_dir.rglob("test_*.py"), key=lambda p: (p.name, p)):
         tree = ast.parse(path.read_text(), filename=str(path))
         module_ids: list[str] = []
         for node in tree.body:
@@ -417,7 +418,8 @@ def guarding_tests(tests_dir: Path | str = TESTS_DIR) -> dict[str, list[str]]:
                 isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets
             ):
                 module_ids += _mark_ids(node.value)
-        _visit_tests(tree.body, f"{tests_dir.name}/{path.name}", [], module_ids, out)
+        prefix = path.relative_to(tests_dir.parent).as_posix()
+        _visit_tests(tree.body, prefix, [], module_ids, out)
     return out
 
 
@@ -667,7 +669,8 @@ def _cell(text: str) -> str:
 
 
 def _test_link(nodeid: str) -> str:
-    path, _, name = nodeid.split("/", 1)[-1].partition("::")
+    path, _, name = nodeid.partition("::")
+    path = path.rsplit("/", 1)[-1]
     return f"`{name}` ({path})" if name else f"`{path}`"
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 # the home, work and temporary folders of the build machines (spelled in pieces so that
 # this file does not match itself)
 MACHINE = re.compile(

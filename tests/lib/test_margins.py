@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 import kperc
-from kperc_book import data
+from kperc import datasets as data
 
 
 def _clarabel_min_norm(G: np.ndarray) -> np.ndarray:

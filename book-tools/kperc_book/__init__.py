@@ -10,5 +10,10 @@
 * :mod:`kperc_book.experiments`: one module per chapter with its sweeps and checks;
 * :mod:`kperc_book._sphinx`: the Sphinx extension of the API page.
 
-It is not part of the ``kperc`` wheel: it runs inside a checkout of the repository.
+It is not part of the ``kperc`` wheel: it is the second distribution of the repository,
+``kperc-book`` (``book-tools/pyproject.toml``, import names ``kperc_book`` and
+``benchmarks``), installed next to ``kperc`` by the one install line of the README, and it
+runs inside a checkout of the repository (:mod:`kperc_book.paths` finds it).
 """
+
+__version__ = "0.1.0"

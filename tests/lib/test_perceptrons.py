@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import kperc
-from kperc_book import data
+from kperc import datasets as data
 
 # Relative round-off allowance for identities between computed floating-point quantities
 # (all quantities involved are O(1)); it is not a slack on any bound.

@@ -11,8 +11,8 @@ from sklearn.utils.estimator_checks import check_estimator
 
 import kperc
 from kperc import SNKPClassifier
+from kperc import datasets as data
 from kperc._classifier import InseparableDataWarning, expected_failed_checks
-from kperc_book import data
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,165 @@
+"""The README's install line, in a fresh virtual environment, is all a reader needs.
+
+After ``python -m pip install -c requirements/constraints.txt -e . -e "./book-tools[test]"``
+and no ``make``: the book builds, a chapter runs with papermill from the root and from
+``book/``, nbval compares one, a kernel started in ``book/`` runs one (as JupyterLab's
+"Run All" does), and the book's tools find the checkout
+from any folder. The two wheels hold what they should: ``kperc`` only the library,
+``kperc-book`` only the book's tools.
+
+Slow (a fresh venv; pip takes the packages from its cache): ``make test`` runs it,
+``make check`` does not.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
+#: A chapter that reads a stored dataset (``ch.load``) and runs in seconds.
+CHAPTER = "ch01_introduction.ipynb"
+#: A cheaper setting of one of its parameters, for the papermill runs.
+PARAMS = ["-p", "grid_res", "40"]
+
+
+def _install_line() -> list[str]:
+    """The install line, read from the README (so the test follows the documentation)."""
+    readme = (REPO / "README.md").read_text()
+    section = readme.split("## Use the book in Jupyter", 1)[1].split("\n## ", 1)[0]
+    lines = re.findall(r"^python -m pip install .*$", section, re.M)
+    assert len(lines) == 1, lines
+    return shlex.split(lines[0])[1:]  # without "python"
+
+
+def _env() -> dict[str, str]:
+    drop = ("PYTHONPATH", "KPERC_BOOK_ROOT", "VIRTUAL_ENV", "JUPYTER_PATH", "JUPYTER_CONFIG_DIR")
+    # MPLBACKEND too: it would replace the notebooks' inline backend (no figure outputs)
+    drop += ("MPLBACKEND",)
+    return {k: v for k, v in os.environ.items() if k not in drop}
+
+
+def _run(cmd, cwd, timeout=900) -> subprocess.CompletedProcess:
+    done = subprocess.run(
+        [str(c) for c in cmd], cwd=cwd, env=_env(), capture_output=True, text=True,
+        timeout=timeout,
+    )  # fmt: skip
+    assert done.returncode == 0, (
+        f"{' '.join(map(str, cmd))} (in {cwd}) failed:\n{done.stdout[-3000:]}\n"
+        f"{done.stderr[-3000:]}"
+    )
+    return done
+
+
+@pytest.fixture(scope="module")
+def venv_bin(tmp_path_factory) -> Path:
+    """A fresh virtual environment set up by the README's install line, nothing else."""
+    where = tmp_path_factory.mktemp("install") / "venv"
+    _run([sys.executable, "-m", "venv", where], cwd=REPO)
+    bin_dir = where / "bin"
+    line = _install_line()
+    assert line[:3] == ["-m", "pip", "install"]
+    _run([bin_dir / "python", *line[:3], "--quiet", *line[3:]], cwd=REPO)
+    return bin_dir
+
+
+def _outputs_ok(path: Path) -> None:
+    nb = json.loads(path.read_text())
+    errors = [
+        o for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])
+        if o.get("output_type") == "error"
+    ]  # fmt: skip
+    assert not errors, errors
+    assert any(c.get("outputs") for c in nb["cells"] if c["cell_type"] == "code")
+
+
+def test_the_packages_come_from_the_install_not_from_a_path(venv_bin, tmp_path):
+    code = (
+        "import kperc, kperc_book, benchmarks\n"
+        "from kperc_book import paths\n"
+        "print(paths.ROOT)\n"
+        "print(paths.require_checkout())\n"
+    )
+    for cwd in (tmp_path, REPO, REPO / "book"):
+        out = _run([venv_bin / "python", "-c", code], cwd=cwd).stdout.split()
+        assert out == [str(REPO), str(REPO)], (cwd, out)
+    pths = "".join(p.read_text() for p in venv_bin.parent.glob("lib/python*/site-packages/*.pth"))
+    assert "kperc-book-checkout" not in pths
+
+
+def test_the_tools_say_so_outside_a_checkout(venv_bin, tmp_path):
+    env_root = tmp_path / "not-a-checkout"
+    env_root.mkdir()
+    code = "from kperc_book import paths\npaths.require_checkout()\n"
+    done = subprocess.run(
+        [str(venv_bin / "python"), "-c", code],
+        cwd=tmp_path,
+        env={**_env(), "KPERC_BOOK_ROOT": str(env_root)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode != 0
+    assert "is not a kperc-book checkout" in done.stderr and "KPERC_BOOK_ROOT" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_jupyter_book_builds_without_make(venv_bin, tmp_path):
+    out = _run([venv_bin / "jupyter-book", "build", ".", "--path-output", tmp_path], cwd=REPO)
+    assert "Could not import extension" not in out.stdout + out.stderr
+    assert (tmp_path / "_build" / "html" / "index.html").is_file()
+
+
+@pytest.mark.parametrize("where", ["root", "book"])
+def test_papermill_runs_a_chapter_from_the_root_and_from_book(venv_bin, tmp_path, where):
+    cwd = REPO if where == "root" else REPO / "book"
+    src = f"book/{CHAPTER}" if where == "root" else CHAPTER
+    out = tmp_path / "out.ipynb"
+    _run([venv_bin / "papermill", src, out, *PARAMS], cwd=cwd)
+    _outputs_ok(out)
+
+
+def test_nbval_compares_a_chapter_without_make(venv_bin):
+    _run(
+        [venv_bin / "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval"]
+        + [f"book/{CHAPTER}"],
+        cwd=REPO,
+    )
+
+
+def test_a_kernel_started_in_book_runs_a_chapter(venv_bin, tmp_path):
+    """JupyterLab's "Run All": the environment's kernel, started in the notebook's folder."""
+    code = (
+        "import sys, nbclient, nbformat\n"
+        f"nb = nbformat.read({CHAPTER!r}, as_version=4)\n"
+        "client = nbclient.NotebookClient(nb, timeout=900, resources={'metadata': {'path': '.'}})\n"
+        "client.execute()\n"
+        "nbformat.write(nb, sys.argv[1])\n"
+    )
+    _run([venv_bin / "python", "-c", code, tmp_path / "run-all.ipynb"], cwd=REPO / "book")
+    _outputs_ok(tmp_path / "run-all.ipynb")
+
+
+def test_each_wheel_holds_its_own_packages(venv_bin, tmp_path):
+    for src, name in ((REPO, "kperc"), (REPO / "book-tools", "kperc_book")):
+        _run(
+            [venv_bin / "python", "-m", "pip", "wheel", "--quiet", "--no-deps", src]
+            + ["-w", tmp_path],
+            cwd=tmp_path,
+        )
+        (wheel,) = tmp_path.glob(f"{name}-*.whl")
+        tops = {n.split("/")[0] for n in zipfile.ZipFile(wheel).namelist()}
+        tops = {t for t in tops if not t.endswith(".dist-info")}
+        want = {"kperc"} if name == "kperc" else {"kperc_book", "benchmarks"}
+        assert tops == want, (wheel.name, tops)
+        wheel.unlink()
