@@ -11,7 +11,7 @@ CHROMIUM := /usr/bin/chromium
 
 .DEFAULT_GOAL := all
 .PHONY: all env data chapters report html test check test-deps lint unit nbval datacheck \
-        wheel minversions browser bench clean
+        wheel minversions browser bench clean blas nbval-blas
 
 ## make: environment, data, every chapter re-executed, HTML book
 all: env data chapters html
@@ -45,7 +45,7 @@ html: env report
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going
 
 ## make test: the same environment, then every check (stops at the first failure)
-test: test-deps lint unit wheel minversions nbval datacheck html browser
+test: test-deps lint unit blas wheel minversions nbval nbval-blas datacheck html browser
 	@echo "make test: all checks passed"
 
 ## make check: the fast first command (a couple of minutes): lint and the library's
@@ -76,15 +76,37 @@ wheel: env
 minversions: env
 	$(PY) -m kperc_book.wheelcheck --min-versions
 
-nbval: env
-	$(PY) -m pytest -q -p no:cacheprovider --nbval --nbval-current-env \
+NBVAL = $(PY) -m pytest -q -p no:cacheprovider --nbval --nbval-current-env \
 	  $$($(PY) -m kperc_book.reproduce --list)
+nbval: env
+	$(NBVAL)
+
+## Other machines round differently: the same checks under another OpenBLAS kernel with
+## one thread (what a reader's other CPU does), and under the default kernel with two
+## threads (skipped where the default run above already used exactly that).
+BLAS_OTHER   := OPENBLAS_CORETYPE=Sandybridge OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+BLAS_THREADS := OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2
+DEFAULT_IS_TWO = $$($(PY) -c "import numpy, threadpoolctl as t; \
+  print(all(p['num_threads'] == 2 for p in t.threadpool_info() if p['user_api'] == 'blas'))")
+define under_blas_configs
+	@echo "== $(1): another OpenBLAS kernel, one thread ($(BLAS_OTHER))"
+	env $(BLAS_OTHER) $(2)
+	@if [ "$(DEFAULT_IS_TWO)" = True ]; then \
+	  echo "== $(1): the default run already used the default kernel with two threads"; \
+	else echo "== $(1): the default kernel with two threads"; env $(BLAS_THREADS) $(2); fi
+endef
+nbval-blas: env
+	$(call under_blas_configs,nbval,$(NBVAL))
+
+## the numerics-sensitive tests (marker blas) under the other BLAS configurations
+blas: env
+	$(call under_blas_configs,blas tests,$(PY) -m pytest tests -m blas -q -p no:cacheprovider)
 
 datacheck: env
 	$(PY) -m kperc_book.data --check
 
 browser: env
-	KPERC_REQUIRE_BROWSER=1 $(PY) -m pytest tests/test_browser.py -m browser -q
+	KPERC_REQUIRE_BROWSER=1 $(PY) -m pytest tests/book/test_browser.py -m browser -q
 
 ## make bench: measure everything (one command, every suite, including the chapters'
 ## timing files), then regenerate the chapters that show the timings

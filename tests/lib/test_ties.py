@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 import kperc
 from kperc._ties import TIE_RTOL, first_min_index
 
+pytestmark = pytest.mark.blas  # make test runs these under other BLAS kernels too
+
 
 def _pm_one_instance(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Points in {-1, +1}^d labelled by a 3-sparse majority: many exactly equal margins."""
