@@ -385,8 +385,9 @@ def nkp(
     while True:
         i = int(g.argmin())
         gmin = float(g[i])  # == g.min(): one pass over g gives both
-        # the point of the update: the tie rule of kperc._ties, |g_i| <= k (unit diagonal)
-        j = first_min_index(g, float(k), i)
+        # the point of the update: the tie rule of kperc._ties with the scale of the
+        # Normalised Perceptron, |g_i| = |a_i^T w| <= ||w|| = ||u||_G, so both choose alike
+        j = first_min_index(g, np.sqrt(max(sq, 0.0)), i)
         if tr.enabled:
             nu = np.sqrt(max(sq, 0.0))
             scale = 1.0 / k if k else 0.0

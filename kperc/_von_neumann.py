@@ -180,8 +180,9 @@ def nvn(
             i = int(gt.argmin())
             gmin = float(gt[i])
             separator = certified_positive(gmin, n, float(pt.sum()))
-        # the point of the step: the tie rule of kperc._ties, |gt_i| <= sum(pt) = 1 / c
-        j = first_min_index(gt, 1.0 / c, i)
+        # the point of the step: the tie rule of kperc._ties with the scale of the linear
+        # form, |g_i| = |a_i^T w| <= ||w|| = sqrt(s), so that both forms choose alike
+        j = first_min_index(gt, np.sqrt(s) / c, i)
         gj = c * float(gt[j])
         if tr.enabled:
             tr.add(k=k, norm_w=np.sqrt(s), min_Galpha=gmin, j=-1, theta=0.0)

@@ -95,3 +95,37 @@ def test_runs_do_not_depend_on_the_order_of_the_sums(d):
             first = runs
         else:
             assert runs == first
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_kernel_and_linear_forms_break_ties_alike(seed):
+    """NKP = Normalised Perceptron and NVN = linear Von Neumann step by step, ties included.
+
+    On +-1 data many margins are equal; both forms must count the same margins as tied
+    (the same tie width, relative to ||w||) or their runs part ways.
+    """
+    rng = np.random.default_rng(seed)
+    X = rng.choice([-1.0, 1.0], size=(48, 8))
+    y_sep = np.sign(X[:, :3].sum(axis=1))
+    G = kperc.gram_matrix(X, y_sep)
+    assert kperc.nkp(G).nit == kperc.normalized_perceptron(X, y_sep).nit
+    y_any = rng.choice([-1.0, 1.0], size=48)  # random labels: inseparable
+    kernel = kperc.nvn(kperc.gram_matrix(X, y_any), eps=1e-3)
+    linear = kperc.von_neumann_linear(X, y_any, eps=1e-3)
+    assert (kernel.outcome, kernel.nit) == (linear.outcome, linear.nit)
+    np.testing.assert_allclose(kernel.p, linear.p, atol=1e-9)
+
+
+@pytest.mark.parametrize("d,rho,seed", [(3, -0.1, 2), (4, -0.03, 0)])
+def test_von_neumann_forms_agree_on_near_ties(d, rho, seed):
+    """Two runs where margins differ by less than 2^-26 but more than 2^-26 ||w||.
+
+    With a tie width relative to 1 in the kernel form and to ||w|| in the linear form,
+    the forms chose different points on these instances and their certificates differed.
+    """
+    ds = kperc.datasets.infeasible(40, d, rho, seed=seed)
+    X, y = ds.X, ds.y
+    kernel = kperc.nvn(kperc.gram_matrix(X, y), eps=1e-3)
+    linear = kperc.von_neumann_linear(X, y, eps=1e-3)
+    assert (kernel.outcome, kernel.nit) == (linear.outcome, linear.nit)
+    np.testing.assert_allclose(kernel.p, linear.p, atol=1e-9)
