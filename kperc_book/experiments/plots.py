@@ -1,0 +1,270 @@
+"""Figures of the chapters, drawn in the book's one style.
+
+Each function takes the numbers a chapter computed and returns a finished
+:class:`matplotlib.figure.Figure`, sized for the content column by
+:func:`kperc_book.chapter.figsize`, with at most two panels side by side, short titles
+(two lines at most) and legends placed where they cannot hide data: under the panels
+(:func:`kperc_book.chapter.legend_below`) or under the whole figure. The notebook then
+passes the figure to :meth:`kperc_book.chapter.Chapter.figure`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from kperc_book.chapter import figsize, legend_below, style
+
+__all__ = [
+    "nvn_2d",
+    "snkpvn_sandwich",
+    "open_question",
+]
+
+
+def _figure(rows: int, cols: int, *, aspect: float, **kwargs):
+    import matplotlib.pyplot as plt
+
+    style()
+    return plt.subplots(rows, cols, figsize=figsize(rows, cols, aspect=aspect), **kwargs)
+
+
+def _legend_under_figure(fig, axes, *, ncol: int = 2):
+    """One legend for the whole figure, under the axes (entries deduplicated by label)."""
+    seen: dict[str, Any] = {}
+    for ax in np.ravel(axes):
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(lab, h)
+    return _legend_under_legends(fig, list(seen.values()), list(seen.keys()), ncol=ncol)
+
+
+def _legend_under_legends(fig, handles, labels, *, ncol: int = 1, gap: float = 0.08):
+    """A figure legend placed under everything already drawn (axes and their legends)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [ax.get_tightbbox(renderer) for ax in fig.axes]
+    bottom = min(b.y0 for b in boxes if b is not None)
+    y = (bottom - gap * fig.dpi) / fig.bbox.height
+    return fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, y), ncol=ncol)
+
+
+def nvn_2d(path_inf: Mapping[str, Any], path_feas: Mapping[str, Any], *, rho_feas: float):
+    """The normalised Von Neumann iterates in the plane, on an inseparable and a separable set.
+
+    Parameters
+    ----------
+    path_inf, path_feas : mapping
+        Outputs of :func:`kperc_book.experiments.ch05.nvn_path` (keys ``A``, ``W``,
+        ``hull``, ``outcome``, ``nit`` and, for a separator, ``w``).
+    rho_feas : float
+        Planted margin of the separable set (shown in its title).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two square panels side by side, one legend under both.
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc_book.experiments import ch05, plots
+    >>> inf = kperc.datasets.infeasible(12, 2, -0.2, seed=0)
+    >>> sep = kperc.datasets.planted(12, 2, 0.1, seed=0)
+    >>> fig = plots.nvn_2d(ch05.nvn_path(inf.X, inf.y), ch05.nvn_path(sep.X, sep.y), rho_feas=0.1)
+    >>> len(fig.axes)
+    2
+    """
+    fig, axes = _figure(1, 2, aspect=1.0, sharey=True)
+    t = np.linspace(0, 2 * np.pi, 400)
+    for ax, pth, head in (
+        (axes[0], path_inf, "inseparable"),
+        (axes[1], path_feas, f"separable ($\\rho_2={rho_feas:g}$)"),
+    ):
+        A, Wk = np.asarray(pth["A"]), np.asarray(pth["W"])
+        hull = np.asarray(pth["hull"])
+        ax.plot(np.cos(t), np.sin(t), color="0.8", lw=1, label="unit circle")
+        ax.fill(*hull.T, color="tab:blue", alpha=0.12, label="hull of the $a_i$")
+        ax.plot(*hull.T, color="tab:blue", lw=1)
+        ax.scatter(*A.T, s=22, c="tab:blue", zorder=3, label="signed points $a_i$")
+        ax.plot(*Wk.T, "-o", color="tab:red", ms=3, lw=1.2, zorder=4, label="iterates $w_k$")
+        ax.scatter(*Wk[0], s=60, marker="s", c="tab:red", zorder=5, label="$w_0=A\\mathbf{1}/n$")
+        ax.scatter([0], [0], marker="+", s=140, c="k", zorder=6, label="origin")
+        if pth["outcome"] == "separator":
+            w = np.asarray(pth["w"], dtype=float)
+            w = w / np.linalg.norm(w)
+            ax.plot(
+                [-1.2 * w[1], 1.2 * w[1]],
+                [1.2 * w[0], -1.2 * w[0]],
+                "k--",
+                lw=1,
+                label="separating line $w^\\top a=0$",
+            )
+            ax.annotate(
+                "", xy=0.5 * w, xytext=(0, 0), arrowprops={"arrowstyle": "->", "color": "k"}
+            )
+        ax.set_aspect("equal")
+        ax.set_xlim(-1.25, 1.25)
+        ax.set_ylim(-1.25, 1.25)
+        ax.set_xticks([-1, 0, 1])
+        ax.set_yticks([-1, 0, 1])
+        ax.set_title(f"{head}:\n{pth['outcome']} after {pth['nit']} steps")
+        ax.set_xlabel("first coordinate")
+    axes[0].set_ylabel("second coordinate")
+    fig.tight_layout()
+    _legend_under_figure(fig, axes, ncol=3)
+    return fig
+
+
+def _loglog_or_symlog(ax, *curves) -> None:
+    values = np.concatenate([np.ravel(c) for c in curves])
+    if np.all(values > 0):
+        ax.set_yscale("log")
+    else:  # a value at or below zero: no logarithmic axis can show it
+        ax.set_yscale("symlog", linthresh=1e-3)
+
+
+def snkpvn_sandwich(feas: Mapping[str, Any], infs: Mapping[str, Any]):
+    """The sandwiches of Lemmas 8 and 9 along two SNKPVN runs, both on logarithmic axes.
+
+    Both panels show the negated terms, which are positive: Lemma 8 reads
+    ``1/2 ||p_k||_G^2 <= -L^q_mu(alpha_k) <= mu_k - L(alpha_k)`` and Lemma 9
+    ``1/2 ||p_k||_G^2 <= -L^q_mu(alpha_k) <= 1/2 mu_k dist(q, W)^2``.
+
+    Parameters
+    ----------
+    feas, infs : mapping
+        Outputs of :func:`kperc_book.experiments.ch06.sandwich_run` with
+        ``keep_trace=True`` on a separable and an inseparable instance (keys ``trace``
+        with ``k``, ``norm_p_G``, ``L_mu_q``, ``L``, ``mu``; ``nit``, ``outcome``;
+        ``rho_exact`` for ``feas`` and ``dist`` for ``infs``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, axes = _figure(1, 2, aspect=0.85)
+    tr = feas["trace"]
+    k1 = np.asarray(tr["k"]) + 1
+    half_p = 0.5 * np.asarray(tr["norm_p_G"]) ** 2
+    minus_lq = -np.asarray(tr["L_mu_q"])
+    upper = np.asarray(tr["mu"]) - np.asarray(tr["L"])
+    ax = axes[0]
+    ax.plot(k1, half_p, color="tab:blue", label="$\\frac{1}{2}\\|p_k\\|_G^2$")
+    ax.plot(k1, minus_lq, color="tab:green", label="$-L^q_{\\mu_k}(\\alpha_k)$")
+    ax.plot(k1, upper, color="tab:red", label="$\\mu_k-L(\\alpha_k)$")
+    ax.set_xscale("log")
+    _loglog_or_symlog(ax, half_p, minus_lq, upper)
+    ax.set_title(
+        f"Lemma 8, separable ($\\rho_K={feas['rho_exact']:.2g}$):\n"
+        f"{feas['outcome']} at $k={feas['nit']}$"
+    )
+    ax.set_xlabel("$k+1$")
+    ax.set_ylabel("value")
+    legend_below(ax)
+    tr = infs["trace"]
+    k1 = np.asarray(tr["k"]) + 1
+    half_p = 0.5 * np.asarray(tr["norm_p_G"]) ** 2
+    minus_lq = -np.asarray(tr["L_mu_q"])
+    upper = 0.5 * np.asarray(tr["mu"]) * float(infs["dist"]) ** 2
+    ax = axes[1]
+    ax.plot(k1, half_p, color="tab:blue", label="$\\frac{1}{2}\\|p_k\\|_G^2$")
+    ax.plot(k1, minus_lq, color="tab:green", label="$-L^q_{\\mu_k}(\\alpha_k)$")
+    ax.plot(k1, upper, color="tab:red", label="$\\frac{1}{2}\\mu_k\\,\\mathrm{dist}(q,W)^2$")
+    ax.set_xscale("log")
+    _loglog_or_symlog(ax, half_p, minus_lq, upper)
+    ax.set_title(f"Lemma 9, margin 0:\n{infs['outcome']} at $k={infs['nit']}$")
+    ax.set_xlabel("$k+1$")
+    legend_below(ax)
+    fig.tight_layout()
+    return fig
+
+
+def open_question(
+    med: Mapping[str, Mapping[str, Any]],
+    slopes: Mapping[str, Mapping[str, float]],
+    low: Mapping[str, Any],
+    ns: Sequence[int],
+    rho: float,
+):
+    """Halting indices against ``n`` on the balanced and the imbalanced family.
+
+    Parameters
+    ----------
+    med : mapping
+        ``family -> columns`` as returned by :func:`kperc_book.experiments.ch07.medians`:
+        ``n`` and, for ``snkpvn``, ``isnkpvn`` and ``snkp``, the median and its ``_min`` and
+        ``_max``.
+    slopes : mapping
+        ``family -> method -> fitted exponent of n``.
+    low : mapping
+        ``n`` and ``lower_bound``: SNKPVN's lower bound on the imbalanced family.
+    ns : sequence of int
+        The sizes of the sweep.
+    rho : float
+        The fixed margin.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels with a shared y axis; each panel's legend (methods with their fitted
+        exponents) sits under it, and the reference curves are named under the figure.
+    """
+    colors = {"snkpvn": "tab:red", "isnkpvn": "tab:orange", "snkp": "tab:blue"}
+    names = {"snkpvn": "SNKPVN", "isnkpvn": "ISNKPVN (all calls)", "snkp": "SNKP"}
+    markers = {"snkpvn": "o", "isnkpvn": "s", "snkp": "^"}
+    # where the counts coincide (the balanced family) the larger markers stay visible
+    sizes = {"snkpvn": 7.5, "isnkpvn": 5.5, "snkp": 4.0}
+    fig, axes = _figure(1, 2, aspect=0.95, sharey=True)
+    n_arr = np.asarray(ns, dtype=float)
+    refs = []
+    for ax, fam in zip(axes, ("balanced", "imbalanced"), strict=True):
+        m = med[fam]
+        handles = []
+        for k in ("snkpvn", "isnkpvn", "snkp"):
+            ax.fill_between(m["n"], m[k + "_min"], m[k + "_max"], color=colors[k], alpha=0.15, lw=0)
+            (h,) = ax.plot(
+                m["n"],
+                m[k],
+                marker=markers[k],
+                color=colors[k],
+                ms=sizes[k],
+                lw=1.6,
+                label=f"{names[k]}: exponent {slopes[fam][k]:+.2f}",
+            )
+            handles.append(h)
+        if fam == "imbalanced":
+            (h,) = ax.plot(
+                low["n"],
+                low["lower_bound"],
+                "v-",
+                color="tab:purple",
+                ms=4,
+                lw=1.2,
+                label="SNKPVN lower bound",
+            )
+            handles.append(h)
+        r1 = ax.plot(n_arr, m["snkpvn"][0] * np.sqrt(n_arr / n_arr[0]), "k--", lw=1)[0]
+        r2 = ax.plot(n_arr, m["snkp"][0] * np.sqrt(np.log(n_arr) / np.log(n_arr[0])), "k:", lw=1.3)[
+            0
+        ]
+        r3 = ax.plot(n_arr, 2 * np.sqrt(2 * n_arr) / rho, color="0.6", lw=1.2)[0]
+        refs = [r1, r2, r3]
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("number of points $n$")
+        ax.set_title(f"{fam} family,\nmargin $\\rho={rho:g}$")
+        legend_below(ax, handles, [h.get_label() for h in handles])
+    axes[0].set_ylabel("halting index (median, band: range)")
+    fig.tight_layout()
+    _legend_under_legends(
+        fig,
+        refs,
+        [
+            "$\\propto\\sqrt{n}$ through SNKPVN's first point",
+            "$\\propto\\sqrt{\\log n}$ through SNKP's first point",
+            "SNKPVN's bound $2\\sqrt{2n}/\\rho$",
+        ],
+    )
+    return fig
