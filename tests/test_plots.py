@@ -101,3 +101,35 @@ def test_open_question_is_readable():
     slopes = {f: {"snkpvn": 0.5, "isnkpvn": 0.6, "snkp": 0.1} for f in med}
     low = {"n": n, "lower_bound": 5 * np.sqrt(n / 50)}
     assert_readable(plots.open_question(med, slopes, low, ns, 0.05))
+
+
+def test_problem_label_reads_like_prose():
+    assert plots.problem_label("breast_cancer-rbf") == "breast cancer (RBF)"
+    assert plots.problem_label("circles") == "circles"
+
+
+def test_realdata_is_a_dot_plot_on_log_axes():
+    probs = ["breast_cancer-rbf", "digits_3_vs_8-rbf", "circles-rbf", "moons-rbf", "xor-poly"]
+    it = {"nkp": [240, 24, 17, 14, 68], "snkp": [56, 18, 4, 13, 10]}
+    ms = {"nkp": [0.78, 0.25, 0.17, 0.15, 0.24], "snkp": [3.9, 1.2, 0.3, 0.62, 0.45]}
+    fig = plots.realdata(probs, it, ms, date="2026-11-23")
+    assert not any(
+        isinstance(p, matplotlib.patches.Rectangle) and p.get_width() > 0
+        for ax in fig.axes
+        for p in ax.patches
+    ), "bars on a log axis"
+    assert_readable(fig)
+
+
+@pytest.mark.parametrize("n_problems", [1, 4, 5])
+def test_margin_paths_is_readable(n_problems):
+    rng = np.random.default_rng(n_problems)
+    paths = {}
+    for i in range(n_problems):
+        k = np.arange(300)
+        snkp = np.minimum(1.0, -0.3 + 1.3 * (1 - np.exp(-k / 40)))
+        nkp = snkp - 0.5 * rng.random(300)
+        paths[f"p{i}-rbf"] = {"nkp": nkp, "snkp": snkp, "nkp_first": 60, "snkp_first": 20}
+    fig = plots.margin_paths(paths, floor=-0.25)
+    assert len(fig.axes) == n_problems
+    assert_readable(fig)

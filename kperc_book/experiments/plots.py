@@ -21,6 +21,9 @@ __all__ = [
     "nvn_2d",
     "snkpvn_sandwich",
     "open_question",
+    "problem_label",
+    "realdata",
+    "margin_paths",
 ]
 
 
@@ -267,4 +270,141 @@ def open_question(
             "SNKPVN's bound $2\\sqrt{2n}/\\rho$",
         ],
     )
+    return fig
+
+
+def problem_label(name: str) -> str:
+    """A stored problem's name as a reader would write it (``"breast_cancer-rbf"`` becomes
+    ``"breast cancer (RBF)"``).
+
+    Examples
+    --------
+    >>> problem_label("digits_3_vs_8-rbf"), problem_label("xor-poly")
+    ('digits 3 vs 8 (RBF)', 'XOR (polynomial)')
+    """
+    data, _, kernel = name.partition("-")
+    data = {"xor": "XOR"}.get(data, data.replace("_", " "))
+    kernel = {"rbf": "RBF", "poly": "polynomial", "linear": "linear"}.get(kernel, kernel)
+    return f"{data} ({kernel})" if kernel else data
+
+
+def realdata(
+    problems: Sequence[str],
+    iterations: Mapping[str, Sequence[float]],
+    times_ms: Mapping[str, Sequence[float]],
+    *,
+    date: str,
+):
+    """NKP against SNKP on the real kernel problems: iterations and wall time, as dot plots.
+
+    A logarithmic axis has no natural zero, so bars on it would show lengths that mean
+    nothing; each problem is a row instead, with one marker per method joined by a thin
+    line, and the values can be read off the logarithmic axis.
+
+    Parameters
+    ----------
+    problems : sequence of str
+        Problem names (as in :data:`kperc_book.data.PROBLEMS`).
+    iterations, times_ms : mapping
+        ``"nkp"`` and ``"snkp"`` -> one value per problem: halting indices, and median wall
+        times in milliseconds.
+    date : str
+        Date of the timing measurement (shown in the title).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> fig = realdata(["xor-poly", "moons-rbf"], {"nkp": [68, 14], "snkp": [10, 13]},
+    ...                {"nkp": [0.24, 0.16], "snkp": [0.45, 0.62]}, date="2026-11-23")
+    >>> [ax.get_xscale() for ax in fig.axes]
+    ['log', 'log']
+    """
+    spec = {"nkp": ("NKP", "tab:blue", "o"), "snkp": ("SNKP", "tab:green", "D")}
+    fig, axes = _figure(1, 2, aspect=0.75, sharey=True)
+    y = np.arange(len(problems))[::-1]
+    for ax, vals, xlabel, title in (
+        (axes[0], iterations, "halting index", "iterations"),
+        (axes[1], times_ms, "median wall time (ms)", f"wall time,\nmeasured {date}"),
+    ):
+        a = np.asarray(vals["nkp"], float)
+        b = np.asarray(vals["snkp"], float)
+        ax.hlines(y, np.minimum(a, b), np.maximum(a, b), color="0.7", lw=1.2, zorder=1)
+        for key in ("nkp", "snkp"):
+            label, color, marker = spec[key]
+            ax.scatter(vals[key], y, s=36, color=color, marker=marker, zorder=3, label=label)
+        ax.set_xscale("log")
+        lo = min(a.min(), b.min())
+        hi = max(a.max(), b.max())
+        ax.set_xlim(lo / 1.6, hi * 1.6)
+        ax.set_xlabel(xlabel)
+        ax.set_title(title)
+        ax.grid(True, axis="x", which="both", alpha=0.3)
+        ax.grid(False, axis="y")
+    axes[0].set_yticks(y)
+    axes[0].set_yticklabels([problem_label(p) for p in problems])
+    axes[0].set_ylim(-0.6, len(problems) - 0.4)
+    fig.tight_layout()
+    _legend_under_figure(fig, axes, ncol=2)
+    return fig
+
+
+def margin_paths(paths: Mapping[str, Mapping[str, Any]], *, floor: float):
+    """Margin of the iterates of NKP and SNKP, past their first separator, one panel per problem.
+
+    Parameters
+    ----------
+    paths : mapping
+        ``problem -> {"nkp": margins, "snkp": margins, "nkp_first": k, "snkp_first": k}``
+        as returned by :func:`kperc_book.experiments.ch07.margin_paths` (margins as
+        fractions of ``rho_K``, index ``k`` = iteration).
+    floor : float
+        Values below it are drawn at it (a negative margin means no separator).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Panels two to a row, NKP and SNKP in each, a tick at each first separator, the
+        legend under the figure.
+    """
+    names = list(paths)
+    rows = (len(names) + 1) // 2
+    fig, axes = _figure(rows, 2, aspect=0.62, sharex=True, sharey=True, squeeze=False)
+    flat = axes.ravel()
+    spec = {"nkp": ("NKP", "tab:blue", 0.9), "snkp": ("SNKP", "tab:green", 1.8)}
+    for ax, name in zip(flat, names, strict=False):
+        p = paths[name]
+        for key in ("nkp", "snkp"):
+            label, color, lw = spec[key]
+            m = np.asarray(p[key], float)
+            k = np.arange(1, m.size)
+            ax.plot(k, np.clip(m[1:], floor, None), color=color, lw=lw, label=label)
+            first = int(p[key + "_first"])
+            ax.plot(
+                [first],
+                [max(m[first], floor)],
+                marker="|",
+                color="k",
+                ms=11,
+                mew=1.5,
+                ls="none",
+                label="first separator",
+            )
+        ax.axhline(1.0, color="k", lw=0.8, ls="--", label="optimal margin $\\rho_K$")
+        ax.set_xscale("log")
+        ax.set_ylim(floor - 0.03, 1.08)
+        ax.set_yticks([0.0, 0.5, 1.0])
+        ax.set_title(problem_label(name))
+    for ax in flat[len(names) :]:
+        fig.delaxes(ax)
+    used = flat[: len(names)]
+    for ax in used:
+        ax.set_xlabel("iteration $k$")
+        ax.xaxis.set_tick_params(labelbottom=True)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("margin / $\\rho_K$")
+    fig.tight_layout()
+    _legend_under_figure(fig, used, ncol=2)
     return fig
