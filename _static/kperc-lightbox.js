@@ -12,8 +12,10 @@
   var lastFocus = null;
 
   function nominalWidth(img) {
-    // A 2x image glued with a width keeps that width as its nominal size.
+    // A 2x image glued with a width (Sphinx writes it as style="width: 724px") keeps
+    // that width as its nominal size.
     var w = parseFloat(img.getAttribute("width"));
+    if (!(w > 0) && /px$/.test(img.style.width)) w = parseFloat(img.style.width);
     return w > 0 ? w : img.naturalWidth;
   }
 
@@ -56,7 +58,15 @@
 
   function setup() {
     document.querySelectorAll(SELECTOR).forEach(function (img) {
-      if (img.closest("a")) return; // a linked image keeps its link
+      var link = img.closest("a");
+      // A link to another page keeps its meaning; Sphinx's link to the image file itself
+      // (added when an image has a width) is replaced by the enlarged view.
+      if (link && !link.classList.contains("image-reference")) return;
+      if (link) {
+        link.addEventListener("click", function (ev) {
+          ev.preventDefault();
+        });
+      }
       img.classList.add("kperc-zoomable");
       img.setAttribute("tabindex", "0");
       img.setAttribute("role", "button");
