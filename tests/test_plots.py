@@ -133,3 +133,28 @@ def test_margin_paths_is_readable(n_problems):
     fig = plots.margin_paths(paths, floor=-0.25)
     assert len(fig.axes) == n_problems
     assert_readable(fig)
+
+
+def test_certificates_ticks_at_the_sizes_and_keeps_a_solver_at_the_tolerance_visible():
+    import pandas as pd
+
+    ns = [500, 1000, 2000, 4000]
+    rows = pd.DataFrame(
+        [
+            {"solver": s, "n": n, "time_s": t * n / 500, "norm_p_G": q}
+            for n in ns
+            for s, t, q in (("nvn", 0.01, 1e-6), ("isnkpvn", 0.2, 6e-7), ("clarabel", 0.02, 1e-14))
+        ]
+    )
+    fig = plots.certificates(rows, eps=1e-6)
+    ax = fig.axes[1]
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [
+        "500",
+        "1,000",
+        "2,000",
+        "4,000",
+    ]
+    nvn = next(line for line in ax.get_lines() if line.get_label() == "NVN")
+    eps_line = next(line for line in ax.get_lines() if "tolerance" in line.get_label())
+    assert nvn.get_zorder() > eps_line.get_zorder()
+    assert_readable(fig)

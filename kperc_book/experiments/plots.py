@@ -24,6 +24,7 @@ __all__ = [
     "problem_label",
     "realdata",
     "margin_paths",
+    "certificates",
 ]
 
 
@@ -407,4 +408,75 @@ def margin_paths(paths: Mapping[str, Mapping[str, Any]], *, floor: float):
         ax.set_ylabel("margin / $\\rho_K$")
     fig.tight_layout()
     _legend_under_figure(fig, used, ncol=2)
+    return fig
+
+
+def _ticks_at(ax, values: Sequence[float]) -> None:
+    """Major ticks of a logarithmic x axis exactly at ``values``, written as plain numbers."""
+    from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
+
+    vals = sorted({float(v) for v in values})
+    ax.xaxis.set_major_locator(FixedLocator(vals))
+    ax.set_xticklabels([f"{v:,.0f}" for v in vals])
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def certificates(rows, *, eps: float):
+    """Certificates of infeasibility: wall time and ``||p||_G`` against ``n``, per solver.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        One row per run with columns ``solver`` (``"nvn"``, ``"isnkpvn"``,
+        ``"clarabel"``), ``n``, ``time_s`` and ``norm_p_G``.
+    eps : float
+        The tolerance asked of the first-order methods.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two log-log panels with ticks at the measured sizes; the tolerance is a grey band
+        drawn under the curves, so that a solver that stops right at it stays visible.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"solver": ["nvn", "clarabel"] * 2, "n": [500, 500, 4000, 4000],
+    ...                      "time_s": [0.01, 0.02, 0.1, 0.05],
+    ...                      "norm_p_G": [1e-6, 1e-14, 1e-6, 1e-15]})
+    >>> fig = certificates(rows, eps=1e-6)
+    >>> [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    ['500', '4,000']
+    """
+    spec = {
+        "nvn": ("NVN", "tab:green", "s", 6.5),
+        "isnkpvn": ("ISNKPVN", "tab:purple", "o", 5.0),
+        "clarabel": ("Clarabel (interior point)", "tab:gray", "^", 5.5),
+    }
+    fig, axes = _figure(1, 2, aspect=0.85)
+    axes[1].axhspan(eps / 1.6, eps * 1.6, color="0.85", lw=0, zorder=0)
+    axes[1].axhline(
+        eps, color="0.45", ls=":", lw=1, zorder=1, label=f"tolerance $\\varepsilon$ = {eps:g}"
+    )
+    for solver, (label, color, marker, ms) in spec.items():
+        r = rows[rows["solver"] == solver].sort_values("n")
+        if not len(r):
+            continue
+        for ax, col in ((axes[0], "time_s"), (axes[1], "norm_p_G")):
+            ax.plot(
+                r["n"], r[col], marker=marker, ms=ms, lw=1.5, color=color, zorder=3, label=label
+            )
+    for ax, ylabel, title in (
+        (axes[0], "wall time (s)", "time to a certificate"),
+        (axes[1], "$\\|p\\|_G$ of the certificate", "quality of the certificate"),
+    ):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        _ticks_at(ax, rows["n"])
+        ax.set_xlabel("number of points $n$")
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+    fig.tight_layout()
+    _legend_under_figure(fig, axes, ncol=2)
     return fig
