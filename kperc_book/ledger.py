@@ -122,7 +122,7 @@ REGISTRY: dict[str, Result] = {
         label="ch02-thm-np",
     ),
     "normalizing-never-hurts": Result(
-        "Normalising never hurts",
+        "Normalising never weakens the bound",
         r"The normalised margin dominates the scaled raw margin, so the normalised "
         r"bound is never worse.",
         r"$\rho/\max_i\|x_i\|_2\le\rho_2$, hence $1/\rho_2^2\le R^2/\rho^2$",
