@@ -97,7 +97,7 @@ ORIGINS: dict[str, str] = {
     "paper": "stated in the paper",
     "paper+constant": "stated in the paper; explicit constant derived here",
     "derived": "derived in this book",
-    "uncertain": "uncertain: the sources do not settle it",
+    "uncertain": "uncertain: neither the paper nor the talk settles it",
 }
 
 #: Every result the book states, by ledger id (CONTRIBUTING.md); the explicit constants
