@@ -158,3 +158,21 @@ def test_certificates_ticks_at_the_sizes_and_keeps_a_solver_at_the_tolerance_vis
     eps_line = next(line for line in ax.get_lines() if "tolerance" in line.get_label())
     assert nvn.get_zorder() > eps_line.get_zorder()
     assert_readable(fig)
+
+
+def test_nvn_rates_is_readable_with_one_legend_under_the_panels():
+    import pandas as pd
+
+    rhos = [-0.3, -0.1]
+    traces = {("cap", r): 0.3 * (1 - r * r) ** np.arange(int(20 / r**2)) for r in rhos}
+    traces[("edge", 0.0)] = 0.3 / (1 + np.arange(2000))
+    runs = pd.DataFrame(
+        [
+            {"rho": r, "eps": e, "nit": 10 / e**0.5, "bound": 20 / e**0.5}
+            for r in [*rhos, 0.0]
+            for e in (1e-1, 1e-2, 1e-3)
+        ]
+    )
+    fig = plots.nvn_rates(traces, runs, rhos)
+    assert not any(ax.get_legend() for ax in fig.axes) and len(fig.legends) == 1
+    assert_readable(fig)

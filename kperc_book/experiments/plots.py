@@ -25,6 +25,7 @@ __all__ = [
     "realdata",
     "margin_paths",
     "certificates",
+    "nvn_rates",
 ]
 
 
@@ -479,4 +480,73 @@ def certificates(rows, *, eps: float):
         ax.set_title(title)
     fig.tight_layout()
     _legend_under_figure(fig, axes, ncol=2)
+    return fig
+
+
+def nvn_rates(traces: Mapping[tuple[str, float], Any], runs, rhos: Sequence[float]):
+    """Rates of the normalised Von Neumann algorithm: Dantzig, Epelman-Freund, halting index.
+
+    Parameters
+    ----------
+    traces : mapping
+        ``(kind, rho) -> squared norms ||w_k||^2`` along a run (``kind`` is ``"cap"`` for a
+        negative margin, ``"edge"`` for margin 0).
+    runs : pandas.DataFrame
+        One row per run with columns ``rho``, ``eps``, ``nit`` and ``bound``.
+    rhos : sequence of float
+        The negative margins, in the order of their colours.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Three stacked panels; one legend under the figure names the margins (colours) and
+        the line styles (run or bound), so that no legend sits on a curve.
+    """
+    from matplotlib.lines import Line2D
+
+    palette = ["tab:green", "tab:orange", "tab:red"]
+    colors = {float(r): palette[i % 3] for i, r in enumerate(rhos)}
+    colors[0.0] = "tab:purple"
+    fig, axes = _figure(3, 1, aspect=0.5)
+    for (_, r), sq in traces.items():
+        sq = np.asarray(sq, float)
+        kk = np.arange(sq.size)
+        axes[0].plot(kk + 1, sq, color=colors[float(r)], lw=1.4)
+        if r < 0:  # time in units of 1/rho^2: every run and its bound share one scale
+            axes[1].plot(kk * r * r, sq, color=colors[float(r)], lw=1.6)
+            axes[1].plot(
+                kk * r * r, sq[0] * (1 - r * r) ** kk, "--", color=colors[float(r)], lw=1.2
+            )
+    kmax = max(np.asarray(sq).size for sq in traces.values())
+    kk = np.arange(1, kmax + 1)
+    axes[0].plot(kk, 1.0 / kk, color="k", ls="--", lw=1.2)
+    axes[0].set_xscale("log")
+    axes[0].set_yscale("log")
+    axes[0].set_xlabel("$k+1$")
+    axes[0].set_ylabel("$\\|w_k\\|^2$")
+    axes[0].set_title("Dantzig: bound $1/(k+1)$ (black dashed)")
+    axes[1].set_yscale("log")
+    axes[1].set_xlim(0, max(np.asarray(sq).size * r * r for (_, r), sq in traces.items() if r < 0))
+    axes[1].set_ylim(1e-11, 1)
+    axes[1].set_xlabel("$\\rho^2 k$ (iterations in units of $1/\\rho^2$)")
+    axes[1].set_ylabel("$\\|w_k\\|^2$")
+    axes[1].set_title("Epelman-Freund: bound $(1-\\rho^2)^k\\|w_0\\|^2$ (dashed)")
+    ax = axes[2]
+    for r in [*rhos, 0.0]:
+        sub = runs[runs["rho"] == r].sort_values("eps")
+        ax.plot(1 / sub["eps"], sub["nit"], "o-", color=colors[float(r)], ms=4, lw=1.4)
+        ax.plot(1 / sub["eps"], sub["bound"], "--", color=colors[float(r)], lw=1.2)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("$1/\\varepsilon$")
+    ax.set_ylabel("halting index")
+    ax.set_title("halting index (solid) and its bound (dashed)")
+    fig.tight_layout()
+    handles = [Line2D([], [], color=colors[float(r)], lw=2) for r in rhos] + [
+        Line2D([], [], color=colors[0.0], lw=2),
+        Line2D([], [], color="0.3", lw=1.5),
+        Line2D([], [], color="0.3", lw=1.2, ls="--"),
+    ]
+    labels = [f"$\\rho={r:g}$" for r in rhos] + ["$\\rho=0$ (edge)", "run", "bound"]
+    _legend_under_legends(fig, handles, labels, ncol=3)
     return fig
