@@ -77,7 +77,7 @@ class Result:
         discovered from the notebooks (:func:`locate`).
     status : str
         Where the statement and its constant come from, a key of :data:`ORIGINS`:
-        ``"paper"`` (stated in the paper or its talk slides, proof re-derived here),
+        ``"paper"`` (stated in the paper or the authors' talk, proof re-derived here),
         ``"paper+constant"`` (stated there, explicit constant derived in this book),
         ``"derived"`` (derived in this book) or ``"uncertain"`` (the sources do not settle
         it).
@@ -97,7 +97,7 @@ ORIGINS: dict[str, str] = {
     "paper": "stated in the paper",
     "paper+constant": "stated in the paper; explicit constant derived here",
     "derived": "derived in this book",
-    "uncertain": "uncertain: the sources do not settle it",
+    "uncertain": "uncertain: neither the paper nor the talk settles it",
 }
 
 #: Every result the book states, by ledger id (CONTRIBUTING.md); the explicit constants
@@ -122,7 +122,7 @@ REGISTRY: dict[str, Result] = {
         label="ch02-thm-np",
     ),
     "normalizing-never-hurts": Result(
-        "Normalising never hurts",
+        "Normalising never weakens the bound",
         r"The normalised margin dominates the scaled raw margin, so the normalised "
         r"bound is never worse.",
         r"$\rho/\max_i\|x_i\|_2\le\rho_2$, hence $1/\rho_2^2\le R^2/\rho^2$",
@@ -172,7 +172,7 @@ REGISTRY: dict[str, Result] = {
         r"$\rho_K=\min_{p\in\Delta_n}\|p\|_G$",
         "ch03",
         "3",
-        status="paper+constant",
+        status="derived",
         label="ch03-prop-minimax",
     ),
     "nkp-bound": Result(
@@ -325,9 +325,10 @@ REGISTRY: dict[str, Result] = {
         "ISNKPVN guarantee",
         r"ISNKPVN$(\gamma,\varepsilon)$ returns a separator or an $\varepsilon$-certificate; "
         r"$\|q_t\|_G$ falls by $\gamma$ per call.",
-        r"feasible: at most $\lceil\log(\|q_0\|_G/\rho_K)/\log\gamma\rceil$ calls of "
-        r"$<2\sqrt{2n}/\rho_K$ iterations; infeasible: about "
-        r"$\log(1/\varepsilon)/\log\gamma$ calls",
+        r"$\rho_K>\varepsilon$: at most "
+        r"$\max\{1,\lceil\log(\|q_0\|_G/\rho_K)/\log\gamma\rceil\}$ calls of "
+        r"$<2\sqrt{2n}/\rho_K$ iterations; otherwise at most "
+        r"$\lfloor\log(\|q_0\|_G/\varepsilon)/\log\gamma\rfloor+1$ calls",
         "ch06",
         "6",
         status="paper+constant",

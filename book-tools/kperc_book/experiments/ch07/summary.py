@@ -129,9 +129,12 @@ ALGORITHMS: tuple[Algorithm, ...] = (
     Algorithm(
         "ISNKPVN (Alg. 7)",
         "6",
-        r"at most $\lceil\log(\|q_0\|_G/\rho_K)/\log\gamma\rceil$ calls of SNKPVN, "
-        r"each $<2\sqrt{2n}/\rho_K$ (feasible); about $\log(1/\varepsilon)/\log\gamma$ "
-        r"calls, each $<2\sqrt{2n}\,\gamma\min\{1/\|q_t\|_G,1/|\rho_K|\}$ (infeasible)",
+        r"if $\rho_K>\varepsilon$: at most "
+        r"$\max\{1,\lceil\log(\|q_0\|_G/\rho_K)/\log\gamma\rceil\}$ calls of SNKPVN, "
+        r"each $<2\sqrt{2n}/\rho_K$; otherwise at most "
+        r"$\lfloor\log(\|q_0\|_G/\varepsilon)/\log\gamma\rfloor+1$ calls, each "
+        r"$<2\sqrt{2n}/\rho_K$ if $\rho_K>0$ and "
+        r"$<2\sqrt{2n}\,\gamma/(\|q_t\|_G+|\rho_K|)$ if infeasible",
         r"as SNKPVN, per inner iteration",
         (
             Measured("ch06", "ch06_isn_total_worst", "at most {value} of the total bound", ".2g"),
@@ -146,7 +149,7 @@ ALGORITHMS: tuple[Algorithm, ...] = (
     Algorithm(
         "Winnow (Sec. 2.2)",
         "2.2",
-        r"order $\log d/\rho_\infty^2$, constant not recovered (uncertain); "
+        r"order $\log d/\rho_\infty^2$ (paper, as a remark); "
         r"$K\le 2\ln(2d)/\rho_\infty^2$ with $\eta=\rho_\infty$ (derived in Chapter 2)",
         r"$O(nd)$",
         (

@@ -1,0 +1,552 @@
+"""Figures of the chapters, drawn in the book's one style.
+
+Each function takes the numbers a chapter computed and returns a finished
+:class:`matplotlib.figure.Figure`, sized for the content column by
+:func:`kperc_book.chapter.figsize`, with at most two panels side by side, short titles
+(two lines at most) and legends placed where they cannot hide data: under the panels
+(:func:`kperc_book.chapter.legend_below`) or under the whole figure. The notebook then
+passes the figure to :meth:`kperc_book.chapter.Chapter.figure`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from kperc_book.chapter import figsize, legend_below, style
+
+__all__ = [
+    "nvn_2d",
+    "snkpvn_sandwich",
+    "open_question",
+    "problem_label",
+    "realdata",
+    "margin_paths",
+    "certificates",
+    "nvn_rates",
+]
+
+
+def _figure(rows: int, cols: int, *, aspect: float, **kwargs):
+    import matplotlib.pyplot as plt
+
+    style()
+    return plt.subplots(rows, cols, figsize=figsize(rows, cols, aspect=aspect), **kwargs)
+
+
+def _legend_under_figure(fig, axes, *, ncol: int = 2):
+    """One legend for the whole figure, under the axes (entries deduplicated by label)."""
+    seen: dict[str, Any] = {}
+    for ax in np.ravel(axes):
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(lab, h)
+    return _legend_under_legends(fig, list(seen.values()), list(seen.keys()), ncol=ncol)
+
+
+def _legend_under_legends(fig, handles, labels, *, ncol: int = 1, gap: float = 0.08):
+    """A figure legend placed under everything already drawn (axes and their legends)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [ax.get_tightbbox(renderer) for ax in fig.axes]
+    bottom = min(b.y0 for b in boxes if b is not None)
+    y = (bottom - gap * fig.dpi) / fig.bbox.height
+    return fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, y), ncol=ncol)
+
+
+def nvn_2d(path_inf: Mapping[str, Any], path_feas: Mapping[str, Any], *, rho_feas: float):
+    """The normalised Von Neumann iterates in the plane, on an inseparable and a separable set.
+
+    Parameters
+    ----------
+    path_inf, path_feas : mapping
+        Outputs of :func:`kperc_book.experiments.ch05.nvn_path` (keys ``A``, ``W``,
+        ``hull``, ``outcome``, ``nit`` and, for a separator, ``w``).
+    rho_feas : float
+        Planted margin of the separable set (shown in its title).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two square panels side by side, one legend under both.
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc_book.experiments import ch05, plots
+    >>> inf = kperc.datasets.infeasible(12, 2, -0.2, seed=0)
+    >>> sep = kperc.datasets.planted(12, 2, 0.1, seed=0)
+    >>> fig = plots.nvn_2d(ch05.nvn_path(inf.X, inf.y), ch05.nvn_path(sep.X, sep.y), rho_feas=0.1)
+    >>> len(fig.axes)
+    2
+    """
+    fig, axes = _figure(1, 2, aspect=1.0, sharey=True)
+    t = np.linspace(0, 2 * np.pi, 400)
+    for ax, pth, head in (
+        (axes[0], path_inf, "inseparable"),
+        (axes[1], path_feas, f"separable ($\\rho_2={rho_feas:g}$)"),
+    ):
+        A, Wk = np.asarray(pth["A"]), np.asarray(pth["W"])
+        hull = np.asarray(pth["hull"])
+        ax.plot(np.cos(t), np.sin(t), color="0.8", lw=1, label="unit circle")
+        ax.fill(*hull.T, color="tab:blue", alpha=0.12, label="hull of the $a_i$")
+        ax.plot(*hull.T, color="tab:blue", lw=1)
+        ax.scatter(*A.T, s=22, c="tab:blue", zorder=3, label="signed points $a_i$")
+        ax.plot(*Wk.T, "-o", color="tab:red", ms=3, lw=1.2, zorder=4, label="iterates $w_k$")
+        ax.scatter(*Wk[0], s=60, marker="s", c="tab:red", zorder=5, label="$w_0=A\\mathbf{1}/n$")
+        ax.scatter([0], [0], marker="+", s=140, c="k", zorder=6, label="origin")
+        if pth["outcome"] == "separator":
+            w = np.asarray(pth["w"], dtype=float)
+            w = w / np.linalg.norm(w)
+            ax.plot(
+                [-1.2 * w[1], 1.2 * w[1]],
+                [1.2 * w[0], -1.2 * w[0]],
+                "k--",
+                lw=1,
+                label="separating line $w^\\top a=0$",
+            )
+            ax.annotate(
+                "", xy=0.5 * w, xytext=(0, 0), arrowprops={"arrowstyle": "->", "color": "k"}
+            )
+        ax.set_aspect("equal")
+        ax.set_xlim(-1.25, 1.25)
+        ax.set_ylim(-1.25, 1.25)
+        ax.set_xticks([-1, 0, 1])
+        ax.set_yticks([-1, 0, 1])
+        ax.set_title(f"{head}:\n{pth['outcome']} after {pth['nit']} steps")
+        ax.set_xlabel("first coordinate")
+    axes[0].set_ylabel("second coordinate")
+    fig.tight_layout()
+    _legend_under_figure(fig, axes, ncol=3)
+    return fig
+
+
+def _loglog_or_symlog(ax, *curves) -> None:
+    values = np.concatenate([np.ravel(c) for c in curves])
+    if np.all(values > 0):
+        ax.set_yscale("log")
+    else:  # a value at or below zero: no logarithmic axis can show it
+        ax.set_yscale("symlog", linthresh=1e-3)
+
+
+def snkpvn_sandwich(feas: Mapping[str, Any], infs: Mapping[str, Any]):
+    """The sandwiches of Lemmas 8 and 9 along two SNKPVN runs, both on logarithmic axes.
+
+    Both panels show the negated terms, which are positive: Lemma 8 reads
+    ``1/2 ||p_k||_G^2 <= -L^q_mu(alpha_k) <= mu_k - L(alpha_k)`` and Lemma 9
+    ``1/2 ||p_k||_G^2 <= -L^q_mu(alpha_k) <= 1/2 mu_k dist(q, W)^2``.
+
+    Parameters
+    ----------
+    feas, infs : mapping
+        Outputs of :func:`kperc_book.experiments.ch06.sandwich_run` with
+        ``keep_trace=True`` on a separable and an inseparable instance (keys ``trace``
+        with ``k``, ``norm_p_G``, ``L_mu_q``, ``L``, ``mu``; ``nit``, ``outcome``;
+        ``rho_exact`` for ``feas`` and ``dist`` for ``infs``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, axes = _figure(1, 2, aspect=0.85)
+    tr = feas["trace"]
+    k1 = np.asarray(tr["k"]) + 1
+    half_p = 0.5 * np.asarray(tr["norm_p_G"]) ** 2
+    minus_lq = -np.asarray(tr["L_mu_q"])
+    upper = np.asarray(tr["mu"]) - np.asarray(tr["L"])
+    ax = axes[0]
+    ax.plot(k1, half_p, color="tab:blue", label="$\\frac{1}{2}\\|p_k\\|_G^2$")
+    ax.plot(k1, minus_lq, color="tab:green", label="$-L^q_{\\mu_k}(\\alpha_k)$")
+    ax.plot(k1, upper, color="tab:red", label="$\\mu_k-L(\\alpha_k)$")
+    ax.set_xscale("log")
+    _loglog_or_symlog(ax, half_p, minus_lq, upper)
+    ax.set_title(
+        f"Lemma 8, separable ($\\rho_K={feas['rho_exact']:.2g}$):\n"
+        f"{feas['outcome']} at $k={feas['nit']}$"
+    )
+    ax.set_xlabel("$k+1$")
+    ax.set_ylabel("value")
+    legend_below(ax)
+    tr = infs["trace"]
+    k1 = np.asarray(tr["k"]) + 1
+    half_p = 0.5 * np.asarray(tr["norm_p_G"]) ** 2
+    minus_lq = -np.asarray(tr["L_mu_q"])
+    upper = 0.5 * np.asarray(tr["mu"]) * float(infs["dist"]) ** 2
+    ax = axes[1]
+    ax.plot(k1, half_p, color="tab:blue", label="$\\frac{1}{2}\\|p_k\\|_G^2$")
+    ax.plot(k1, minus_lq, color="tab:green", label="$-L^q_{\\mu_k}(\\alpha_k)$")
+    ax.plot(k1, upper, color="tab:red", label="$\\frac{1}{2}\\mu_k\\,\\mathrm{dist}(q,W)^2$")
+    ax.set_xscale("log")
+    _loglog_or_symlog(ax, half_p, minus_lq, upper)
+    ax.set_title(f"Lemma 9, margin 0:\n{infs['outcome']} at $k={infs['nit']}$")
+    ax.set_xlabel("$k+1$")
+    legend_below(ax)
+    fig.tight_layout()
+    return fig
+
+
+def open_question(
+    med: Mapping[str, Mapping[str, Any]],
+    slopes: Mapping[str, Mapping[str, float]],
+    low: Mapping[str, Any],
+    ns: Sequence[int],
+    rho: float,
+):
+    """Halting indices against ``n`` on the balanced and the imbalanced family.
+
+    Parameters
+    ----------
+    med : mapping
+        ``family -> columns`` as returned by :func:`kperc_book.experiments.ch07.medians`:
+        ``n`` and, for ``snkpvn``, ``isnkpvn`` and ``snkp``, the median and its ``_min`` and
+        ``_max``.
+    slopes : mapping
+        ``family -> method -> fitted exponent of n``.
+    low : mapping
+        ``n`` and ``lower_bound``: SNKPVN's lower bound on the imbalanced family.
+    ns : sequence of int
+        The sizes of the sweep.
+    rho : float
+        The fixed margin.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels with a shared y axis; each panel's legend (methods with their fitted
+        exponents) sits under it, and the reference curves are named under the figure.
+    """
+    colors = {"snkpvn": "tab:red", "isnkpvn": "tab:orange", "snkp": "tab:blue"}
+    names = {"snkpvn": "SNKPVN", "isnkpvn": "ISNKPVN (all calls)", "snkp": "SNKP"}
+    markers = {"snkpvn": "o", "isnkpvn": "s", "snkp": "^"}
+    # where the counts coincide (the balanced family) the larger markers stay visible
+    sizes = {"snkpvn": 7.5, "isnkpvn": 5.5, "snkp": 4.0}
+    fig, axes = _figure(1, 2, aspect=0.95, sharey=True)
+    n_arr = np.asarray(ns, dtype=float)
+    refs = []
+    for ax, fam in zip(axes, ("balanced", "imbalanced"), strict=True):
+        m = med[fam]
+        handles = []
+        for k in ("snkpvn", "isnkpvn", "snkp"):
+            ax.fill_between(m["n"], m[k + "_min"], m[k + "_max"], color=colors[k], alpha=0.15, lw=0)
+            (h,) = ax.plot(
+                m["n"],
+                m[k],
+                marker=markers[k],
+                color=colors[k],
+                ms=sizes[k],
+                lw=1.6,
+                label=f"{names[k]}: exponent {slopes[fam][k]:+.2f}",
+            )
+            handles.append(h)
+        if fam == "imbalanced":
+            (h,) = ax.plot(
+                low["n"],
+                low["lower_bound"],
+                "v-",
+                color="tab:purple",
+                ms=4,
+                lw=1.2,
+                label="SNKPVN lower bound",
+            )
+            handles.append(h)
+        r1 = ax.plot(n_arr, m["snkpvn"][0] * np.sqrt(n_arr / n_arr[0]), "k--", lw=1)[0]
+        r2 = ax.plot(n_arr, m["snkp"][0] * np.sqrt(np.log(n_arr) / np.log(n_arr[0])), "k:", lw=1.3)[
+            0
+        ]
+        r3 = ax.plot(n_arr, 2 * np.sqrt(2 * n_arr) / rho, color="0.6", lw=1.2)[0]
+        refs = [r1, r2, r3]
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("number of points $n$")
+        ax.set_title(f"{fam} family,\nmargin $\\rho={rho:g}$")
+        legend_below(ax, handles, [h.get_label() for h in handles])
+    axes[0].set_ylabel("halting index (median, band: range)")
+    fig.tight_layout()
+    _legend_under_legends(
+        fig,
+        refs,
+        [
+            "$\\propto\\sqrt{n}$ through SNKPVN's first point",
+            "$\\propto\\sqrt{\\log n}$ through SNKP's first point",
+            "SNKPVN's bound $2\\sqrt{2n}/\\rho$",
+        ],
+    )
+    return fig
+
+
+def problem_label(name: str) -> str:
+    """A stored problem's name as a reader would write it (``"breast_cancer-rbf"`` becomes
+    ``"breast cancer (RBF)"``).
+
+    Examples
+    --------
+    >>> problem_label("digits_3_vs_8-rbf"), problem_label("xor-poly")
+    ('digits 3 vs 8 (RBF)', 'XOR (polynomial)')
+    """
+    data, _, kernel = name.partition("-")
+    data = {"xor": "XOR"}.get(data, data.replace("_", " "))
+    kernel = {"rbf": "RBF", "poly": "polynomial", "linear": "linear"}.get(kernel, kernel)
+    return f"{data} ({kernel})" if kernel else data
+
+
+def realdata(
+    problems: Sequence[str],
+    iterations: Mapping[str, Sequence[float]],
+    times_ms: Mapping[str, Sequence[float]],
+    *,
+    date: str,
+):
+    """NKP against SNKP on the real kernel problems: iterations and wall time, as dot plots.
+
+    A logarithmic axis has no natural zero, so bars on it would show lengths that mean
+    nothing; each problem is a row instead, with one marker per method joined by a thin
+    line, and the values can be read off the logarithmic axis.
+
+    Parameters
+    ----------
+    problems : sequence of str
+        Problem names (as in :data:`kperc_book.data.PROBLEMS`).
+    iterations, times_ms : mapping
+        ``"nkp"`` and ``"snkp"`` -> one value per problem: halting indices, and median wall
+        times in milliseconds.
+    date : str
+        Date of the timing measurement (shown in the title).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> fig = realdata(["xor-poly", "moons-rbf"], {"nkp": [68, 14], "snkp": [10, 13]},
+    ...                {"nkp": [0.24, 0.16], "snkp": [0.45, 0.62]}, date="2026-11-23")
+    >>> [ax.get_xscale() for ax in fig.axes]
+    ['log', 'log']
+    """
+    spec = {"nkp": ("NKP", "tab:blue", "o"), "snkp": ("SNKP", "tab:green", "D")}
+    fig, axes = _figure(1, 2, aspect=0.75, sharey=True)
+    y = np.arange(len(problems))[::-1]
+    for ax, vals, xlabel, title in (
+        (axes[0], iterations, "halting index", "iterations"),
+        (axes[1], times_ms, "median wall time (ms)", f"wall time,\nmeasured {date}"),
+    ):
+        a = np.asarray(vals["nkp"], float)
+        b = np.asarray(vals["snkp"], float)
+        ax.hlines(y, np.minimum(a, b), np.maximum(a, b), color="0.7", lw=1.2, zorder=1)
+        for key in ("nkp", "snkp"):
+            label, color, marker = spec[key]
+            ax.scatter(vals[key], y, s=36, color=color, marker=marker, zorder=3, label=label)
+        ax.set_xscale("log")
+        lo = min(a.min(), b.min())
+        hi = max(a.max(), b.max())
+        ax.set_xlim(lo / 1.6, hi * 1.6)
+        ax.set_xlabel(xlabel)
+        ax.set_title(title)
+        ax.grid(True, axis="x", which="both", alpha=0.3)
+        ax.grid(False, axis="y")
+    axes[0].set_yticks(y)
+    axes[0].set_yticklabels([problem_label(p) for p in problems])
+    axes[0].set_ylim(-0.6, len(problems) - 0.4)
+    fig.tight_layout()
+    _legend_under_figure(fig, axes, ncol=2)
+    return fig
+
+
+def margin_paths(paths: Mapping[str, Mapping[str, Any]], *, floor: float):
+    """Margin of the iterates of NKP and SNKP, past their first separator, one panel per problem.
+
+    Parameters
+    ----------
+    paths : mapping
+        ``problem -> {"nkp": margins, "snkp": margins, "nkp_first": k, "snkp_first": k}``
+        as returned by :func:`kperc_book.experiments.ch07.margin_paths` (margins as
+        fractions of ``rho_K``, index ``k`` = iteration).
+    floor : float
+        Values below it are drawn at it (a negative margin means no separator).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Panels two to a row, NKP and SNKP in each, a tick at each first separator, the
+        legend under the figure.
+    """
+    names = list(paths)
+    rows = (len(names) + 1) // 2
+    fig, axes = _figure(rows, 2, aspect=0.62, sharex=True, sharey=True, squeeze=False)
+    flat = axes.ravel()
+    spec = {"nkp": ("NKP", "tab:blue", 0.9), "snkp": ("SNKP", "tab:green", 1.8)}
+    for ax, name in zip(flat, names, strict=False):
+        p = paths[name]
+        for key in ("nkp", "snkp"):
+            label, color, lw = spec[key]
+            m = np.asarray(p[key], float)
+            k = np.arange(1, m.size)
+            ax.plot(k, np.clip(m[1:], floor, None), color=color, lw=lw, label=label)
+            first = int(p[key + "_first"])
+            ax.plot(
+                [first],
+                [max(m[first], floor)],
+                marker="|",
+                color="k",
+                ms=11,
+                mew=1.5,
+                ls="none",
+                label="first separator",
+            )
+        ax.axhline(1.0, color="k", lw=0.8, ls="--", label="optimal margin $\\rho_K$")
+        ax.set_xscale("log")
+        ax.set_ylim(floor - 0.03, 1.08)
+        ax.set_yticks([0.0, 0.5, 1.0])
+        ax.set_title(problem_label(name))
+    for ax in flat[len(names) :]:
+        fig.delaxes(ax)
+    used = flat[: len(names)]
+    for ax in used:
+        ax.set_xlabel("iteration $k$")
+        ax.xaxis.set_tick_params(labelbottom=True)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("margin / $\\rho_K$")
+    fig.tight_layout()
+    _legend_under_figure(fig, used, ncol=2)
+    return fig
+
+
+def _ticks_at(ax, values: Sequence[float]) -> None:
+    """Major ticks of a logarithmic x axis exactly at ``values``, written as plain numbers."""
+    from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
+
+    vals = sorted({float(v) for v in values})
+    ax.xaxis.set_major_locator(FixedLocator(vals))
+    ax.set_xticklabels([f"{v:,.0f}" for v in vals])
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def certificates(rows, *, eps: float):
+    """Certificates of infeasibility: wall time and ``||p||_G`` against ``n``, per solver.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        One row per run with columns ``solver`` (``"nvn"``, ``"isnkpvn"``,
+        ``"clarabel"``), ``n``, ``time_s`` and ``norm_p_G``.
+    eps : float
+        The tolerance asked of the first-order methods.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two log-log panels with ticks at the measured sizes; the tolerance is a grey band
+        drawn under the curves, so that a solver that stops right at it stays visible.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"solver": ["nvn", "clarabel"] * 2, "n": [500, 500, 4000, 4000],
+    ...                      "time_s": [0.01, 0.02, 0.1, 0.05],
+    ...                      "norm_p_G": [1e-6, 1e-14, 1e-6, 1e-15]})
+    >>> fig = certificates(rows, eps=1e-6)
+    >>> [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    ['500', '4,000']
+    """
+    spec = {
+        "nvn": ("NVN", "tab:green", "s", 6.5),
+        "isnkpvn": ("ISNKPVN", "tab:purple", "o", 5.0),
+        "clarabel": ("Clarabel (interior point)", "tab:gray", "^", 5.5),
+    }
+    fig, axes = _figure(1, 2, aspect=0.85)
+    axes[1].axhspan(eps / 1.6, eps * 1.6, color="0.85", lw=0, zorder=0)
+    axes[1].axhline(
+        eps, color="0.45", ls=":", lw=1, zorder=1, label=f"tolerance $\\varepsilon$ = {eps:g}"
+    )
+    for solver, (label, color, marker, ms) in spec.items():
+        r = rows[rows["solver"] == solver].sort_values("n")
+        if not len(r):
+            continue
+        for ax, col in ((axes[0], "time_s"), (axes[1], "norm_p_G")):
+            ax.plot(
+                r["n"], r[col], marker=marker, ms=ms, lw=1.5, color=color, zorder=3, label=label
+            )
+    for ax, ylabel, title in (
+        (axes[0], "wall time (s)", "time to a certificate"),
+        (axes[1], "$\\|p\\|_G$ of the certificate", "quality of the certificate"),
+    ):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        _ticks_at(ax, rows["n"])
+        ax.set_xlabel("number of points $n$")
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+    fig.tight_layout()
+    _legend_under_figure(fig, axes, ncol=2)
+    return fig
+
+
+def nvn_rates(traces: Mapping[tuple[str, float], Any], runs, rhos: Sequence[float]):
+    """Rates of the normalised Von Neumann algorithm: Dantzig, Epelman-Freund, halting index.
+
+    Parameters
+    ----------
+    traces : mapping
+        ``(kind, rho) -> squared norms ||w_k||^2`` along a run (``kind`` is ``"cap"`` for a
+        negative margin, ``"edge"`` for margin 0).
+    runs : pandas.DataFrame
+        One row per run with columns ``rho``, ``eps``, ``nit`` and ``bound``.
+    rhos : sequence of float
+        The negative margins, in the order of their colours.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Three stacked panels; one legend under the figure names the margins (colours) and
+        the line styles (run or bound), so that no legend sits on a curve.
+    """
+    from matplotlib.lines import Line2D
+
+    palette = ["tab:green", "tab:orange", "tab:red"]
+    colors = {float(r): palette[i % 3] for i, r in enumerate(rhos)}
+    colors[0.0] = "tab:purple"
+    fig, axes = _figure(3, 1, aspect=0.5)
+    for (_, r), sq in traces.items():
+        sq = np.asarray(sq, float)
+        kk = np.arange(sq.size)
+        axes[0].plot(kk + 1, sq, color=colors[float(r)], lw=1.4)
+        if r < 0:  # time in units of 1/rho^2: every run and its bound share one scale
+            axes[1].plot(kk * r * r, sq, color=colors[float(r)], lw=1.6)
+            axes[1].plot(
+                kk * r * r, sq[0] * (1 - r * r) ** kk, "--", color=colors[float(r)], lw=1.2
+            )
+    kmax = max(np.asarray(sq).size for sq in traces.values())
+    kk = np.arange(1, kmax + 1)
+    axes[0].plot(kk, 1.0 / kk, color="k", ls="--", lw=1.2)
+    axes[0].set_xscale("log")
+    axes[0].set_yscale("log")
+    axes[0].set_xlabel("$k+1$")
+    axes[0].set_ylabel("$\\|w_k\\|^2$")
+    axes[0].set_title("Dantzig: bound $1/(k+1)$ (black dashed)")
+    axes[1].set_yscale("log")
+    axes[1].set_xlim(0, max(np.asarray(sq).size * r * r for (_, r), sq in traces.items() if r < 0))
+    axes[1].set_ylim(1e-11, 1)
+    axes[1].set_xlabel("$\\rho^2 k$ (iterations in units of $1/\\rho^2$)")
+    axes[1].set_ylabel("$\\|w_k\\|^2$")
+    axes[1].set_title("Epelman-Freund: bound $(1-\\rho^2)^k\\|w_0\\|^2$ (dashed)")
+    ax = axes[2]
+    for r in [*rhos, 0.0]:
+        sub = runs[runs["rho"] == r].sort_values("eps")
+        ax.plot(1 / sub["eps"], sub["nit"], "o-", color=colors[float(r)], ms=4, lw=1.4)
+        ax.plot(1 / sub["eps"], sub["bound"], "--", color=colors[float(r)], lw=1.2)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("$1/\\varepsilon$")
+    ax.set_ylabel("halting index")
+    ax.set_title("halting index (solid) and its bound (dashed)")
+    fig.tight_layout()
+    handles = [Line2D([], [], color=colors[float(r)], lw=2) for r in rhos] + [
+        Line2D([], [], color=colors[0.0], lw=2),
+        Line2D([], [], color="0.3", lw=1.5),
+        Line2D([], [], color="0.3", lw=1.2, ls="--"),
+    ]
+    labels = [f"$\\rho={r:g}$" for r in rhos] + ["$\\rho=0$ (edge)", "run", "bound"]
+    _legend_under_legends(fig, handles, labels, ncol=3)
+    return fig

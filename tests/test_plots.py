@@ -1,0 +1,178 @@
+"""The chapter figures of kperc_book.experiments.plots are readable by construction.
+
+For every figure function: at most two panels side by side, every text at 9 pt or more,
+no legend over any panel, no two titles overlapping, nothing wider than the column.
+"""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import kperc  # noqa: E402
+from kperc_book.chapter import COLUMN_WIDTH  # noqa: E402
+from kperc_book.experiments import ch05, plots  # noqa: E402
+
+
+def _overlap(a, b) -> bool:
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def assert_readable(fig) -> None:
+    import matplotlib.pyplot as plt
+
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert fig.get_figwidth() <= COLUMN_WIDTH + 1e-9
+    # at most two panels share a row
+    rows: dict[float, int] = {}
+    for ax in axes:
+        y = round(ax.get_position().y0, 3)
+        rows[y] = rows.get(y, 0) + 1
+    assert max(rows.values()) <= 2, rows
+    # text size
+    for t in fig.findobj(matplotlib.text.Text):
+        if t.get_visible() and t.get_text().strip():
+            assert t.get_fontsize() >= 9 - 1e-9, (t.get_text(), t.get_fontsize())
+    # legends never cover a panel
+    legends = [ax.get_legend() for ax in axes if ax.get_legend()] + list(fig.legends)
+    for leg in legends:
+        lb = leg.get_window_extent(r)
+        for ax in axes:
+            assert not _overlap(lb, ax.get_window_extent(r)), "a legend covers a panel"
+    # titles do not run into each other
+    titles = [ax.title.get_window_extent(r) for ax in axes if ax.get_title()]
+    for i, a in enumerate(titles):
+        for b in titles[i + 1 :]:
+            assert not _overlap(a, b), "two panel titles overlap"
+    plt.close(fig)
+
+
+def test_nvn_2d_is_readable():
+    inf = kperc.datasets.infeasible(12, 2, -0.2, seed=0)
+    sep = kperc.datasets.planted(12, 2, 0.1, seed=0)
+    fig = plots.nvn_2d(ch05.nvn_path(inf.X, inf.y), ch05.nvn_path(sep.X, sep.y), rho_feas=0.1)
+    assert_readable(fig)
+
+
+def _trace(k: int, rng) -> dict[str, np.ndarray]:
+    kk = np.arange(k)
+    mu = 4.0 * 30 / ((kk + 1) * (kk + 2))
+    p = 0.3 / np.sqrt(kk + 1) + 0.01 * rng.random(k)
+    lq = -0.5 * p**2 - 0.001
+    return {"k": kk, "norm_p_G": p, "L_mu_q": lq, "L": 0.1 * rng.random(k), "mu": mu}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_snkpvn_sandwich_is_readable(seed):
+    rng = np.random.default_rng(seed)
+    feas = {"trace": _trace(120, rng), "rho_exact": 0.0213, "outcome": "separator", "nit": 119}
+    infs = {"trace": _trace(400, rng), "dist": 0.8, "outcome": "certificate", "nit": 399}
+    assert_readable(plots.snkpvn_sandwich(feas, infs))
+
+
+def test_snkpvn_sandwich_falls_back_to_symlog_for_non_positive_terms():
+    rng = np.random.default_rng(2)
+    tr = _trace(50, rng)
+    tr["L"] = tr["mu"] + 1.0  # mu_k - L(alpha_k) < 0: no log axis can show it
+    fig = plots.snkpvn_sandwich(
+        {"trace": tr, "rho_exact": 0.1, "outcome": "separator", "nit": 49},
+        {"trace": _trace(50, rng), "dist": 0.5, "outcome": "certificate", "nit": 49},
+    )
+    assert fig.axes[0].get_yscale() == "symlog" and fig.axes[1].get_yscale() == "log"
+    assert_readable(fig)
+
+
+def test_open_question_is_readable():
+    ns = [50, 100, 200, 500, 1000]
+    n = np.asarray(ns, float)
+    med = {}
+    for fam, scale in (("balanced", 0.0), ("imbalanced", 0.5)):
+        cols = {"n": n}
+        for k, c in (("snkpvn", 100), ("isnkpvn", 60), ("snkp", 40)):
+            v = c * (n / 50) ** scale
+            cols[k], cols[k + "_min"], cols[k + "_max"] = v, 0.9 * v, 1.1 * v
+        med[fam] = cols
+    slopes = {f: {"snkpvn": 0.5, "isnkpvn": 0.6, "snkp": 0.1} for f in med}
+    low = {"n": n, "lower_bound": 5 * np.sqrt(n / 50)}
+    assert_readable(plots.open_question(med, slopes, low, ns, 0.05))
+
+
+def test_problem_label_reads_like_prose():
+    assert plots.problem_label("breast_cancer-rbf") == "breast cancer (RBF)"
+    assert plots.problem_label("circles") == "circles"
+
+
+def test_realdata_is_a_dot_plot_on_log_axes():
+    probs = ["breast_cancer-rbf", "digits_3_vs_8-rbf", "circles-rbf", "moons-rbf", "xor-poly"]
+    it = {"nkp": [240, 24, 17, 14, 68], "snkp": [56, 18, 4, 13, 10]}
+    ms = {"nkp": [0.78, 0.25, 0.17, 0.15, 0.24], "snkp": [3.9, 1.2, 0.3, 0.62, 0.45]}
+    fig = plots.realdata(probs, it, ms, date="2026-11-23")
+    assert not any(
+        isinstance(p, matplotlib.patches.Rectangle) and p.get_width() > 0
+        for ax in fig.axes
+        for p in ax.patches
+    ), "bars on a log axis"
+    assert_readable(fig)
+
+
+@pytest.mark.parametrize("n_problems", [1, 4, 5])
+def test_margin_paths_is_readable(n_problems):
+    rng = np.random.default_rng(n_problems)
+    paths = {}
+    for i in range(n_problems):
+        k = np.arange(300)
+        snkp = np.minimum(1.0, -0.3 + 1.3 * (1 - np.exp(-k / 40)))
+        nkp = snkp - 0.5 * rng.random(300)
+        paths[f"p{i}-rbf"] = {"nkp": nkp, "snkp": snkp, "nkp_first": 60, "snkp_first": 20}
+    fig = plots.margin_paths(paths, floor=-0.25)
+    assert len(fig.axes) == n_problems
+    assert_readable(fig)
+
+
+def test_certificates_ticks_at_the_sizes_and_keeps_a_solver_at_the_tolerance_visible():
+    import pandas as pd
+
+    ns = [500, 1000, 2000, 4000]
+    rows = pd.DataFrame(
+        [
+            {"solver": s, "n": n, "time_s": t * n / 500, "norm_p_G": q}
+            for n in ns
+            for s, t, q in (("nvn", 0.01, 1e-6), ("isnkpvn", 0.2, 6e-7), ("clarabel", 0.02, 1e-14))
+        ]
+    )
+    fig = plots.certificates(rows, eps=1e-6)
+    ax = fig.axes[1]
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [
+        "500",
+        "1,000",
+        "2,000",
+        "4,000",
+    ]
+    nvn = next(line for line in ax.get_lines() if line.get_label() == "NVN")
+    eps_line = next(line for line in ax.get_lines() if "tolerance" in line.get_label())
+    assert nvn.get_zorder() > eps_line.get_zorder()
+    assert_readable(fig)
+
+
+def test_nvn_rates_is_readable_with_one_legend_under_the_panels():
+    import pandas as pd
+
+    rhos = [-0.3, -0.1]
+    traces = {("cap", r): 0.3 * (1 - r * r) ** np.arange(int(20 / r**2)) for r in rhos}
+    traces[("edge", 0.0)] = 0.3 / (1 + np.arange(2000))
+    runs = pd.DataFrame(
+        [
+            {"rho": r, "eps": e, "nit": 10 / e**0.5, "bound": 20 / e**0.5}
+            for r in [*rhos, 0.0]
+            for e in (1e-1, 1e-2, 1e-3)
+        ]
+    )
+    fig = plots.nvn_rates(traces, runs, rhos)
+    assert not any(ax.get_legend() for ax in fig.axes) and len(fig.legends) == 1
+    assert_readable(fig)
