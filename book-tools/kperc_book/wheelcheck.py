@@ -169,10 +169,13 @@ def main(argv: list[str] | None = None) -> int:
     py = env_dir / "bin" / "python"
     pins = floors() if args.min_versions else []
     cons = ["-c", str(CONSTRAINTS)] if CONSTRAINTS.exists() and not pins else []
+    # nothing of the checkout on the path: pip would take kperc there as already installed
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", paths.ROOT_ENV)}
     _run(
         [str(py), "-m", "pip", "install", "--quiet", f"{wheel}[test]", *pins, *cons],
         f"install {wheel.name}[test] into a fresh venv"
         + (f" with {' '.join(pins)}" if pins else ""),
+        env=env,
     )
     outside = Path(tempfile.mkdtemp(prefix="kperc-wheelcheck-"))
     try:
@@ -184,7 +187,6 @@ def main(argv: list[str] | None = None) -> int:
         (outside / "pytest.ini").write_text(
             "[pytest]\nmarkers =\n" + "".join(f"    {m}\n" for m in markers)
         )
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", paths.ROOT_ENV)}
         probe = (
             "import importlib.util as u, kperc\n"
             "assert 'site-packages' in kperc.__file__, kperc.__file__\n"
