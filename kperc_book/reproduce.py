@@ -271,6 +271,8 @@ def repo_lock(repo_dir: Path | str, out=sys.stderr) -> Iterator[None]:
     ctl.mkdir(parents=True, exist_ok=True)
 
     def waiting(holder: str) -> None:
+        if out is None:
+            return
         print(
             f"waiting: another kperc_book.reproduce (process {holder}) is updating "
             f"{Path(repo_dir).name}/book; this run continues when it ends",
@@ -722,6 +724,7 @@ def run_notebook(
                     f"{path.name} and its records are unchanged"
                 ) from None
             runtime = time.perf_counter() - t0
+            _step("executed", out_tmp)
             done = nbformat.read(out_tmp, as_version=4)
             nbu.normalise(done, nb_dir=path.parent, repo_dir=repo_dir)
             _fsio.atomic_write(final_tmp, nbu.dumps(done), durable=False)
@@ -855,7 +858,7 @@ def record_run(
     """
     runs_path = Path(runs_path)
     repo_dir = Path(repo_dir).resolve()
-    with repo_lock(repo_dir):
+    with repo_lock(repo_dir, out=None):  # held for milliseconds: no message
         runs = _runs_with(result, runs_path, repo_dir)
         runs_path.parent.mkdir(parents=True, exist_ok=True)
         _fsio.atomic_write(runs_path, _dump_runs(runs))
@@ -986,9 +989,19 @@ def main(argv: list[str] | None = None) -> int:
     overrides = {}
     for name, value in args.parameter:
         overrides[name] = value
+    return guarded(lambda: reproduce(args.chapters, overrides=overrides, preset=args.preset))
+
+
+def guarded(run) -> int:
+    """Call ``run()`` and turn its failures into one line on stderr and an exit status.
+
+    2: invalid request (nothing ran); 1: a chapter failed or a file could not be written
+    (``book/`` unchanged) or a commit must be finished by the next run; 130: interrupted
+    by SIGINT or SIGTERM (the line says which chapters were completed).
+    """
     with _sigterm_as_interrupt():  # no signal ends the process without its one line
         try:
-            reproduce(args.chapters, overrides=overrides, preset=args.preset)
+            run()
         except ValueError as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
