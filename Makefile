@@ -32,7 +32,7 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 	@touch $(STAMP)
 
 data: env
-	$(PY) -m kperc_book.data
+	$(PY) -m kperc_book.data --check
 
 chapters: env
 	$(PY) -m kperc_book.reproduce
