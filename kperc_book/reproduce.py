@@ -7,17 +7,22 @@ Examples::
     python -m kperc_book.reproduce ch04 ch07 --preset full
 
 Each notebook is executed by papermill in its own folder, written to a temporary file
-under ``_build/reproduce/`` (never under ``book/``), normalised and only then moved into
-place atomically. While it runs, the chapter writes its records and figures to a staging
-folder under ``_build/reproduce/`` (named in ``KPERC_BOOK_STAGING``, see
-:mod:`kperc_book.chapter`); they are moved into ``book/_generated`` and ``book/figures``,
-each by an atomic rename, only after the whole notebook succeeded. A failing chapter
+under ``_build/reproduce/`` (never under ``book/``) and normalised. While it runs, the
+chapter writes its records and figures to a staging folder under ``_build/reproduce/``
+(named in ``KPERC_BOOK_STAGING``, see :mod:`kperc_book.chapter`). A failing chapter
 stops the run, names the notebook and the failing cell, and changes nothing under
-``book/``; so do Ctrl-C and SIGTERM (handled alike), and a dead kernel gives a one-line
-error. SIGKILL cannot be handled: it leaves at worst files in ``_build/reproduce/``,
-removed by the next run. Each successful run records the chapter's parameters, runtime
-and package versions in ``book/_generated/runs.json`` and refreshes the reproducibility
-page (:mod:`kperc_book.report`).
+``book/``; so do a dead kernel, a full disk and a read-only folder (one-line errors).
+
+A succeeded chapter is committed as one unit: its notebook, records, figures and
+``runs.json`` entry are staged, a journal of the renames is written atomically (the
+commit point), the files are renamed into ``book/``, the reproducibility page
+(:mod:`kperc_book.report`) is refreshed and the journal deleted. Ctrl-C and SIGTERM are
+handled alike: before the commit point the chapter is left untouched; during the commit
+they are acted upon once it is complete (Python's handler, which runs in the main
+thread whatever thread the signal reached, only notes them). SIGKILL cannot be
+handled: the next start finishes a journal it finds (:func:`recover`), so after it the
+chapter is wholly old or wholly new, and removes what dead runs left behind. Every run
+holds an exclusive lock (``_build/reproduce/lock``): two commands take turns.
 
 ``-p`` values are checked before anything runs: a value must have the type of the
 notebook's default (an integer is accepted for a float), numbers must be finite, and a
@@ -745,6 +750,10 @@ def run_notebook(
                 ok = True
             # the executed copy of an earlier failure is out of date now
             (build_dir / f"{path.stem}.failed.ipynb").unlink(missing_ok=True)
+        except KeyboardInterrupt as err:
+            if ok:  # the signal came during the commit, which was completed first
+                err.committed = result
+            raise
         finally:
             if not (control_dir(repo_dir) / JOURNAL).exists():  # else: the next run's
                 for p in (src_tmp, out_tmp, final_tmp, kernel_log):
@@ -938,7 +947,10 @@ def reproduce(
                     file=out,
                     flush=True,
                 )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
+        if getattr(err, "committed", None) is not None:
+            results.append(err.committed)
+            current = None
         done = ", ".join(r.notebook.stem for r in results)
         what = [f"{done} updated completely" if done else ""]
         if current is not None:
