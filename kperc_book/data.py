@@ -216,7 +216,7 @@ def tolerance(X: np.ndarray) -> float:
     Examples
     --------
     >>> import numpy as np
-    >>> u = np.finfo(np.float64).eps / 2
+    >>> u = float(np.finfo(np.float64).eps) / 2
     >>> tolerance(np.ones((40, 2))) == 2 * (40 + ELEMENTWISE_OPS) * u
     True
     >>> tolerance(np.full((3, 5), 10.0)) == 2 * (5 + ELEMENTWISE_OPS) * u * 10
@@ -227,7 +227,7 @@ def tolerance(X: np.ndarray) -> float:
     d = X.shape[1] if X.ndim > 1 else 1
     u = np.finfo(np.float64).eps / 2
     scale = max(1.0, float(np.max(np.abs(X)))) if X.size else 1.0
-    return 2.0 * (max(n, d) + ELEMENTWISE_OPS) * u * scale
+    return float(2.0 * (max(n, d) + ELEMENTWISE_OPS) * u * scale)
 
 
 @dataclass(frozen=True)

@@ -776,43 +776,13 @@ def _command(result: RunResult) -> str:
 
 
 def blas_info() -> list[dict[str, Any]]:
-    """The BLAS libraries this process has loaded, as a chapter's kernel loads them.
+    """The BLAS libraries, kernels and thread counts of a chapter's run.
 
-    numpy and scipy's linear algebra are imported first (the libraries a chapter uses);
-    the kernel inherits this process's environment (``OPENBLAS_CORETYPE``,
-    ``OPENBLAS_NUM_THREADS``, ...), so it selects the same kernel and thread count.
-
-    Returns
-    -------
-    list of dict
-        One entry per library: ``library`` (``openblas``, ``mkl``, ...), ``version``,
-        ``kernel`` (the CPU architecture the library chose, e.g. ``Haswell``),
-        ``threads`` and ``threading_layer``.
+    See :func:`kperc_book.machine.blas_libraries`; the kernel inherits this process's
+    environment (``OPENBLAS_CORETYPE``, ``OPENBLAS_NUM_THREADS``, ...), so it selects the
+    same kernel and thread count.
     """
-    import numpy  # noqa: F401 - loads the BLAS that threadpoolctl inspects
-
-    try:
-        import scipy.linalg  # noqa: F401
-    except ImportError:  # pragma: no cover - scipy is a dependency of kperc
-        pass
-    try:
-        from threadpoolctl import threadpool_info
-    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
-        return []
-    seen = []
-    for lib in threadpool_info():
-        if lib.get("user_api") != "blas":
-            continue
-        entry = {
-            "library": str(lib.get("internal_api", "?")),
-            "version": str(lib.get("version") or "?"),
-            "kernel": str(lib.get("architecture") or "?"),
-            "threads": lib.get("num_threads"),
-            "threading_layer": str(lib.get("threading_layer") or "?"),
-        }
-        if entry not in seen:
-            seen.append(entry)
-    return seen
+    return _machine.blas_libraries()
 
 
 def _entry(result: RunResult, repo_dir: Path) -> dict[str, Any]:
