@@ -26,7 +26,8 @@ from pathlib import Path
 
 __all__ = ["atomic_write", "tmp_name", "locked", "LockBusy", "sweep_debris", "pid_alive"]
 
-_TMP = re.compile(r"^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$")
+#: Temporary names of :func:`tmp_name`, and the ``.<name>.<pid>.tmp`` of earlier versions.
+_TMP = re.compile(r"^\..+\.(\d+)(\.[0-9a-f]{8})?\.tmp$")
 
 
 def tmp_name(path: Path | str) -> Path:

@@ -437,3 +437,32 @@ def test_ctrl_c_or_sigterm_mid_run_prints_one_line(repo, how):
         assert proc.returncode == 130, err
         assert err.count("\n") == 1 and err.startswith("interrupted: "), err
         _assert_whole(repo, expected, "old")
+
+
+def test_the_next_start_removes_debris_of_dead_runs(tmp_path):
+    """Temporary files that killed runs (of this and earlier versions) left in book/."""
+    book = tmp_path / "book"
+    for sub in ("_generated", "figures"):
+        (book / sub).mkdir(parents=True)
+    dead = 2**22 + 12345  # above the default pid_max: no such process
+    debris = [
+        book / "_generated" / f".ch01.json.{dead}.0a1b2c3d.tmp",
+        book / "_generated" / f".ch01.json.{dead}.tmp",
+        book / "figures" / f".ch01-a.png.{dead}.tmp",
+        book / "_generated" / "runs.json.tmp",
+        book / "reproducibility.md.tmp",
+        tmp_path / "_build" / "reproduce" / f"ch01_alpha.{dead}.stage" / "x",
+        tmp_path / "_build" / "reproduce" / f".journal.json.{dead}.00ff00ff.tmp",
+    ]
+    live = [
+        book / "_generated" / f".ch02.json.{os.getpid()}.0a1b2c3d.tmp",
+        book / "_generated" / "ch01.json",
+        book / "figures" / ".keep",
+    ]
+    for p in debris + live:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("x")
+    _recover(tmp_path)
+    assert [p for p in debris if p.exists()] == []
+    assert all(p.exists() for p in live)
+    assert not (tmp_path / "_build" / "reproduce" / f"ch01_alpha.{dead}.stage").exists()
