@@ -755,11 +755,12 @@ def run_notebook(
                 err.committed = result
             raise
         finally:
-            if not (control_dir(repo_dir) / JOURNAL).exists():  # else: the next run's
-                for p in (src_tmp, out_tmp, final_tmp, kernel_log):
-                    p.unlink(missing_ok=True)
+            # past the commit point (a journal is left) the next start rolls forward
+            committed = ok or (control_dir(repo_dir) / JOURNAL).exists()
+            for p in (src_tmp, out_tmp, final_tmp, kernel_log):
+                p.unlink(missing_ok=True)
+            if not committed:
                 shutil.rmtree(stage, ignore_errors=True)
-            if not ok:
                 _restore(snap, restore_dirs, key)
     return result
 
