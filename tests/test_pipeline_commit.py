@@ -238,6 +238,7 @@ def _recover(repo: Path) -> None:
         rp.recover(repo)
 
 
+@pytest.mark.slow  # 8 runs of a fake chapter per signal: 30 s to 3 min, with the load
 @pytest.mark.parametrize("sig", ["SIGKILL", "SIGTERM", "SIGINT"])
 def test_a_signal_at_every_step_of_the_commit_leaves_old_or_new(base, steps, tmp_path, sig):
     expected = _files(base)
