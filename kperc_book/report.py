@@ -268,7 +268,7 @@ def render(repo_dir: Path | str = nbu.REPO_DIR) -> str:
         "## Commands",
         "",
         "```bash",
-        "make                                        # regenerate data, every chapter, the book",
+        "make                                        # verify data, rerun every chapter, build",
         "make test                                   # every check (see README.md)",
         "python -m kperc_book.data --check                # verify data/ (never rewrites it)",
         "python -m kperc_book.reproduce                   # re-execute every chapter",
