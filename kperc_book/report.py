@@ -421,7 +421,14 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"{PAGE} is up to date")
         return 0
-    write_page()
+    try:
+        write_page()
+    except OSError as err:  # disk full, read-only folder: the old page stays whole
+        print(
+            f"error: cannot write {PAGE}: {err.strerror or err}; the page is unchanged",
+            file=sys.stderr,
+        )
+        return 2
     print(f"wrote {PAGE}")
     return 0
 

@@ -238,3 +238,30 @@ def test_run_records_hold_the_blas_kernel_and_threads(tmp_path, env):
     if "OPENBLAS_CORETYPE" in env:
         assert {lib["kernel"] for lib in openblas} == {"Sandybridge"}
     assert entry["versions"]["numpy"]
+
+
+def test_a_full_disk_leaves_the_page_whole_with_a_one_line_error(monkeypatch, capsys):
+    import errno
+
+    from kperc_book import _fsio
+
+    page = REPO / "book" / "reproducibility.md"
+    before = page.read_bytes()
+    page.write_text(before.decode() + "stale\n")  # so that main has to write it
+    try:
+        real = open
+
+        def full(file, mode="r", *args, **kw):
+            if "x" in mode:
+                real(file, mode, *args, **kw).close()
+                raise OSError(errno.ENOSPC, "No space left on device", str(file))
+            return real(file, mode, *args, **kw)
+
+        monkeypatch.setattr(_fsio, "open", full, raising=False)
+        assert report.main([]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "No space left on device" in err
+        assert page.read_text() == before.decode() + "stale\n"
+        assert not [p for p in page.parent.iterdir() if p.name.endswith(".tmp")]
+    finally:
+        page.write_bytes(before)
