@@ -33,7 +33,7 @@ $(STAMP): pyproject.toml book-tools/pyproject.toml $(CONSTRAINTS)
 	@touch $(STAMP)
 
 data: env
-	$(PY) -m kperc_book.data
+	$(PY) -m kperc_book.data --check
 
 chapters: env
 	$(PY) -m kperc_book.reproduce

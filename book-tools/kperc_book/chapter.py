@@ -78,10 +78,11 @@ def _json_default(obj):
 
 
 def _write_json(path: Path, payload: Any) -> None:
+    from ._fsio import atomic_write
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(payload, indent=2, sort_keys=True, default=_json_default) + "\n")
-    tmp.replace(path)
+    text = json.dumps(payload, indent=2, sort_keys=True, default=_json_default) + "\n"
+    atomic_write(path, text, durable=False)  # staging files: reproduce fsyncs at commit
 
 
 #: Unit round-off of IEEE double precision (half the machine epsilon).
@@ -357,9 +358,13 @@ class Chapter:
         fig_dir.mkdir(parents=True, exist_ok=True)
         fname = f"{self.key}-{name}.png"
         path = fig_dir / fname
-        tmp = fig_dir / f".{fname}.{os.getpid()}.tmp"
-        fig.savefig(tmp, format="png", bbox_inches="tight", metadata={"Software": None})
-        tmp.replace(path)
+        import io
+
+        from ._fsio import atomic_write
+
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", bbox_inches="tight", metadata={"Software": None})
+        atomic_write(path, buf.getvalue(), durable=False)
         used = self.datasets if data is None else {d: _data.manifest()[d]["sha256"] for d in data}
         self.figures[fname] = {
             "file": f"figures/{fname}",

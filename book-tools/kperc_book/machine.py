@@ -17,6 +17,7 @@ from typing import Any
 
 __all__ = [
     "DEFAULT_PACKAGES",
+    "blas_libraries",
     "cpu_model",
     "loadavg",
     "machine_info",
@@ -133,6 +134,52 @@ def _blas() -> str | None:
     )
     # every BLAS loaded (NumPy's and SciPy's may differ); no paths
     return ", ".join(blas) if blas else None
+
+
+def blas_libraries() -> list[dict[str, Any]]:
+    """The BLAS libraries numpy and scipy load, with their kernel and thread count.
+
+    numpy and scipy's linear algebra are imported first, so that the libraries they
+    link are loaded; threadpoolctl then reports each one.
+
+    Returns
+    -------
+    list of dict
+        One entry per library: ``library`` (``openblas``, ``mkl``, ...), ``version``,
+        ``kernel`` (the CPU architecture the library chose, e.g. ``Haswell``),
+        ``threads`` and ``threading_layer``.
+
+    Examples
+    --------
+    >>> libs = blas_libraries()
+    >>> all(set(lib) == {"library", "version", "kernel", "threads", "threading_layer"}
+    ...     for lib in libs)
+    True
+    """
+    import numpy  # noqa: F401 - loads the BLAS that threadpoolctl inspects
+
+    try:
+        import scipy.linalg  # noqa: F401
+    except ImportError:  # pragma: no cover - scipy is a dependency of kperc
+        pass
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+        return []
+    seen = []
+    for lib in threadpool_info():
+        if lib.get("user_api") != "blas":
+            continue
+        entry = {
+            "library": str(lib.get("internal_api", "?")),
+            "version": str(lib.get("version") or "?"),
+            "kernel": str(lib.get("architecture") or "?"),
+            "threads": lib.get("num_threads"),
+            "threading_layer": str(lib.get("threading_layer") or "?"),
+        }
+        if entry not in seen:
+            seen.append(entry)
+    return seen
 
 
 def machine_info(packages: Iterable[str] = DEFAULT_PACKAGES) -> dict[str, Any]:

@@ -7,7 +7,7 @@
 * ``book/_generated/<chapter>.json``: each figure's sha256 and the datasets it read
   (written by :class:`kperc_book.chapter.Chapter`), matched with the notebook cell whose source
   calls ``ch.savefig(fig, "name")``;
-* ``data/manifest.json``: the stored datasets (written by ``python -m kperc_book.data``).
+* ``data/manifest.json``: the stored datasets (see :mod:`kperc_book.data`).
 
 Runtimes differ from run to run, so they never appear in a notebook's outputs (nbval
 compares those, and re-execution must give byte-identical notebooks); they live in
@@ -29,7 +29,15 @@ from typing import Any
 from . import _notebooks as nbu
 from . import paths
 
-__all__ = ["chapter_rows", "figure_rows", "dataset_rows", "render", "write_page", "main"]
+__all__ = [
+    "chapter_rows",
+    "figure_rows",
+    "dataset_rows",
+    "blas_text",
+    "render",
+    "write_page",
+    "main",
+]
 
 PAGE = Path("book") / "reproducibility.md"
 
@@ -196,6 +204,43 @@ def _versions_table(rows) -> list[str]:
     return out
 
 
+def blas_text(lib: dict[str, Any]) -> str:
+    """One BLAS library of a run record as text.
+
+    Examples
+    --------
+    >>> blas_text({"library": "openblas", "version": "0.3.31", "kernel": "Haswell",
+    ...            "threads": 2, "threading_layer": "pthreads"})
+    'openblas 0.3.31, kernel Haswell, 2 threads (pthreads)'
+    >>> blas_text({"library": "mkl", "version": "2024.0", "kernel": "?", "threads": 1,
+    ...            "threading_layer": "?"})
+    'mkl 2024.0, kernel ?, 1 thread'
+    """
+    threads = lib.get("threads")
+    count = f"{threads} thread{'' if threads == 1 else 's'}" if threads is not None else "threads ?"
+    layer = lib.get("threading_layer")
+    return (
+        f"{lib.get('library', '?')} {lib.get('version', '?')}, kernel {lib.get('kernel', '?')}, "
+        f"{count}" + (f" ({layer})" if layer and layer != "?" else "")
+    )
+
+
+def _blas_list(rows) -> list[str]:
+    """One bullet per BLAS configuration, with the chapters that ran with it."""
+    by_conf: dict[str, list[str]] = {}
+    for r in rows:
+        if not r["run"]:
+            continue
+        libs = r["run"].get("blas")
+        text = (
+            "; ".join(blas_text(lib) for lib in libs)
+            if libs
+            else ("none loaded" if libs == [] else "not recorded (run before this was recorded)")
+        )
+        by_conf.setdefault(text, []).append(r["stem"])
+    return [f"* {_cell(text)}: {', '.join(stems)}" for text, stems in sorted(by_conf.items())]
+
+
 def render(repo_dir: Path | str = nbu.REPO_DIR) -> str:
     """The Markdown text of the reproducibility page."""
     repo_dir = Path(repo_dir)
@@ -223,9 +268,9 @@ def render(repo_dir: Path | str = nbu.REPO_DIR) -> str:
         "## Commands",
         "",
         "```bash",
-        "make                                        # regenerate data, every chapter, the book",
+        "make                                        # verify data, rerun every chapter, build",
         "make test                                   # every check (see README.md)",
-        "python -m kperc_book.data                        # rewrite data/ and its manifest",
+        "python -m kperc_book.data --check                # verify data/ (never rewrites it)",
         "python -m kperc_book.reproduce                   # re-execute every chapter",
         "python -m kperc_book.reproduce ch04              # one chapter, default parameters",
         "python -m kperc_book.reproduce ch04 -p NAME VALUE  # one chapter, a parameter overridden",
@@ -269,6 +314,15 @@ def render(repo_dir: Path | str = nbu.REPO_DIR) -> str:
             "",
         ]
         lines += _versions_table(chapters) + [""]
+        lines += [
+            "### BLAS library, kernel and threads",
+            "",
+            "The BLAS library each chapter's last run used, the kernel it selected for the "
+            "CPU (another kernel rounds sums in another order, so the last digits of "
+            "floating-point results may differ) and the number of threads it ran with.",
+            "",
+        ]
+        lines += _blas_list(chapters) + [""]
     lines += [
         "## Figures",
         "",
@@ -309,8 +363,10 @@ def render(repo_dir: Path | str = nbu.REPO_DIR) -> str:
         "",
         "## Datasets",
         "",
-        "The stored datasets of `data/` (`python -m kperc_book.data --check` regenerates "
-        "each one and compares its sha256 with this manifest).",
+        "The stored datasets of `data/`. They are canonical: `python -m kperc_book.data "
+        "--check` verifies each file against its sha256 below and regenerates it to show "
+        "that the generator reproduces it (labels exactly, features within a stated "
+        "rounding tolerance); `--regenerate NAME --write` replaces one on purpose.",
         "",
     ]
     ds = dataset_rows(repo_dir)
@@ -324,7 +380,9 @@ def render(repo_dir: Path | str = nbu.REPO_DIR) -> str:
                 f"  - sha256 {_code(d.get('sha256', ''))}",
             ]
     else:
-        lines.append("No dataset manifest found: run `python -m kperc_book.data`.")
+        lines.append(
+            "No dataset manifest found: run `python -m kperc_book.data --regenerate --write`."
+        )
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -333,9 +391,9 @@ def write_page(repo_dir: Path | str = nbu.REPO_DIR) -> Path:
     path = Path(repo_dir) / PAGE
     text = render(repo_dir)
     if not path.exists() or path.read_text() != text:
-        tmp = path.with_suffix(".md.tmp")
-        tmp.write_text(text)
-        tmp.replace(path)
+        from ._fsio import atomic_write
+
+        atomic_write(path, text)
     return path
 
 
@@ -363,7 +421,14 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"{PAGE} is up to date")
         return 0
-    write_page()
+    try:
+        write_page()
+    except OSError as err:  # disk full, read-only folder: the old page stays whole
+        print(
+            f"error: cannot write {PAGE}: {err.strerror or err}; the page is unchanged",
+            file=sys.stderr,
+        )
+        return 2
     print(f"wrote {PAGE}")
     return 0
 

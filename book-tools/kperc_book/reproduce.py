@@ -7,17 +7,22 @@ Examples::
     python -m kperc_book.reproduce ch04 ch07 --preset full
 
 Each notebook is executed by papermill in its own folder, written to a temporary file
-under ``_build/reproduce/`` (never under ``book/``), normalised and only then moved into
-place atomically. While it runs, the chapter writes its records and figures to a staging
-folder under ``_build/reproduce/`` (named in ``KPERC_BOOK_STAGING``, see
-:mod:`kperc_book.chapter`); they are moved into ``book/_generated`` and ``book/figures``,
-each by an atomic rename, only after the whole notebook succeeded. A failing chapter
+under ``_build/reproduce/`` (never under ``book/``) and normalised. While it runs, the
+chapter writes its records and figures to a staging folder under ``_build/reproduce/``
+(named in ``KPERC_BOOK_STAGING``, see :mod:`kperc_book.chapter`). A failing chapter
 stops the run, names the notebook and the failing cell, and changes nothing under
-``book/``; so do Ctrl-C and SIGTERM (handled alike), and a dead kernel gives a one-line
-error. SIGKILL cannot be handled: it leaves at worst files in ``_build/reproduce/``,
-removed by the next run. Each successful run records the chapter's parameters, runtime
-and package versions in ``book/_generated/runs.json`` and refreshes the reproducibility
-page (:mod:`kperc_book.report`).
+``book/``; so do a dead kernel, a full disk and a read-only folder (one-line errors).
+
+A succeeded chapter is committed as one unit: its notebook, records, figures and
+``runs.json`` entry are staged, a journal of the renames is written atomically (the
+commit point), the files are renamed into ``book/``, the reproducibility page
+(:mod:`kperc_book.report`) is refreshed and the journal deleted. Ctrl-C and SIGTERM are
+handled alike: before the commit point the chapter is left untouched; during the commit
+they are acted upon once it is complete (Python's handler, which runs in the main
+thread whatever thread the signal reached, only notes them). SIGKILL cannot be
+handled: the next start finishes a journal it finds (:func:`recover`), so after it the
+chapter is wholly old or wholly new, and removes what dead runs left behind. Every run
+holds an exclusive lock (``_build/reproduce/lock``): two commands take turns.
 
 ``-p`` values are checked before anything runs: a value must have the type of the
 notebook's default (an integer is accepted for a float), numbers must be finite, and a
@@ -30,6 +35,7 @@ cell: a cell injected by an earlier run with overrides is removed first.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import platform
@@ -38,6 +44,7 @@ import shlex
 import shutil
 import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -45,12 +52,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import _fsio
 from . import _notebooks as nbu
 from . import machine as _machine
 from . import paths as _paths
 from .chapter import STAGING_ENV
 
-__all__ = ["ChapterFailed", "run_notebook", "reproduce", "main", "RUNS_PATH", "VERSIONED"]
+__all__ = [
+    "ChapterFailed",
+    "CommitIncomplete",
+    "Interrupted",
+    "run_notebook",
+    "reproduce",
+    "recover",
+    "record_run",
+    "blas_info",
+    "main",
+    "RUNS_PATH",
+    "VERSIONED",
+]
 
 RUNS_PATH = _paths.GENERATED_DIR / "runs.json"
 BUILD_DIR = _paths.BUILD_DIR / "reproduce"
@@ -192,10 +212,10 @@ def _snapshot(dirs: list[Path], key: str | None = None) -> dict[Path, bytes | No
 
 
 def _restore(snap: dict[Path, bytes | None], dirs: list[Path], key: str | None = None) -> None:
-    """Undo what a failed chapter wrote in ``dirs`` (its own files added or changed).
+    """Undo what a failed chapter wrote in ``dirs`` itself (its own files added or changed).
 
-    Only files named after the chapter key are touched, so that a failing chapter
-    never reverts records that another chapter is writing at the same time.
+    A chapter writes through the staging folder; this only repairs a notebook that wrote
+    into ``book/`` directly. Only files named after the chapter key are touched.
     """
     for d in dirs:
         if not d.is_dir():
@@ -206,28 +226,183 @@ def _restore(snap: dict[Path, bytes | None], dirs: list[Path], key: str | None =
     for p, blob in snap.items():
         if not p.exists() or p.read_bytes() != blob:
             p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_bytes(blob)
+            _fsio.atomic_write(p, blob)
 
 
 def _move_into_place(src: Path, dst: Path) -> None:
-    """Rename ``src`` onto ``dst`` atomically (through a sibling if on another disk)."""
-    dst.parent.mkdir(parents=True, exist_ok=True)
+    """Rename ``src`` onto ``dst`` atomically (through a sibling if on another disk).
+
+    Every file operation of a commit goes through this function (the fault-injection
+    tests count its calls to interrupt a commit at each step).
+    """
     try:
         os.replace(src, dst)
-    except OSError:  # build dir on another file system: copy next to it, then rename
-        side = dst.parent / f".{dst.name}.{os.getpid()}.tmp"
-        shutil.copyfile(src, side)
-        os.replace(side, dst)
+    except OSError as err:
+        if err.errno != errno.EXDEV:
+            raise
+        # build dir on another file system: copy next to the target, then rename
+        _fsio.atomic_write(dst, Path(src).read_bytes())
+        Path(src).unlink()
 
 
-def _commit(stage: Path, book_dir: Path, key: str) -> list[Path]:
-    """Move a succeeded chapter's staged records and figures into ``book_dir``.
+# --------------------------------------------------------------------------------------
+# Lock, journal and recovery
+#
+# A chapter's regeneration writes everything it will change (notebook, records, figures,
+# runs.json) into its staging folder under _build/reproduce/. The commit then
+#   1. checks that every target folder accepts new files;
+#   2. writes the journal (_build/reproduce/journal.json: the list of renames) by one
+#      atomic rename: the commit point;
+#   3. performs the renames, refreshes the reproducibility page and deletes the journal.
+# A process killed before step 2 changed nothing under book/; one killed after it left a
+# journal, and the next run (or any reproduce command) rolls it forward before anything
+# else. All of it happens under an exclusive lock (_build/reproduce/lock), so two
+# commands take turns instead of mixing their files.
+# --------------------------------------------------------------------------------------
 
-    Each file lands by an atomic rename; files of the staging folder that are not the
-    chapter's own (``<key>.*``, ``<key>-*``) are refused, so that a chapter cannot
-    overwrite another chapter's records.
+JOURNAL = "journal.json"
+LOCK = "lock"
+
+
+def control_dir(repo_dir: Path | str) -> Path:
+    """``_build/reproduce`` of ``repo_dir``: home of the lock and the commit journal."""
+    return Path(repo_dir).resolve() / "_build" / "reproduce"
+
+
+@contextmanager
+def repo_lock(repo_dir: Path | str, out=sys.stderr) -> Iterator[None]:
+    """Hold the repository's reproduce lock; say once that we wait if another holds it."""
+    ctl = control_dir(repo_dir)
+    ctl.mkdir(parents=True, exist_ok=True)
+
+    def waiting(holder: str) -> None:
+        if out is None:
+            return
+        print(
+            f"waiting: another kperc_book.reproduce (process {holder}) is updating "
+            f"{Path(repo_dir).name}/book; this run continues when it ends",
+            file=out,
+            flush=True,
+        )
+
+    with _fsio.locked(ctl / LOCK, on_wait=waiting):
+        yield
+
+
+def _book_dirs(repo_dir: Path) -> list[Path]:
+    book = repo_dir / "book"
+    return [book, book / "_generated", book / "figures"]
+
+
+def recover(repo_dir: Path | str = nbu.REPO_DIR, out=None) -> str | None:
+    """Finish a commit that a killed run left half done, then remove its leftovers.
+
+    Call with the lock held. A journal found in ``_build/reproduce`` is rolled forward
+    (its renames redone where the source is still staged, the reproducibility page
+    refreshed); temporary files of dead processes are removed from ``book/``,
+    ``book/_generated``, ``book/figures`` and ``_build/reproduce``.
+
+    Returns
+    -------
+    str or None
+        The chapter key whose commit was finished, if any.
     """
-    moved = []
+    repo_dir = Path(repo_dir).resolve()
+    ctl = control_dir(repo_dir)
+    journal = ctl / JOURNAL
+    done = None
+    if journal.exists():
+        try:
+            record = json.loads(journal.read_text())
+            moves = [(Path(a), Path(b)) for a, b in record["moves"]]
+        except (ValueError, KeyError, TypeError, OSError) as err:
+            raise ValueError(
+                f"{journal} is unreadable ({err}); it was written atomically, so the disk "
+                "is at fault: check it, then delete the file and re-run the chapter"
+            ) from None
+        _roll_forward(record, moves, repo_dir, journal)
+        done = str(record.get("chapter"))
+        if out is not None:
+            print(f"note: finished the interrupted update of {done} in book/", file=out)
+    for d in _book_dirs(repo_dir):
+        _fsio.sweep_debris(d)
+        for old in ("runs.json.tmp", "reproducibility.md.tmp"):  # names of older versions
+            (d / old).unlink(missing_ok=True)
+    clean_stale(ctl)
+    return done
+
+
+def _roll_forward(record: dict, moves: list[tuple[Path, Path]], repo_dir: Path, journal: Path):
+    """Carry out a journal: every staged file renamed onto its target, then the page."""
+    for src, dst in moves:
+        _step("move", dst)
+        if src.exists():
+            _move_into_place(src, dst)
+    for folder in {dst.parent for _, dst in moves}:
+        _fsio._fsync_dir(folder)
+    if record.get("report"):
+        from . import report
+
+        _step("report", repo_dir / report.PAGE)
+        report.write_page(repo_dir)
+    _step("journal-removed", journal)
+    journal.unlink()
+    _fsio._fsync_dir(journal.parent)
+    stage = record.get("stage")
+    if stage:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _step(kind: str, path: Path) -> None:
+    """A step of a commit; the fault-injection tests replace this to stop there."""
+
+
+def _probe_writable(folder: Path) -> None:
+    """Raise the OSError that writing a new file into ``folder`` would raise."""
+    folder.mkdir(parents=True, exist_ok=True)
+    probe = _fsio.tmp_name(folder / "probe")
+    with open(probe, "xb"):
+        pass
+    probe.unlink()
+
+
+def _commit(
+    stage: Path,
+    book_dir: Path,
+    key: str,
+    *,
+    notebook: tuple[Path, Path] | None = None,
+    runs: tuple[dict[str, Any], Path] | None = None,
+    repo_dir: Path | None = None,
+    report: bool = False,
+) -> list[Path]:
+    """Move a succeeded chapter's staged files into ``book_dir``, all or nothing.
+
+    Parameters
+    ----------
+    stage : path
+        Staging folder: ``_generated/`` and ``figures/`` hold the chapter's records.
+    book_dir : path
+        The book folder the records belong in.
+    key : str
+        Chapter key; staged files not named ``<key>.*`` or ``<key>-*`` are refused, so
+        that a chapter cannot overwrite another chapter's records.
+    notebook : (path, path), optional
+        (executed and normalised notebook, the notebook it replaces).
+    runs : (dict, path), optional
+        (the new content of runs.json, its path).
+    repo_dir : path
+        Repository root (where the journal lives); default: the parent of ``book_dir``.
+    report : bool
+        Refresh the reproducibility page as part of the commit.
+
+    Returns
+    -------
+    list of Path
+        The files of ``book_dir`` (and runs.json) that were replaced or created.
+    """
+    repo_dir = Path(repo_dir or book_dir.parent).resolve()
+    moves: list[tuple[Path, Path]] = []
     for sub in ("_generated", "figures"):
         folder = stage / sub
         if not folder.is_dir():
@@ -240,47 +415,87 @@ def _commit(stage: Path, book_dir: Path, key: str) -> list[Path]:
                     f"{key}: wrote {sub}/{p.name}, which is not one of its own records "
                     f"(names start with {key}. or {key}-); nothing was moved into book/"
                 )
-    for sub in ("_generated", "figures"):
-        folder = stage / sub
-        if folder.is_dir():
-            for p in sorted(folder.iterdir()):
-                if not p.name.startswith("."):
-                    _move_into_place(p, book_dir / sub / p.name)
-                    moved.append(book_dir / sub / p.name)
-    return moved
+            moves.append((p, book_dir / sub / p.name))
+    if runs is not None:
+        content, runs_path = runs
+        staged = stage / "runs.json"
+        _fsio.atomic_write(staged, _dump_runs(content))
+        moves.append((staged, Path(runs_path)))
+    if notebook is not None:
+        src, dst = notebook
+        staged = stage / dst.name
+        if Path(src) != staged:
+            _move_into_place(Path(src), staged)
+        moves.append((staged, dst))
+    for folder in sorted({dst.parent for _, dst in moves}):
+        _probe_writable(folder)
+    for src, _ in moves:  # staged files reach the disk before the journal names them
+        with open(src, "rb") as fh:
+            os.fsync(fh.fileno())
+    ctl = control_dir(repo_dir)
+    ctl.mkdir(parents=True, exist_ok=True)
+    record = {
+        "chapter": key,
+        "moves": [[str(a.resolve()), str(b.resolve())] for a, b in moves],
+        "report": bool(report),
+        "stage": str(stage.resolve()),
+    }
+    journal = ctl / JOURNAL
+    if journal.exists():
+        raise RuntimeError(f"{journal} exists: an unfinished commit must be recovered first")
+    with _signals_deferred():  # SIGINT/SIGTERM are acted upon once the commit is whole
+        _step("journal", journal)
+        _fsio.atomic_write(journal, json.dumps(record, indent=1) + "\n")  # commit point
+        try:
+            _roll_forward(record, moves, repo_dir, journal)
+        except OSError as err:
+            raise CommitIncomplete(
+                f"{key}: the update of book/ was interrupted by {err}; the next "
+                "`python -m kperc_book.reproduce` finishes it before it does anything else"
+            ) from None
+    return [dst for _, dst in moves]
+
+
+class CommitIncomplete(RuntimeError):
+    """A commit passed its commit point but a rename failed; the next run finishes it."""
 
 
 def clean_stale(build_dir: Path) -> list[Path]:
     """Remove what runs killed by SIGKILL left in ``build_dir`` (their process is gone).
 
-    Temporary files are named ``<stem>.<pid>.*``; those of a live process are kept.
+    Temporary files are named ``<stem>.<pid>.*``; those of a live process are kept, and
+    so is a staging folder that an unfinished commit journal still refers to.
     """
     removed = []
     if not build_dir.is_dir():
         return removed
+    keep = set()
+    journal = build_dir / JOURNAL
+    if journal.exists():
+        try:
+            keep.add(Path(json.loads(journal.read_text())["stage"]).resolve())
+        except (ValueError, KeyError, TypeError, OSError):
+            return removed  # recover() reports it
     for p in build_dir.iterdir():
-        m = re.match(r"^[^.]+\.(\d+)\.(in\.ipynb|out\.ipynb|final\.ipynb|stage)$", p.name)
+        m = re.match(
+            r"^[^.]+\.(\d+)\.(in\.ipynb|out\.ipynb|final\.ipynb|stage|kernel\.log)$", p.name
+        )
         if not m:
             continue
         pid = int(m.group(1))
-        if pid == os.getpid() or _alive(pid):
+        if pid == os.getpid() or _alive(pid) or p.resolve() in keep:
             continue
         if p.is_dir():
             shutil.rmtree(p, ignore_errors=True)
         else:
             p.unlink(missing_ok=True)
         removed.append(p)
+    removed += _fsio.sweep_debris(build_dir)
     return removed
 
 
 def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return _fsio.pid_alive(pid)
 
 
 @contextmanager
@@ -297,38 +512,77 @@ def _environ(name: str, value: str) -> Iterator[None]:
             os.environ[name] = old
 
 
-def _on_sigterm(signum, frame):  # noqa: ARG001 - signal handler signature
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM stopped the run; ``str()`` says what was left in which state."""
+
+
+class _SignalState(threading.local):
+    deferring = 0
+    pending: int | None = None
+
+
+_signals = _SignalState()
+
+
+def _on_signal(signum, frame):  # noqa: ARG001 - signal handler signature
+    """Python runs signal handlers in the main thread, between two bytecodes; during a
+    commit the signal is only noted (whichever thread the OS delivered it to)."""
+    if _signals.deferring:
+        _signals.pending = signum
+        return
     raise KeyboardInterrupt(f"signal {signum}")
 
 
 @contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
     """Handle SIGTERM like SIGINT (``KeyboardInterrupt``) so that clean-up runs."""
-    import threading
-
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = signal.signal(signal.SIGTERM, _on_sigterm)
+    old = {s: signal.signal(s, _on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, old)
+        for s, h in old.items():
+            signal.signal(s, h)
 
 
 @contextmanager
 def _signals_deferred() -> Iterator[None]:
-    """Hold SIGINT and SIGTERM while a chapter's files move into place (a few renames)."""
-    sigs = {signal.SIGINT, signal.SIGTERM}
-    try:
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, sigs)
-    except (AttributeError, OSError, ValueError):  # platform without signal masks
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+    """Note SIGINT and SIGTERM while a commit runs; act on them once it is complete.
+
+    A signal mask would not do: it applies to one thread only, and the process has
+    several (ZMQ, asyncio), any of which may receive a process-directed signal. Python's
+    handler, however, always runs in the main thread, so it can simply be told to wait.
+    """
+    with _sigterm_as_interrupt():
+        _signals.deferring += 1
+        try:
+            yield
+        finally:
+            _signals.deferring -= 1
+        if not _signals.deferring and _signals.pending is not None:
+            signum, _signals.pending = _signals.pending, None
+            raise KeyboardInterrupt(f"signal {signum}")
+
+
+def _kernel_manager_class(log_path: Path):
+    """A kernel manager whose kernel writes its own stdout/stderr to ``log_path``.
+
+    What a cell prints reaches the notebook through ZMQ either way; what the kernel
+    process itself prints (a ZMQ traceback when it is orphaned by Ctrl-C or SIGTERM)
+    goes to the log instead of the terminal.
+    """
+    from jupyter_client.manager import AsyncKernelManager
+
+    class _LoggedKernelManager(AsyncKernelManager):
+        async def _async_launch_kernel(self, kernel_cmd, **kw):
+            with open(log_path, "ab") as fh:  # Popen duplicates the descriptor
+                kw.setdefault("stdout", fh)
+                kw.setdefault("stderr", fh)
+                return await super()._async_launch_kernel(kernel_cmd, **kw)
+
+    return _LoggedKernelManager
 
 
 def _failed_cell(out_path: Path, err: Exception, source_nb) -> str:
@@ -367,8 +621,15 @@ def run_notebook(
     restore_dirs: list[Path] | None = None,
     kernel_name: str = "python3",
     progress: bool = False,
+    runs_path: Path | str | None = None,
+    update_report: bool = False,
 ) -> RunResult:
-    """Execute one notebook with papermill and replace it atomically on success.
+    """Execute one notebook with papermill and replace it, with its records, on success.
+
+    The chapter's notebook, records, figures and (with ``runs_path``) its runs.json
+    entry are replaced together by one journaled commit (see :func:`recover`): after
+    any interruption, even SIGKILL, they are either all old or all new. The run holds
+    the repository's reproduce lock (a second command waits for it).
 
     Parameters
     ----------
@@ -384,7 +645,12 @@ def run_notebook(
         Repository root, replaced by ``<repo>`` if it appears in outputs.
     restore_dirs : list of path, optional
         Folders whose files are restored if the run fails: the chapter's own generated
-        records and figures (files named ``<key>.*`` or ``<key>-*``).
+        records and figures (files named ``<key>.*`` or ``<key>-*``), in case the
+        notebook wrote there itself instead of through the staging folder.
+    runs_path : path, optional
+        ``runs.json`` to record the run in, as part of the same commit.
+    update_report : bool
+        Refresh the reproducibility page as part of the commit.
 
     Raises
     ------
@@ -392,34 +658,40 @@ def run_notebook(
         Unknown preset or parameter name (nothing is executed).
     ChapterFailed
         A cell raised; the notebook is left untouched.
+    OSError
+        A file could not be written (disk full, read-only folder); ``book/`` is left
+        untouched.
     """
     import nbclient.exceptions
     import nbformat
     import papermill as pm
 
     path = Path(path).resolve()
+    repo_dir = Path(repo_dir).resolve()
     build_dir = Path(build_dir)
     nb = nbformat.read(path, as_version=4)
     params, inject, cli = _effective(nb, preset, dict(overrides or {}), path)
     nbu.strip_injected(nb)
     build_dir.mkdir(parents=True, exist_ok=True)
-    clean_stale(build_dir)
     stem = f"{path.stem}.{os.getpid()}"
     src_tmp = build_dir / f"{stem}.in.ipynb"
     out_tmp = build_dir / f"{stem}.out.ipynb"
     final_tmp = build_dir / f"{stem}.final.ipynb"
+    kernel_log = build_dir / f"{stem}.kernel.log"
     stage = build_dir / f"{stem}.stage"
     restore_dirs = list(restore_dirs or [])
     key = nbu.chapter_key(path)
-    t0 = time.perf_counter()
     ok = False
-    with _sigterm_as_interrupt(), _environ(STAGING_ENV, str(stage)):
+    with _sigterm_as_interrupt(), repo_lock(repo_dir), _environ(STAGING_ENV, str(stage)):
+        recover(repo_dir, out=sys.stderr)
+        clean_stale(build_dir)
+        t0 = time.perf_counter()
         snap = _snapshot(restore_dirs, key)
         try:
             if stage.exists():
                 shutil.rmtree(stage)
             stage.mkdir()
-            nbformat.write(nb, src_tmp)
+            _fsio.atomic_write(src_tmp, nbu.dumps(nb), durable=False)
             try:
                 pm.execute_notebook(
                     str(src_tmp),
@@ -430,6 +702,7 @@ def run_notebook(
                     progress_bar=progress,
                     log_output=False,
                     request_save_on_cell_execute=False,
+                    kernel_manager_class=_kernel_manager_class(kernel_log),
                 )
             except pm.PapermillExecutionError as err:
                 failed = build_dir / f"{path.stem}.failed.ipynb"
@@ -437,8 +710,8 @@ def run_notebook(
                 if out_tmp.exists():
                     out_tmp.replace(failed)
                 shown = (
-                    failed.relative_to(Path(repo_dir).resolve())
-                    if failed.resolve().is_relative_to(Path(repo_dir).resolve())
+                    failed.relative_to(repo_dir)
+                    if failed.resolve().is_relative_to(repo_dir)
                     else failed
                 )
                 raise ChapterFailed(
@@ -456,22 +729,40 @@ def run_notebook(
                     f"{path.name} and its records are unchanged"
                 ) from None
             runtime = time.perf_counter() - t0
+            _step("executed", out_tmp)
             done = nbformat.read(out_tmp, as_version=4)
-            nbu.normalise(done, nb_dir=path.parent, repo_dir=Path(repo_dir))
-            final_tmp.write_text(nbu.dumps(done))
-            with _signals_deferred():  # a held SIGTERM/SIGINT is raised once all moved
-                _commit(stage, path.parent, key)
-                _move_into_place(final_tmp, path)
+            nbu.normalise(done, nb_dir=path.parent, repo_dir=repo_dir)
+            _fsio.atomic_write(final_tmp, nbu.dumps(done), durable=False)
+            result = RunResult(path, params, cli, preset, runtime)
+            runs = None
+            if runs_path is not None:
+                runs = (_runs_with(result, Path(runs_path), repo_dir), Path(runs_path))
+            with _signals_deferred():  # a SIGTERM/SIGINT is acted on once all is in place
+                _commit(
+                    stage,
+                    path.parent,
+                    key,
+                    notebook=(final_tmp, path),
+                    runs=runs,
+                    repo_dir=repo_dir,
+                    report=update_report,
+                )
                 ok = True
             # the executed copy of an earlier failure is out of date now
             (build_dir / f"{path.stem}.failed.ipynb").unlink(missing_ok=True)
+        except KeyboardInterrupt as err:
+            if ok:  # the signal came during the commit, which was completed first
+                err.committed = result
+            raise
         finally:
-            for p in (src_tmp, out_tmp, final_tmp):
+            # past the commit point (a journal is left) the next start rolls forward
+            committed = ok or (control_dir(repo_dir) / JOURNAL).exists()
+            for p in (src_tmp, out_tmp, final_tmp, kernel_log):
                 p.unlink(missing_ok=True)
-            shutil.rmtree(stage, ignore_errors=True)
-            if not ok:
+            if not committed:
+                shutil.rmtree(stage, ignore_errors=True)
                 _restore(snap, restore_dirs, key)
-    return RunResult(path, params, cli, preset, runtime)
+    return result
 
 
 def _command(result: RunResult) -> str:
@@ -485,21 +776,22 @@ def _command(result: RunResult) -> str:
     return shlex.join(parts)
 
 
-def record_run(
-    result: RunResult, runs_path: Path | str = RUNS_PATH, repo_dir: Path | str = nbu.REPO_DIR
-) -> dict[str, Any]:
-    """Add ``result`` to ``runs.json`` (parameters, runtime, versions) and return the entry."""
-    runs_path = Path(runs_path)
-    repo_dir = Path(repo_dir)
-    from .report import _read_json
+def blas_info() -> list[dict[str, Any]]:
+    """The BLAS libraries, kernels and thread counts of a chapter's run.
 
-    runs = _read_json(runs_path, {})
-    chapters = runs.setdefault("chapters", {})
+    See :func:`kperc_book.machine.blas_libraries`; the kernel inherits this process's
+    environment (``OPENBLAS_CORETYPE``, ``OPENBLAS_NUM_THREADS``, ...), so it selects the
+    same kernel and thread count.
+    """
+    return _machine.blas_libraries()
+
+
+def _entry(result: RunResult, repo_dir: Path) -> dict[str, Any]:
     try:
         rel = result.notebook.relative_to(repo_dir.resolve()).as_posix()
     except ValueError:
         rel = result.notebook.name
-    entry = {
+    return {
         "notebook": rel,
         "preset": result.preset,
         "overrides": result.overrides,
@@ -507,14 +799,50 @@ def record_run(
         "runtime_s": round(result.runtime_s, 1),
         "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "versions": versions(),
+        "blas": blas_info(),
         "command": _command(result),
     }
-    chapters[result.notebook.stem] = entry
-    runs_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = runs_path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(runs, indent=2, sort_keys=True, default=str) + "\n")
-    tmp.replace(runs_path)
-    return entry
+
+
+def _read_runs(runs_path: Path) -> dict[str, Any]:
+    from .report import _read_json
+
+    runs = _read_json(runs_path, {})
+    if not isinstance(runs, dict) or not isinstance(runs.setdefault("chapters", {}), dict):
+        raise ValueError(
+            f"{runs_path.parent.name}/{runs_path.name} is not a run record (no 'chapters' "
+            f"table); restore it with `git checkout -- {runs_path.name}` in "
+            f"{runs_path.parent.name}/"
+        )
+    return runs
+
+
+def _runs_with(result: RunResult, runs_path: Path, repo_dir: Path) -> dict[str, Any]:
+    """runs.json as it is now (read under the lock) with ``result``'s entry added."""
+    runs = _read_runs(runs_path)
+    runs["chapters"][result.notebook.stem] = _entry(result, repo_dir)
+    return runs
+
+
+def _dump_runs(runs: dict[str, Any]) -> str:
+    return json.dumps(runs, indent=2, sort_keys=True, default=str) + "\n"
+
+
+def record_run(
+    result: RunResult, runs_path: Path | str = RUNS_PATH, repo_dir: Path | str = nbu.REPO_DIR
+) -> dict[str, Any]:
+    """Add ``result`` to ``runs.json`` (parameters, runtime, versions, BLAS) and return it.
+
+    The read-modify-write happens under the repository's reproduce lock and the file is
+    replaced atomically, so concurrent callers never lose or corrupt an entry.
+    """
+    runs_path = Path(runs_path)
+    repo_dir = Path(repo_dir).resolve()
+    with repo_lock(repo_dir, out=None):  # held for milliseconds: no message
+        runs = _runs_with(result, runs_path, repo_dir)
+        runs_path.parent.mkdir(parents=True, exist_ok=True)
+        _fsio.atomic_write(runs_path, _dump_runs(runs))
+    return runs["chapters"][result.notebook.stem]
 
 
 def reproduce(
@@ -532,7 +860,10 @@ def reproduce(
 
     Everything is validated before the first notebook runs: unknown chapters, presets
     or parameters raise ``ValueError``. With several chapters, ``-p`` names must be a
-    parameter of every one of them.
+    parameter of every one of them. Each chapter is committed on its own (notebook,
+    records, figures, runs.json entry and the reproducibility page together); an
+    interruption raises :class:`Interrupted`, whose message names the chapters that
+    were completed and the one left untouched.
     """
     repo_dir = Path(repo_dir).resolve()
     runs_path = Path(runs_path) if runs_path else repo_dir / "book" / "_generated" / "runs.json"
@@ -555,37 +886,51 @@ def reproduce(
 
     for p in paths:  # validate everything before running anything
         _effective(nbformat.read(p, as_version=4), preset, dict(overrides or {}), p)
-    from .report import _read_json
-
-    _read_json(runs_path, {})  # a corrupt runs.json is an error now, not after a chapter ran
     book = repo_dir / "book"
     restore = [book / "_generated", book / "figures"]
-    results = []
+    results: list[RunResult] = []
+    current = None
+    _read_runs(runs_path)  # a corrupt runs.json is an error now, not after a chapter ran
     t_all = time.perf_counter()
-    for k, p in enumerate(paths, 1):
-        label = f"[{k}/{len(paths)}] {p.stem}"
-        print(f"{label}: running ...", file=out, flush=True)
-        res = run_notebook(
-            p,
-            overrides=overrides,
-            preset=preset,
-            build_dir=build_dir,
-            repo_dir=repo_dir,
-            restore_dirs=restore,
-            progress=sys.stderr.isatty(),
-        )
-        record_run(res, runs_path, repo_dir)
-        results.append(res)
-        print(
-            f"{label}: done in {res.runtime_s:.1f} s (elapsed {time.perf_counter() - t_all:.1f} s)",
-            file=out,
-            flush=True,
-        )
+    try:
+        with _sigterm_as_interrupt(), repo_lock(repo_dir):
+            recover(repo_dir, out=out)
+            for k, p in enumerate(paths, 1):
+                current = p
+                label = f"[{k}/{len(paths)}] {p.stem}"
+                print(f"{label}: running ...", file=out, flush=True)
+                res = run_notebook(
+                    p,
+                    overrides=overrides,
+                    preset=preset,
+                    build_dir=build_dir,
+                    repo_dir=repo_dir,
+                    restore_dirs=restore,
+                    progress=sys.stderr.isatty(),
+                    runs_path=runs_path,
+                    update_report=update_report,
+                )
+                results.append(res)
+                current = None
+                elapsed = time.perf_counter() - t_all
+                print(
+                    f"{label}: done in {res.runtime_s:.1f} s (elapsed {elapsed:.1f} s)",
+                    file=out,
+                    flush=True,
+                )
+    except KeyboardInterrupt as err:
+        if getattr(err, "committed", None) is not None:
+            results.append(err.committed)
+            current = None
+        done = ", ".join(r.notebook.stem for r in results)
+        what = [f"{done} updated completely" if done else ""]
+        if current is not None:
+            what.append(f"{current.name} and its records left untouched")
+        raise Interrupted("; ".join(w for w in what if w) or "nothing changed") from None
     if update_report:
         from . import report
 
-        page = report.write_page(repo_dir)
-        print(f"updated {page.relative_to(repo_dir)}", file=out)
+        print(f"updated {(repo_dir / report.PAGE).relative_to(repo_dir)}", file=out)
     return results
 
 
@@ -627,21 +972,42 @@ def main(argv: list[str] | None = None) -> int:
     overrides = {}
     for name, value in args.parameter:
         overrides[name] = value
-    try:
-        reproduce(args.chapters, overrides=overrides, preset=args.preset)
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    except ChapterFailed as err:
-        print(f"FAILED: {err}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(
-            "interrupted: the notebook being executed and its records were left untouched",
-            file=sys.stderr,
-        )
-        return 130
+    return guarded(lambda: reproduce(args.chapters, overrides=overrides, preset=args.preset))
+
+
+def guarded(run) -> int:
+    """Call ``run()`` and turn its failures into one line on stderr and an exit status.
+
+    2: invalid request (nothing ran); 1: a chapter failed or a file could not be written
+    (``book/`` unchanged) or a commit must be finished by the next run; 130: interrupted
+    by SIGINT or SIGTERM (the line says which chapters were completed).
+    """
+    with _sigterm_as_interrupt():  # no signal ends the process without its one line
+        try:
+            run()
+        except ValueError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        except (ChapterFailed, CommitIncomplete) as err:
+            print(f"FAILED: {err}", file=sys.stderr)
+            return 1
+        except OSError as err:
+            print(f"error: {_os_error(err)}; book/ was left untouched", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt as err:
+            detail = str(err) if isinstance(err, Interrupted) else "nothing changed"
+            print(f"interrupted: {detail}", file=sys.stderr)
+            return 130
     return 0
+
+
+def _os_error(err: OSError) -> str:
+    """One line for a failed file operation: what, where and why."""
+    where = err.filename if err.filename is not None else ""
+    why = err.strerror or type(err).__name__
+    if err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        why += " (a read-only file or folder?)"
+    return f"cannot write {where}: {why}" if where else f"file operation failed: {why}"
 
 
 if __name__ == "__main__":

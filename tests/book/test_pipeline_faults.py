@@ -5,11 +5,13 @@ a temporary git repository, runs ``kperc_book.reproduce`` there in a subprocess,
 at a chosen point and then checks that ``git status`` is clean and that nothing was left
 under ``book/``. SIGTERM must behave like Ctrl-C (clean-up runs, nothing is left in
 ``_build/reproduce``); SIGKILL cannot be handled, so what it leaves in ``_build/reproduce``
-must be removed by the next run's :func:`kperc_book.reproduce.clean_stale`.
+must be removed by the next start (:func:`kperc_book.reproduce.recover`). The commit of
+each step is covered with a tiny fake chapter in ``test_pipeline_commit.py``.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -31,6 +33,7 @@ TOC = "format: jb-book\nroot: book/index\nchapters:\n  - file: book/ch01_introdu
 #: argv[2], the process signals itself at that point of the commit phase.
 DRIVER = """
 import os, signal, sys
+from pathlib import Path
 from kperc_book import reproduce as rp
 
 repo, fault = sys.argv[1], sys.argv[2]
@@ -40,7 +43,8 @@ if fault.startswith("commit-"):
 
     def once(src, dst):
         real(src, dst)
-        os.kill(os.getpid(), sig)  # after the first file moved into book/
+        if "_build" not in Path(dst).parts:  # a rename into book/, past the commit point
+            os.kill(os.getpid(), sig)
 
     rp._move_into_place = once
 try:
@@ -131,7 +135,13 @@ def _assert_untouched(repo: Path) -> None:
 
 def _build_files(repo: Path) -> list[str]:
     d = repo / "_build" / "reproduce"
-    return sorted(p.name for p in d.iterdir()) if d.is_dir() else []
+    return sorted(p.name for p in d.iterdir() if p.name != rp.LOCK) if d.is_dir() else []
+
+
+def _next_start(repo: Path) -> None:
+    """What any later reproduce command does first: finish or discard, then clean."""
+    with rp.repo_lock(repo):
+        rp.recover(repo)
 
 
 @pytest.mark.parametrize("point", ["kernel-started", "record-staged"])
@@ -156,13 +166,15 @@ def test_sigkill_mid_run_changes_nothing_and_next_run_cleans_up(repo, point):
     time.sleep(2.0)  # the orphaned kernel notices its parent is gone within about 1 s
     _assert_untouched(repo)
     assert _build_files(repo), "expected SIGKILL to leave temporary files to clean"
-    rp.clean_stale(repo / "_build" / "reproduce")
+    _next_start(repo)
+    _assert_untouched(repo)
     assert _build_files(repo) == []
 
 
 @pytest.mark.parametrize("sig", ["SIGTERM", "SIGKILL"])
 def test_signal_while_moving_records_into_place(repo, sig):
-    """The commit phase holds SIGTERM until it ends; SIGKILL there leaves valid files."""
+    """The commit phase holds SIGTERM until it ends; after SIGKILL there the next start
+    completes the commit (the regenerated files are the committed ones, byte for byte)."""
     proc = _start(repo, f"commit-{sig}")
     out, _ = proc.communicate(timeout=180)
     if sig == "SIGTERM":
@@ -171,7 +183,15 @@ def test_signal_while_moving_records_into_place(repo, sig):
         assert _build_files(repo) == []
     else:
         assert proc.returncode == -signal.SIGKILL
-        rp.clean_stale(repo / "_build" / "reproduce")
+        assert (repo / "_build" / "reproduce" / rp.JOURNAL).exists()
+        _next_start(repo)
         assert _build_files(repo) == []
-    # regenerated files are byte-identical to the committed ones: nothing shows as changed
-    _assert_untouched(repo)
+    # regenerated files are byte-identical to the committed ones; only the run record
+    # (part of the commit) changed: its entry for ch01 is the new run's
+    status = _git(repo, "status", "--porcelain", "--untracked-files=all", "--ignored", "book")
+    assert status == " M book/_generated/runs.json\n", status
+    old = json.loads(_git(repo, "show", "HEAD:book/_generated/runs.json"))
+    new = json.loads((repo / "book" / "_generated" / "runs.json").read_text())
+    key = next(iter(new["chapters"]))
+    assert new["chapters"][key]["finished_utc"] >= old["chapters"][key]["finished_utc"]
+    assert new["chapters"][key]["blas"]

@@ -168,3 +168,100 @@ def test_committed_page_is_up_to_date():
     assert page.read_text() == report.render(REPO), (
         "book/reproducibility.md is stale: run `python -m kperc_book.report`"
     )
+
+
+def test_render_lists_blas_library_kernel_and_threads_per_chapter(repo):
+    """Each run's BLAS kernel and thread count appear as a short list (phone-friendly)."""
+    root, _ = repo
+    runs_path = root / "book" / "_generated" / "runs.json"
+    runs = json.loads(runs_path.read_text())
+    entry = runs["chapters"]["ch04_smooth"]
+    entry["blas"] = [
+        {
+            "library": "openblas",
+            "version": "0.3.31",
+            "kernel": "Sandybridge",
+            "threads": 1,
+            "threading_layer": "pthreads",
+        }
+    ]
+    runs["chapters"]["ch05_old"] = {**entry, "notebook": "book/ch05_old.ipynb"}
+    del runs["chapters"]["ch05_old"]["blas"]
+    runs_path.write_text(json.dumps(runs))
+    page = report.render(root)
+    assert "### BLAS library, kernel and threads" in page
+    assert "* openblas 0.3.31, kernel Sandybridge, 1 thread (pthreads): ch04_smooth" in page
+    assert max(_table_columns(page)) <= 2
+    for line in page.split("### BLAS", 1)[1].split("##", 1)[0].splitlines():
+        assert not line.startswith("|")
+        assert not line.startswith("* ") or len(line) < 120  # short bullets, no table
+
+
+BLAS_PROBE = """
+import json, sys
+from pathlib import Path
+from kperc_book import reproduce as rp
+repo = Path(sys.argv[1])
+res = rp.RunResult(repo / "book" / "ch01_x.ipynb", {}, {}, "default", 0.1)
+print(json.dumps(rp.record_run(res, repo / "book" / "_generated" / "runs.json", repo)))
+"""
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"OPENBLAS_CORETYPE": "Sandybridge", "OPENBLAS_NUM_THREADS": "1"},
+        {"OPENBLAS_NUM_THREADS": "2"},
+    ],
+    ids=["sandybridge-1", "threads-2"],
+)
+def test_run_records_hold_the_blas_kernel_and_threads(tmp_path, env):
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "book" / "_generated").mkdir(parents=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", BLAS_PROBE, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        check=True,
+    )
+    entry = json.loads(proc.stdout)
+    libs = entry["blas"]
+    assert libs and {"library", "version", "kernel", "threads", "threading_layer"} <= set(libs[0])
+    openblas = [lib for lib in libs if lib["library"] == "openblas"]
+    if not openblas:
+        pytest.skip(f"numpy is not linked to OpenBLAS here: {libs}")
+    assert {lib["threads"] for lib in openblas} == {int(env["OPENBLAS_NUM_THREADS"])}
+    if "OPENBLAS_CORETYPE" in env:
+        assert {lib["kernel"] for lib in openblas} == {"Sandybridge"}
+    assert entry["versions"]["numpy"]
+
+
+def test_a_full_disk_leaves_the_page_whole_with_a_one_line_error(monkeypatch, capsys):
+    import errno
+
+    from kperc_book import _fsio
+
+    page = REPO / "book" / "reproducibility.md"
+    before = page.read_bytes()
+    page.write_text(before.decode() + "stale\n")  # so that main has to write it
+    try:
+        real = open
+
+        def full(file, mode="r", *args, **kw):
+            if "x" in mode:
+                real(file, mode, *args, **kw).close()
+                raise OSError(errno.ENOSPC, "No space left on device", str(file))
+            return real(file, mode, *args, **kw)
+
+        monkeypatch.setattr(_fsio, "open", full, raising=False)
+        assert report.main([]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "No space left on device" in err
+        assert page.read_text() == before.decode() + "stale\n"
+        assert not [p for p in page.parent.iterdir() if p.name.endswith(".tmp")]
+    finally:
+        page.write_bytes(before)
