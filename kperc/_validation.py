@@ -240,6 +240,18 @@ def check_positive(value, name: str, *, integer: bool = False):
     return f
 
 
+def check_bool(value, name: str) -> bool:
+    """Check a boolean flag: ``True``/``False`` (or numpy bools), nothing taken by truthiness.
+
+    ``None``, ``0``, ``"no"`` and other objects are refused with a :class:`ValueError`
+    that names ``name``: a flag such as ``halt=None`` would otherwise silently act as
+    ``False``.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ValueError(f"{name} must be True or False; got {value!r} of type {type(value).__name__}.")
+
+
 def check_nonnegative(value, name: str) -> float:
     """Check that a scalar parameter is a finite number ``>= 0``."""
     f = _as_finite_float(value, name, "a non-negative number")
