@@ -21,12 +21,12 @@ import numpy as np
 from sklearn.kernel_approximation import Nystroem, RBFSampler
 from sklearn.metrics.pairwise import pairwise_kernels
 
+from ._kernel_columns import check_kernel_sample
 from ._kernels import (
     GramOperator,
     _check_kernel_args,
     _needs_psd_check,
     certified_positive,
-    gram_matrix,
     kernel_diagonal,
 )
 from ._validation import as_real_array, check_positive, check_Xy
@@ -144,9 +144,8 @@ def approx_gram_operator(
         raise ValueError(f"method must be one of {METHODS}; got {method!r}.")
     n_components = check_positive(n_components, "n_components", integer=True)
     kernel_params = _check_kernel_args(kernel, kernel_params)
-    if _needs_psd_check(kernel, kernel_params):  # checked on the first 256 points
-        m = min(n, 256)
-        gram_matrix(X[:m], np.ones(m), kernel, **kernel_params)
+    if _needs_psd_check(kernel, kernel_params):  # checked on a sample of 256 points
+        check_kernel_sample(X, kernel, kernel_params)
     if method == "rff":
         if kernel != "rbf":
             raise ValueError(
@@ -276,6 +275,8 @@ def exact_margin_check(
         raise ValueError(f"alpha must have shape ({n},) like y; got {a.shape}.")
     if not np.all(np.isfinite(a)) or np.any(a < 0):
         raise ValueError("alpha must be finite and non-negative (a result's alpha is).")
+    if _needs_psd_check(kernel, kernel_params):  # symmetric PSD on a sample, as gram_matrix
+        check_kernel_sample(X, kernel, kernel_params)
     diag = kernel_diagonal(X, kernel, **kernel_params)
     if np.any(~(diag > 0)):
         raise ValueError("K(x_i, x_i) <= 0 for some point: the normalised kernel is undefined.")

@@ -22,8 +22,10 @@ from sklearn.metrics.pairwise import euclidean_distances, pairwise_kernels
 
 from ._validation import (
     DIAG_TOL,
+    check_factor,
     check_finite,
     check_gram,
+    check_index,
     check_operator,
     check_operator_output,
     check_positive,
@@ -108,7 +110,11 @@ def kernel_matrix(X, Z=None, kernel: str | Callable = "linear", **kernel_params)
     Returns
     -------
     K : ndarray of shape (n_samples_X, n_samples_Z)
-        A callable's output is checked: real, finite, of this shape.
+        A callable's output is checked: real, finite, of this shape. When ``Z`` is
+        omitted, a kernel that may not be positive semidefinite (a callable, or
+        ``"poly"`` with ``coef0 < 0``) must also give a symmetric positive semidefinite
+        ``K`` with ``K(x, x) >= 0``, as :func:`gram_matrix` requires; with a separate
+        ``Z`` that cannot be checked (``K`` is rectangular).
 
     Examples
     --------
@@ -124,6 +130,14 @@ def kernel_matrix(X, Z=None, kernel: str | Callable = "linear", **kernel_params)
     if Z.shape[1] != X.shape[1]:
         raise ValueError(f"X has {X.shape[1]} features but Z has {Z.shape[1]}.")
     kernel_params = _check_kernel_args(kernel, kernel_params)
+    K = _kernel_values(X, Z, kernel, kernel_params)
+    if Z is X and _needs_psd_check(kernel, kernel_params):
+        _check_kernel_matrix(K)
+    return K
+
+
+def _kernel_values(X: np.ndarray, Z: np.ndarray, kernel, kernel_params: dict) -> np.ndarray:
+    """The kernel matrix of checked inputs (no symmetry or PSD check)."""
     if callable(kernel):
         return _check_callable_output(kernel(X, Z), (X.shape[0], Z.shape[0]))
     if kernel == "rbf":
@@ -136,6 +150,27 @@ def kernel_matrix(X, Z=None, kernel: str | Callable = "linear", **kernel_params)
             "kperc.gram_matrix, whose normalised values are computed from scaled data."
         )
     return K
+
+
+def _check_kernel_matrix(K: np.ndarray) -> None:
+    """A square kernel matrix: ``K(x, x) >= 0``, symmetric and PSD (relative to its size)."""
+    diag = np.diag(K)
+    bad = np.flatnonzero(diag < 0)
+    if bad.size:
+        raise ValueError(
+            f"the kernel gives K(x_i, x_i) = {diag[bad[0]]:.3g} < 0 at point {bad[0]}; a kernel "
+            "has K(x, x) >= 0."
+        )
+    scale = float(np.max(np.abs(K)))
+    if scale == 0.0:
+        return
+    asym = float(np.max(np.abs(K - K.T))) / scale
+    if asym > DIAG_TOL:
+        raise ValueError(
+            f"the kernel is not symmetric (max |K - K.T| = {asym:.3g} relative to max |K|); "
+            "a kernel must satisfy K(x, z) = K(z, x)."
+        )
+    check_psd_matrix(0.5 * (K + K.T) / scale, name="the kernel matrix")
 
 
 #: Entries beyond this size make squared distances overflow (or, below its inverse,
@@ -191,7 +226,7 @@ def kernel_diagonal(X, kernel: str | Callable = "linear", **kernel_params) -> np
         return d
     return np.array(
         [
-            kernel_matrix(X[i : i + 1], kernel=kernel, **kernel_params)[0, 0]
+            _kernel_values(X[i : i + 1], X[i : i + 1], kernel, kernel_params)[0, 0]
             for i in range(X.shape[0])
         ]
     )
@@ -297,7 +332,7 @@ def gram_matrix(X, y, kernel: str | Callable = "linear", **kernel_params) -> np.
         return np.ascontiguousarray(G)
     if _poly_needs_scaling(X, kernel, kernel_params):
         return _poly_gram_scaled(X, y, kernel_params)
-    K = kernel_matrix(X, kernel=kernel, **kernel_params)
+    K = _kernel_values(X, X, kernel, kernel_params)  # checked symmetric and PSD below
     if callable(kernel) or not (K.flags.writeable and K.flags.owndata):
         K = np.array(K, dtype=np.float64, order="C")  # never write to the caller's array
     diag = np.diag(K).copy()
@@ -386,7 +421,12 @@ def signed_normalized_points(X, y) -> np.ndarray:
     [[0.6, 0.8], [-0.0, -1.0]]
     """
     X, y = check_Xy(X, y)
-    norms = row_norms(X)  # scaled first: rows of size 1e+-300 neither overflow nor underflow
+    # Each row times a power of two (exact) so that its largest entry is in [0.5, 1):
+    # subnormal rows regain their full precision before the division (dividing a
+    # subnormal row by its norm gave unit-norm errors of 7%), huge rows cannot overflow.
+    amax = np.max(np.abs(X), axis=1)
+    X = np.ldexp(X, -np.frexp(np.where(amax > 0, amax, 1.0))[1][:, None])
+    norms = row_norms(X)
     _check_diag(norms)
     return X / norms[:, None] * y[:, None]
 
@@ -400,8 +440,12 @@ class GramOperator(LinearOperator):
 
     Parameters
     ----------
-    Z : ndarray of shape (n_samples, n_features)
-        Rows of unit Euclidean norm.
+    Z : array_like of shape (n_samples, n_features)
+        Rows of unit Euclidean norm (checked to ``1e-8``), real and finite: the signed
+        normalised points of :func:`kperc.signed_normalized_points`. Anything else is
+        refused with a :class:`ValueError` (complex input with a :class:`TypeError`):
+        a factor with other row norms stands for a ``G`` without a unit diagonal, on
+        which the algorithms' certificates would be false.
 
     Examples
     --------
@@ -414,7 +458,7 @@ class GramOperator(LinearOperator):
     """
 
     def __init__(self, Z: np.ndarray):
-        self.Z = np.ascontiguousarray(Z, dtype=np.float64)
+        self.Z = check_factor(Z, "Z")
         n = self.Z.shape[0]
         super().__init__(dtype=np.float64, shape=(n, n))
 
@@ -432,8 +476,8 @@ class GramOperator(LinearOperator):
         return self
 
     def column(self, j: int) -> np.ndarray:
-        """Column ``j`` of ``G``: ``(a_i^T a_j)_i``."""
-        return self.Z @ self.Z[j]
+        """Column ``j`` of ``G``: ``(a_i^T a_j)_i`` (``j`` an integer index)."""
+        return self.Z @ self.Z[check_index(j, self.shape[0])]
 
     def diagonal(self) -> np.ndarray:
         """The diagonal of ``G`` (all ones up to round-off)."""
@@ -727,7 +771,7 @@ def as_gram(G, *, check_psd: bool | None = None, validate: bool = True, cache_si
     """
     if not validate:
         if isinstance(G, LinearOperator):
-            check_operator(G)  # shape and dtype only: O(1), or O(n d) for a factor
+            check_operator(G, probe=False)  # shape and dtype: O(1), or O(n d) for a factor
             return _OperatorGram(G, cache_size)
         if scipy.sparse.issparse(G):
             G = G.toarray()

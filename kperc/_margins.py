@@ -632,7 +632,8 @@ def _data_margin_details(X, y, normalize: bool = True) -> tuple[OptimizeResult, 
     signed = X * y[:, None]  # exact: sign flips
     if normalize:
         _check_diag(norms)  # norms > 0 iff K(x_i, x_i) > 0; norms**2 may underflow
-        X = X / norms[:, None]
+        X = _pow2_rows(X)  # exact; subnormal rows regain their precision
+        X = X / row_norms(X)[:, None]
         scale = 1.0
     else:
         scale = float(norms.max())
