@@ -595,6 +595,15 @@ def certified_positive(gmin: float, n: int, alpha_l1: float) -> bool:
     return gmin > n * (np.finfo(np.float64).eps / 2) * alpha_l1
 
 
+def _refuse_false_certificate(G, j: int, value: float) -> None:
+    raise ValueError(
+        f"G (a {type(G).__name__}) has G[{j}, {j}] = {value:.6g}, not 1, at a point of the "
+        "certificate p: on such a G a small ||p||_G proves nothing, and no certificate is "
+        "returned. G must be a normalised signed Gram matrix (unit diagonal); check_input="
+        "False skipped its validation."
+    )
+
+
 class _DenseGram:
     """Uniform access to a dense G for the algorithms."""
 
@@ -620,6 +629,14 @@ class _DenseGram:
 
     def diagonal(self):
         return np.diag(self.G).copy()
+
+    def check_certificate(self, p) -> None:
+        """Refuse a certificate ``p`` unless ``G_jj = 1`` on its support (``O(|supp p|)``)."""
+        idx = np.flatnonzero(p)
+        d = self.G[idx, idx]
+        bad = np.flatnonzero(~(np.abs(d - 1.0) <= DIAG_TOL))
+        if bad.size:
+            _refuse_false_certificate(self.G, int(idx[bad[0]]), float(d[bad[0]]))
 
     def seminorm(self, p):
         return self.seminorm_bound(p)[0]
@@ -739,6 +756,30 @@ class _OperatorGram:
             np.matmul(self._Z, self._Z[j], out=out)
             return out
         return self.column(j)
+
+    def check_certificate(self, p) -> None:
+        """Refuse a certificate ``p`` unless ``G_jj = 1`` on its support.
+
+        A :class:`GramOperator`'s rows on the support are checked (``O(|supp p| d)``); a
+        ``KernelGramOperator``'s diagonal is 1 by construction; any other operator's
+        diagonal entries on the support are read (from ``diagonal()``, else one column
+        each).
+        """
+        from ._kernel_columns import KernelGramOperator
+
+        idx = np.flatnonzero(p)
+        if isinstance(self.G, KernelGramOperator):
+            return
+        if self._Z is not None:
+            r = row_norms(self._Z[idx])
+            d = r * r
+        elif hasattr(self.G, "diagonal"):
+            d = self.diagonal()[idx]
+        else:
+            d = np.array([self.column(int(j))[j] for j in idx])
+        bad = np.flatnonzero(~(np.abs(d - 1.0) <= DIAG_TOL))
+        if bad.size:
+            _refuse_false_certificate(self.G, int(idx[bad[0]]), float(d[bad[0]]))
 
     def diagonal(self):
         if hasattr(self.G, "diagonal"):

@@ -124,6 +124,7 @@ def _snkpvn_core(gram, q, delta, max_iter, mu0, trace, callback=None, offset=0, 
         if normp < delta:  # reached only when G alpha_k > 0 fails (after a refresh)
             exact, upper = gram.seminorm_bound(p)  # stable value and rounding-aware bound
             if upper < delta:
+                gram.check_certificate(p)
                 return make_result(
                     "certificate",
                     k,
@@ -357,6 +358,7 @@ def isnkpvn(
         nq, upper = gram.seminorm_bound(q)
         if upper <= eps:
             tr.add(t=t, norm_q_G=nq, delta=0.0, inner_nit=0, outcome="guard")
+            gram.check_certificate(q)
             return make_result(
                 "certificate",
                 total,
@@ -407,6 +409,7 @@ def isnkpvn(
         if delta < eps:  # the inner run certified ||q||_G < delta
             nq = gram.seminorm(q)
             tr.add(t=t, norm_q_G=nq, delta=0.0, inner_nit=0, outcome="final")
+            gram.check_certificate(q)
             return make_result(
                 "certificate",
                 total,

@@ -212,6 +212,7 @@ def nvn(
     p = pt * c
     extra = {"ncol": gram.column_evals}
     if certificate:
+        gram.check_certificate(p)
         return make_result(
             "certificate",
             k,
