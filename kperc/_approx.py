@@ -19,12 +19,12 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.kernel_approximation import Nystroem, RBFSampler
-from sklearn.metrics.pairwise import pairwise_kernels
 
 from ._kernel_columns import check_kernel_sample
 from ._kernels import (
     GramOperator,
     _check_kernel_args,
+    _kernel_values,
     _needs_psd_check,
     certified_positive,
     kernel_diagonal,
@@ -146,6 +146,17 @@ def approx_gram_operator(
     kernel_params = _check_kernel_args(kernel, kernel_params)
     if _needs_psd_check(kernel, kernel_params):  # checked on a sample of 256 points
         check_kernel_sample(X, kernel, kernel_params)
+    amax = float(np.max(np.abs(X)))
+    if method == "nystroem" and amax > 0 and not (2.0**-500 <= amax <= 2.0**500):
+        # sklearn's Nystroem evaluates the kernel as ||x||^2 + ||z||^2 - 2 x.z (RBF) or
+        # x.z: at this scale those overflow or underflow to NaN, inf or 0
+        raise ValueError(
+            f"X has entries of size {amax:.3g}, beyond 2**+-500 (about 3e+-150): the "
+            "Nystroem feature map "
+            "cannot be evaluated at this scale (the kernel values overflow or underflow). "
+            "Rescale X; for the RBF kernel, K(x, z) = exp(-gamma ||x - z||^2) is unchanged "
+            "when X is divided by s and gamma multiplied by s^2."
+        )
     if method == "rff":
         if kernel != "rbf":
             raise ValueError(
@@ -298,10 +309,7 @@ def exact_margin_check(
     Galpha = np.zeros(m)
     for i0 in range(0, m if support.size else 0, block_size):
         r = rows[i0 : i0 + block_size]
-        if callable(kernel):
-            K = np.asarray(kernel(X[r], Xs), dtype=np.float64)
-        else:
-            K = pairwise_kernels(X[r], Xs, metric=kernel, **kernel_params)
+        K = _kernel_values(X[r], Xs, kernel, kernel_params)  # finite, scaled RBF
         Galpha[i0 : i0 + r.size] = s[r] * (K @ w)
     gmin = float(Galpha.min())
     l1 = float(a.sum())

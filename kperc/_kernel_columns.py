@@ -14,12 +14,11 @@ from collections.abc import Callable
 
 import numpy as np
 from scipy.sparse.linalg import LinearOperator
-from sklearn.metrics.pairwise import pairwise_kernels
 
 from ._kernels import (
-    _check_callable_output,
     _check_diag,
     _check_kernel_args,
+    _kernel_values,
     _needs_psd_check,
     gram_matrix,
     kernel_diagonal,
@@ -97,7 +96,15 @@ class KernelGramOperator(LinearOperator):
         self.kernel = kernel
         self.kernel_params = kernel_params
         self.block_size = block_size
-        diag = kernel_diagonal(X, kernel, **kernel_params)
+        if kernel == "linear" or (kernel == "poly" and kernel_params.get("coef0", 1) == 0):
+            # homogeneous kernels: the normalised G does not depend on the scale of each
+            # row, so rows are scaled by powers of two (exact) and never overflow
+            amax = np.max(np.abs(X), axis=1)
+            Xk = np.ldexp(X, -np.frexp(np.where(amax > 0, amax, 1.0))[1][:, None])
+        else:
+            Xk = X
+        self._Xk = Xk
+        diag = kernel_diagonal(Xk, kernel, **kernel_params)
         _check_diag(diag)
         self._s = y / np.sqrt(diag)
         n = X.shape[0]
@@ -111,14 +118,13 @@ class KernelGramOperator(LinearOperator):
         super().__init__(dtype=np.float64, shape=(n, n))
 
     def _kernel(self, A, B) -> np.ndarray:
-        if callable(self.kernel):
-            return _check_callable_output(self.kernel(A, B), (A.shape[0], B.shape[0]))
-        return pairwise_kernels(A, B, metric=self.kernel, **self.kernel_params)
+        # checked (finite, right shape), and evaluated from scaled data at extreme scales
+        return _kernel_values(A, B, self.kernel, self.kernel_params)
 
     def column(self, j: int) -> np.ndarray:
         """Column ``j`` of ``G`` (``j`` an integer index), in ``O(n d)`` time and memory."""
         j = check_index(j, self.shape[0])
-        col = self._kernel(self.X, self.X[j : j + 1]).reshape(-1)
+        col = self._kernel(self._Xk, self._Xk[j : j + 1]).reshape(-1)
         col *= self._s
         col *= self._s[j]
         if self._has_repeats:  # copies of x_j: exactly y_i y_j, as in gram_matrix
@@ -136,7 +142,7 @@ class KernelGramOperator(LinearOperator):
         b = self.block_size
         for i0 in range(0, self.shape[0], b):
             i1 = min(self.shape[0], i0 + b)
-            out[i0:i1] = self._s[i0:i1] * (self._kernel(self.X[i0:i1], self.X) @ w)
+            out[i0:i1] = self._s[i0:i1] * (self._kernel(self._Xk[i0:i1], self._Xk) @ w)
         return out
 
     def _rmatvec(self, v):

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse
 from scipy.sparse.linalg import LinearOperator
-from sklearn.metrics.pairwise import euclidean_distances, pairwise_kernels
+from sklearn.metrics.pairwise import pairwise_kernels
 
 from ._validation import (
     DIAG_TOL,
@@ -32,6 +32,7 @@ from ._validation import (
     check_psd_matrix,
     check_X,
     check_Xy,
+    pow2_scale,
     row_norms,
 )
 
@@ -186,8 +187,15 @@ def _rbf_kernel(X: np.ndarray, Z: np.ndarray, gamma) -> np.ndarray:
     amax = max(float(np.max(np.abs(X))), float(np.max(np.abs(Z))))
     if amax == 0 or 1 / _SAFE_SCALE <= amax <= _SAFE_SCALE:
         return pairwise_kernels(X, Z, metric="rbf", gamma=gamma)
-    s = 2.0 ** np.round(np.log2(amax))  # exact scaling
-    D2 = euclidean_distances(X / s, Z / s, squared=True)
+    s = pow2_scale(amax)  # exact scaling
+    Xs, Zs = X / s, Z / s
+    # differences, not ||x||^2 + ||z||^2 - 2 x.z: a point and its copy are at distance 0
+    # exactly (sklearn's formula leaves 1e-16, which the factor s^2 below blows up)
+    D2 = np.empty((X.shape[0], Z.shape[0]))
+    block = max(1, 2**20 // max(1, Z.shape[0] * X.shape[1]))
+    for i0 in range(0, X.shape[0], block):
+        diff = Xs[i0 : i0 + block, None, :] - Zs[None, :, :]
+        D2[i0 : i0 + block] = np.einsum("ijk,ijk->ij", diff, diff)
     with np.errstate(over="ignore", under="ignore"):
         t = (gamma * D2) * s * s  # inf where it overflows: exp(-inf) = 0 is right
         K = np.exp(-np.where(D2 > 0, t, 0.0))
@@ -366,7 +374,21 @@ def _poly_needs_scaling(X: np.ndarray, kernel, kernel_params: dict) -> bool:
     if kernel != "poly" or kernel_params.get("coef0", 1) < 0:
         return False
     amax = float(np.max(np.abs(X)))
-    return amax > 0 and not (1 / _SAFE_SCALE <= amax <= _SAFE_SCALE)
+    if amax > 0 and not (1 / _SAFE_SCALE <= amax <= _SAFE_SCALE):
+        return True
+    # the diagonal (gamma ||x||^2 + c)^degree itself may leave the float64 range
+    norms = row_norms(X)
+    nonzero = norms[norms > 0]
+    if nonzero.size == 0:
+        return False
+    gamma = kernel_params.get("gamma")
+    gamma = 1.0 / X.shape[1] if gamma is None else gamma
+    c = kernel_params.get("coef0", 1)
+    degree = kernel_params.get("degree", 3)
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        ends = gamma * np.array([nonzero.min(), nonzero.max()]) ** 2 + c
+        logs = degree * np.log(ends)
+    return bool(np.any(~np.isfinite(logs)) or np.max(np.abs(logs)) > 600.0)
 
 
 def _poly_gram_scaled(X: np.ndarray, y: np.ndarray, kernel_params: dict) -> np.ndarray:
@@ -380,6 +402,9 @@ def _poly_gram_scaled(X: np.ndarray, y: np.ndarray, kernel_params: dict) -> np.n
     gamma = kernel_params.get("gamma")
     gamma = 1.0 / X.shape[1] if gamma is None else gamma
     c = kernel_params.get("coef0", 1)
+    if c == 0:  # homogeneous: G does not depend on the scale of each row; scale exactly
+        amax = np.max(np.abs(X), axis=1)
+        X = np.ldexp(X, -np.frexp(np.where(amax > 0, amax, 1.0))[1][:, None])
     norms = row_norms(X)
     t = np.hypot(np.sqrt(gamma) * norms, np.sqrt(c))
     _check_diag(t)

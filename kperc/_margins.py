@@ -25,7 +25,14 @@ from ._exact import ETA as _ETA
 from ._exact import U as _U
 from ._exact import dot2_rows, exactly_zero
 from ._kernels import GramOperator, _check_diag
-from ._validation import check_bool, check_gram, check_simplex, check_Xy, row_norms
+from ._validation import (
+    check_bool,
+    check_gram,
+    check_simplex,
+    check_Xy,
+    pow2_scale,
+    row_norms,
+)
 
 __all__ = [
     "margin",
@@ -136,6 +143,15 @@ def min_norm_point(B: np.ndarray) -> tuple[float, np.ndarray]:
         )
     if not np.all(np.isfinite(B)):
         raise ValueError("B contains NaN or inf.")
+    top = float(np.max(np.abs(B)))
+    if top == 0.0:
+        return 0.0, np.full(B.shape[1], 1.0 / B.shape[1])
+    # homogeneous in B: solved for B / s, s a power of two (exact), then rescaled, so that
+    # entries of size 1e+-300 neither overflow nor vanish next to the row of ones
+    s = pow2_scale(top)
+    if s != 1.0:
+        value, p = min_norm_point(B / s)
+        return value * s, p
     r, n = B.shape
     M = np.vstack([B, np.ones((1, n))])
     rhs = np.zeros(r + 1)

@@ -179,9 +179,11 @@ def perceptron(
 
     def fields(counts, u, k, mmin, nu):
         a = counts * (norms / scale)
+        with np.errstate(over="ignore"):
+            w = u * scale  # inf when w itself overflows (reported at the end)
         return {
             "alpha": a / a.sum() if k else a,
-            "w": u * scale,
+            "w": w,
             "min_margin": mmin / nu * scale if nu > 0 else 0.0,
             "norm_w": nu * scale,
         }
@@ -189,7 +191,14 @@ def perceptron(
     counts, u, k, tr, how = _linear_counts_loop(
         Z, max_iter, trace, record_w=True, average=False, callback=callback, fields=fields
     )
-    u = u * scale
+    with np.errstate(over="ignore"):
+        u = u * scale
+    if not np.all(np.isfinite(u)):
+        raise ValueError(
+            f"X is too large: the perceptron's weight vector w (a sum of {k} rows y_i x_i, "
+            f"of norm up to {float(norms.max()):.3g}) overflows float64. Its decisions do not "
+            "depend on the scale of X: divide X by a power of two, e.g. X / 2**20."
+        )
     if tr.enabled and scale != 1.0:  # report the trace in the units of X
         tr.data["w"] = [wk * scale for wk in tr.data["w"]]
         tr.data["norm_w"] = [v * scale for v in tr.data["norm_w"]]
@@ -709,7 +718,11 @@ def winnow(
         ):
             stopped = True
             break
-        logv = logv + eta * B[_first_index_rule(m)]
+        with np.errstate(over="ignore"):
+            # kept at max 0: entries only go down, to -inf at worst (weight 0), never to
+            # +inf - inf = NaN, whatever eta (1e308 included)
+            logv = logv + eta * B[_first_index_rule(m)]
+            logv -= logv.max()
         k += 1
     w = v[:d] - v[d:]
     if ok:

@@ -116,8 +116,19 @@ def row_norms(X: np.ndarray) -> np.ndarray:
 
 
 def pow2_scale(value: float) -> float:
-    """The power of two nearest ``value`` (> 0): dividing by it is exact in floating point."""
-    return float(2.0 ** np.round(np.log2(value)))
+    """A power of two near ``value`` (> 0): dividing by it is exact in floating point.
+
+    The exponent is kept in ``[-1022, 1022]``, so that the power and its inverse are both
+    normal numbers: ``value`` near the largest double (1.3e308 and above would round to
+    ``2**1024 = inf``) or subnormal (1e-310, whose inverse would overflow) still gives a
+    finite scale, and ``value / pow2_scale(value)`` is within a factor 2 of 1 whenever
+    ``value`` is a normal number.
+    """
+    value = float(value)
+    if not value > 0 or not math.isfinite(value):
+        raise ValueError(f"pow2_scale needs a finite positive value; got {value!r}.")
+    e = math.frexp(value)[1] - 1  # value in [2^e, 2^(e+1))
+    return math.ldexp(1.0, min(max(e, -1022), 1022))
 
 
 def check_Xy(X, y) -> tuple[np.ndarray, np.ndarray]:
