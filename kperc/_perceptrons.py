@@ -35,6 +35,7 @@ from ._result import (
 )
 from ._smoothing import EXP_FLOOR, entropy_prox, log_mean_exp
 from ._validation import (
+    check_flags,
     check_mu0,
     check_nonnegative,
     check_positive,
@@ -168,6 +169,7 @@ def perceptron(
     ('separator', True)
     """
     X, y = check_Xy(X, y)
+    check_flags(trace=trace)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     norms = row_norms(X)
     _check_diag(norms)  # a zero point makes the strict problem infeasible
@@ -267,6 +269,7 @@ def normalized_perceptron(
     ('separator', True)
     """
     X, y = check_Xy(X, y)
+    check_flags(trace=trace)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     norms = row_norms(X)  # scaled first: no overflow or underflow at 1e+-300
     _check_diag(norms)
@@ -370,6 +373,7 @@ def nkp(
     >>> res.outcome, res.nit <= 1 / 0.2**2
     ('separator', True)
     """
+    check_flags(trace=trace, halt=halt, check_input=check_input)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     cache_size = check_nonnegative(cache_size, "cache_size")
     gram = as_gram(G, validate=check_input, cache_size=cache_size)
@@ -522,6 +526,7 @@ def snkp(
     >>> res.outcome, bool(res.nit < 2 * np.sqrt(2 * np.log(60)) / 0.2)  # Theorem 1
     ('separator', True)
     """
+    check_flags(trace=trace, halt=halt, check_input=check_input)
     gram = as_gram(G) if check_input else as_gram(G, validate=False)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     mu = check_mu0(mu0)
@@ -690,6 +695,7 @@ def winnow(
     """
     X, y = check_Xy(X, y)
     eta = check_positive(eta, "eta")
+    check_flags(trace=trace)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     ninf = np.max(np.abs(X), axis=1)
     _check_diag(ninf)

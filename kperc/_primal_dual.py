@@ -23,7 +23,7 @@ from ._result import (
     stopped_message,
 )
 from ._smoothing import euclidean_prox
-from ._validation import check_mu0, check_positive, check_simplex
+from ._validation import check_flags, check_mu0, check_positive, check_simplex
 
 __all__ = ["snkpvn", "isnkpvn"]
 
@@ -259,6 +259,7 @@ def snkpvn(
     >>> res.outcome, res.norm_p_G < 1e-2
     ('certificate', True)
     """
+    check_flags(trace=trace, check_input=check_input)
     gram = as_gram(G) if check_input else as_gram(G, validate=False)
     n = gram.n
     q = np.full(n, 1.0 / n) if q is None else check_simplex(q, n)
@@ -341,6 +342,7 @@ def isnkpvn(
     >>> res.outcome, res.norm_p_G <= 1e-4
     ('certificate', True)
     """
+    check_flags(trace=trace, check_input=check_input)
     gram = as_gram(G) if check_input else as_gram(G, validate=False)
     gamma = check_positive(gamma, "gamma")
     if gamma <= 1.0:

@@ -187,6 +187,14 @@ def check_labels(y) -> np.ndarray:
             "y has dtype object; pass the labels -1 and +1 as a numeric array, for example "
             "np.asarray(y, dtype=float)."
         )
+    if arr.dtype.kind not in "biuf":
+        # strings such as "1" and "-1", timedelta64 or datetime64 would convert to floats
+        # silently; labels are numbers
+        raise ValueError(
+            f"y: labels must be the numbers -1 and +1; got dtype {arr.dtype}. Convert them "
+            "explicitly (for example y = np.where(y == 'pos', 1, -1)); SNKPClassifier "
+            "accepts any two classes."
+        )
     if arr.ndim != 1:
         raise ValueError(f"y must be 1-D of shape (n_samples,); got shape {arr.shape}.")
     if arr.shape[0] == 0:
@@ -231,10 +239,20 @@ def check_positive(value, name: str, *, integer: bool = False):
             hint = ""
             if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
                 try:
-                    if float(value).is_integer():
-                        hint = f" (pass {name}={int(value)})"
+                    f = float(value)
                 except (OverflowError, ValueError):
-                    pass
+                    f = None
+                if f is not None and math.isnan(f):
+                    hint = " (NaN is not a number of iterations)"
+                elif f is not None and math.isinf(f):
+                    hint = (
+                        f" (there is no unlimited {name}: pass a large integer such as "
+                        f"{name}=10**9)"
+                    )
+                elif f is not None and f.is_integer():
+                    hint = f" (pass {name}={int(f)})"
+            elif isinstance(value, (bool, np.bool_)):
+                hint = f" (a bool is not a count: pass {name}=1 if 1 is meant)"
             raise ValueError(f"{name} must be a positive integer; got {value!r}{hint}.")
         value = int(value)
         if value <= 0:
@@ -261,6 +279,12 @@ def check_bool(value, name: str) -> bool:
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise ValueError(f"{name} must be True or False; got {value!r} of type {type(value).__name__}.")
+
+
+def check_flags(**flags) -> None:
+    """:func:`check_bool` on each keyword (``check_flags(trace=trace, halt=halt)``)."""
+    for name, value in flags.items():
+        check_bool(value, name)
 
 
 def check_nonnegative(value, name: str) -> float:

@@ -32,7 +32,7 @@ from ._result import (
     notify,
     stopped_message,
 )
-from ._validation import check_nonnegative, check_positive, check_Xy
+from ._validation import check_flags, check_nonnegative, check_positive, check_Xy
 
 __all__ = ["nvn", "von_neumann_linear", "line_search_step"]
 
@@ -132,6 +132,7 @@ def nvn(
     ('certificate', True)
     """
     eps = check_positive(eps, "eps")
+    check_flags(primal_exit=primal_exit, trace=trace, check_input=check_input)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     cache_size = check_nonnegative(cache_size, "cache_size")
     gram = as_gram(G, validate=check_input, cache_size=cache_size)
@@ -297,6 +298,7 @@ def von_neumann_linear(
     """
     X, y = check_Xy(X, y)
     eps = check_positive(eps, "eps")
+    check_flags(primal_exit=primal_exit, trace=trace)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     Z = signed_normalized_points(X, y)
     n = Z.shape[0]
