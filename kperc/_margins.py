@@ -954,7 +954,38 @@ def _polish_active_set(
             break
     if not polished:
         best = w / w.sum() if w.sum() > 0 else w
+    elif best_dist - lower > 1e-12 * max(1.0, best_dist):
+        lower = max(lower, _dual_ladder(Bt, q, best, lam, tau, feas_tol))
     return best, lower, polished
+
+
+def _dual_ladder(
+    Bt: np.ndarray, q: np.ndarray, w: np.ndarray, lam0: np.ndarray, tau: float, base: float
+) -> float:
+    """The best dual lower bound from multipliers fitted to the witness ``w``.
+
+    At the optimum, ``q_S - w_S = B_S^T y + t`` on the support ``S`` of ``w``. The columns
+    that a witness makes dependent are dependent in a computed factor only up to its error
+    (singular values of 1e-12 whose size depends on the BLAS kernel that computed the
+    factor), so a fixed rank cut can leave a residual of 1e-9 in this system, and the
+    bound loses as much. Here the multipliers nearest to the solver's ``lam0`` that solve
+    the system are computed for every cut of a ladder (0, then the rounding floor times
+    powers of 10); any multipliers give a valid bound (weak duality), so the largest is
+    kept.
+    """
+    S = w > 0
+    C = Bt[:, S]
+    U, sv, Vt = np.linalg.svd(C, full_matrices=False)
+    coef = Vt @ ((q[S] - w[S]) - C.T @ lam0)
+    best = 0.0
+    for cut in [0.0] + [base * 10.0**k for k in range(0, 7)]:
+        keep = sv > cut
+        if not keep.any():
+            break
+        lam = lam0 + U[:, keep] @ (coef[keep] / sv[keep])
+        if np.all(np.isfinite(lam)):
+            best = max(best, _dual_lower_bound(Bt[:-1], q, lam, tau))
+    return best
 
 
 def _dual_lower_bound(B: np.ndarray, q: np.ndarray, lam: np.ndarray, tau: float = 0.0) -> float:
