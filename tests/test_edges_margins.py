@@ -28,7 +28,9 @@ def _exact_signs(A, w):
 
     out = []
     for row in A:
-        out.append(sum(Fraction(float(a)) * Fraction(float(b)) for a, b in zip(row, w)))
+        out.append(
+            sum(Fraction(float(a)) * Fraction(float(b)) for a, b in zip(row, w, strict=True))
+        )
     return np.array([float(np.sign(float(v))) for v in out])
 
 
@@ -114,7 +116,7 @@ def test_dot2_bound_contains_the_exact_value(seed, k):
     M[:, -1] = -(M[:, :-1] @ v[:-1]) / v[-1]  # heavy cancellation
     res, err = _exact.dot2_rows(M, v)
     for i in range(5):
-        exact = sum(Fraction(float(a)) * Fraction(float(b)) for a, b in zip(M[i], v))
+        exact = sum(Fraction(float(a)) * Fraction(float(b)) for a, b in zip(M[i], v, strict=True))
         assert abs(Fraction(float(res[i])) - exact) <= Fraction(float(err[i]))
     assert _exact.exactly_zero(np.array([[0.5, -0.5, 0.0]]), np.array([1.0, 1.0, 3.0]))
     assert not _exact.exactly_zero(np.array([[0.5, -0.5]]), np.array([1.0, 1.0 + 2**-52]))
