@@ -285,13 +285,17 @@ def margin_details(G) -> OptimizeResult:
     * ``"separable"``: the minimiser ``p`` satisfies ``min_i (G p)_i > c u`` for the
       computed product, where ``c u`` bounds its rounding error; then ``alpha = p`` is a
       separator (Lemma 1) and ``rho_K > 0``. ``rho_bounds`` follows from the optimality
-      sandwich ``2 min_i (G p)_i - p^T G p <= rho_K^2 <= p^T G p``.
+      sandwich ``2 min_i (G p)_i - p^T G p <= rho_K^2 <= p^T G p``. Below that rounding
+      level (margins under about ``sqrt(n u)``), a separator is looked for with exact
+      signs: for a :class:`~kperc.GramOperator` (or :func:`data_margin`) a ``w`` with
+      every ``a_i^T w > 0`` decided by an error-free dot product, which resolves margins
+      down to about ``n u``; for a dense ``G``, ``G p > 0`` decided the same way.
     * ``"inseparable"``: ``min ||p||_G`` over the simplex is zero within rounding and
-      the origin lies inside the hull of the signed points, at depth above ``ZERO_TOL``
-      (Theorem 3); ``rho = -depth``.
-    * ``"zero"``: ``p^T G p`` is zero within rounding and the origin is on the
-      boundary of the hull (no depth above ``ZERO_TOL``): ``rho = 0`` to within
-      ``rho_bounds``.
+      the origin lies inside the hull of the signed points at a depth above the
+      rounding slack of the factor (Theorem 3); ``rho = -depth``.
+    * ``"zero"``: some ``p >= 0`` has ``sum_i p_i a_i = 0`` (or ``G p = 0``) exactly, so
+      the problem is not separable, and no depth above the rounding slack exists:
+      ``rho = 0`` within ``rho_bounds`` (whose upper end is 0).
     * ``"undecided"``: none of these holds; a warning is issued and ``rho = 0.0``.
 
     Examples
