@@ -19,14 +19,14 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.kernel_approximation import Nystroem, RBFSampler
-from sklearn.metrics.pairwise import pairwise_kernels
 
+from ._kernel_columns import check_kernel_sample
 from ._kernels import (
     GramOperator,
     _check_kernel_args,
+    _kernel_values,
     _needs_psd_check,
     certified_positive,
-    gram_matrix,
     kernel_diagonal,
 )
 from ._validation import as_real_array, check_positive, check_Xy
@@ -144,9 +144,19 @@ def approx_gram_operator(
         raise ValueError(f"method must be one of {METHODS}; got {method!r}.")
     n_components = check_positive(n_components, "n_components", integer=True)
     kernel_params = _check_kernel_args(kernel, kernel_params)
-    if _needs_psd_check(kernel, kernel_params):  # checked on the first 256 points
-        m = min(n, 256)
-        gram_matrix(X[:m], np.ones(m), kernel, **kernel_params)
+    if _needs_psd_check(kernel, kernel_params):  # checked on a sample of 256 points
+        check_kernel_sample(X, kernel, kernel_params)
+    amax = float(np.max(np.abs(X)))
+    if method == "nystroem" and amax > 0 and not (2.0**-500 <= amax <= 2.0**500):
+        # sklearn's Nystroem evaluates the kernel as ||x||^2 + ||z||^2 - 2 x.z (RBF) or
+        # x.z: at this scale those overflow or underflow to NaN, inf or 0
+        raise ValueError(
+            f"X has entries of size {amax:.3g}, beyond 2**+-500 (about 3e+-150): the "
+            "Nystroem feature map "
+            "cannot be evaluated at this scale (the kernel values overflow or underflow). "
+            "Rescale X; for the RBF kernel, K(x, z) = exp(-gamma ||x - z||^2) is unchanged "
+            "when X is divided by s and gamma multiplied by s^2."
+        )
     if method == "rff":
         if kernel != "rbf":
             raise ValueError(
@@ -276,6 +286,8 @@ def exact_margin_check(
         raise ValueError(f"alpha must have shape ({n},) like y; got {a.shape}.")
     if not np.all(np.isfinite(a)) or np.any(a < 0):
         raise ValueError("alpha must be finite and non-negative (a result's alpha is).")
+    if _needs_psd_check(kernel, kernel_params):  # symmetric PSD on a sample, as gram_matrix
+        check_kernel_sample(X, kernel, kernel_params)
     diag = kernel_diagonal(X, kernel, **kernel_params)
     if np.any(~(diag > 0)):
         raise ValueError("K(x_i, x_i) <= 0 for some point: the normalised kernel is undefined.")
@@ -297,10 +309,7 @@ def exact_margin_check(
     Galpha = np.zeros(m)
     for i0 in range(0, m if support.size else 0, block_size):
         r = rows[i0 : i0 + block_size]
-        if callable(kernel):
-            K = np.asarray(kernel(X[r], Xs), dtype=np.float64)
-        else:
-            K = pairwise_kernels(X[r], Xs, metric=kernel, **kernel_params)
+        K = _kernel_values(X[r], Xs, kernel, kernel_params)  # finite, scaled RBF
         Galpha[i0 : i0 + r.size] = s[r] * (K @ w)
     gmin = float(Galpha.min())
     l1 = float(a.sum())

@@ -14,17 +14,16 @@ from collections.abc import Callable
 
 import numpy as np
 from scipy.sparse.linalg import LinearOperator
-from sklearn.metrics.pairwise import pairwise_kernels
 
 from ._kernels import (
-    _check_callable_output,
     _check_diag,
     _check_kernel_args,
+    _kernel_values,
     _needs_psd_check,
     gram_matrix,
     kernel_diagonal,
 )
-from ._validation import check_positive, check_Xy
+from ._validation import check_index, check_positive, check_Xy
 
 __all__ = ["KernelGramOperator", "kernel_gram_operator"]
 
@@ -47,6 +46,23 @@ class KernelGramOperator(LinearOperator):
     repeated under the other label gives an exact ``-1``, so that such a pair is an exact
     witness.
 
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+    y : array_like of shape (n_samples,)
+        Labels in {-1, +1}.
+    kernel : {"rbf", "poly", "linear"} or callable
+    kernel_params : dict, optional
+        ``gamma``, ``degree``, ``coef0``.
+    block_size : int, optional
+        Rows per block of a product; by default blocks of about 8 MB.
+
+    Every parameter is checked as in :func:`kperc.kernel_gram_operator` (which is the
+    usual way to build one); a kernel that may not be positive semidefinite (a callable,
+    or ``"poly"`` with ``coef0 < 0``) is checked symmetric positive semidefinite on a
+    sample of ``PSD_SAMPLE`` points spread over the data in lexicographic order (so the
+    sample does not depend on the order in which the points are stored).
+
     Attributes
     ----------
     X : ndarray of shape (n_samples, n_features)
@@ -65,13 +81,30 @@ class KernelGramOperator(LinearOperator):
     (True, (50, 50))
     """
 
-    def __init__(self, X, y, kernel, kernel_params, block_size):
+    def __init__(self, X, y, kernel="rbf", kernel_params=None, block_size=None):
+        X, y = check_Xy(X, y)
+        kernel_params = _check_kernel_args(kernel, {} if kernel_params is None else kernel_params)
+        n = X.shape[0]
+        if block_size is None:
+            block_size = max(1, min(n, BLOCK_BYTES // (8 * n)))
+        else:
+            block_size = check_positive(block_size, "block_size", integer=True)
+        if _needs_psd_check(kernel, kernel_params):
+            check_kernel_sample(X, kernel, kernel_params)
         self.X = X
         self.y = y
         self.kernel = kernel
         self.kernel_params = kernel_params
         self.block_size = block_size
-        diag = kernel_diagonal(X, kernel, **kernel_params)
+        if kernel == "linear" or (kernel == "poly" and kernel_params.get("coef0", 1) == 0):
+            # homogeneous kernels: the normalised G does not depend on the scale of each
+            # row, so rows are scaled by powers of two (exact) and never overflow
+            amax = np.max(np.abs(X), axis=1)
+            Xk = np.ldexp(X, -np.frexp(np.where(amax > 0, amax, 1.0))[1][:, None])
+        else:
+            Xk = X
+        self._Xk = Xk
+        diag = kernel_diagonal(Xk, kernel, **kernel_params)
         _check_diag(diag)
         self._s = y / np.sqrt(diag)
         n = X.shape[0]
@@ -85,14 +118,13 @@ class KernelGramOperator(LinearOperator):
         super().__init__(dtype=np.float64, shape=(n, n))
 
     def _kernel(self, A, B) -> np.ndarray:
-        if callable(self.kernel):
-            return _check_callable_output(self.kernel(A, B), (A.shape[0], B.shape[0]))
-        return pairwise_kernels(A, B, metric=self.kernel, **self.kernel_params)
+        # checked (finite, right shape), and evaluated from scaled data at extreme scales
+        return _kernel_values(A, B, self.kernel, self.kernel_params)
 
     def column(self, j: int) -> np.ndarray:
-        """Column ``j`` of ``G``, in ``O(n d)`` time and memory."""
-        j = int(j)
-        col = self._kernel(self.X, self.X[j : j + 1]).reshape(-1)
+        """Column ``j`` of ``G`` (``j`` an integer index), in ``O(n d)`` time and memory."""
+        j = check_index(j, self.shape[0])
+        col = self._kernel(self._Xk, self._Xk[j : j + 1]).reshape(-1)
         col *= self._s
         col *= self._s[j]
         if self._has_repeats:  # copies of x_j: exactly y_i y_j, as in gram_matrix
@@ -110,7 +142,7 @@ class KernelGramOperator(LinearOperator):
         b = self.block_size
         for i0 in range(0, self.shape[0], b):
             i1 = min(self.shape[0], i0 + b)
-            out[i0:i1] = self._s[i0:i1] * (self._kernel(self.X[i0:i1], self.X) @ w)
+            out[i0:i1] = self._s[i0:i1] * (self._kernel(self._Xk[i0:i1], self._Xk) @ w)
         return out
 
     def _rmatvec(self, v):
@@ -174,16 +206,18 @@ def kernel_gram_operator(
     >>> res.outcome, res.nit == kperc.nkp(kperc.gram_matrix(X, y, "rbf", gamma=2.0)).nit
     ('separator', True)
     """
-    X, y = check_Xy(X, y)
-    kernel_params = _check_kernel_args(kernel, kernel_params)
-    n = X.shape[0]
-    if _needs_psd_check(kernel, kernel_params):
-        # a callable (or a poly kernel with coef0 < 0) is checked symmetric PSD on the
-        # first PSD_SAMPLE points: the full G is never formed here
-        m = min(n, PSD_SAMPLE)
-        gram_matrix(X[:m], np.ones(m), kernel, **kernel_params)
-    if block_size is None:
-        block_size = max(1, min(n, BLOCK_BYTES // (8 * n)))
-    else:
-        block_size = check_positive(block_size, "block_size", integer=True)
     return KernelGramOperator(X, y, kernel, dict(kernel_params), block_size)
+
+
+def check_kernel_sample(X: np.ndarray, kernel, kernel_params: dict) -> None:
+    """Check a kernel that may not be PSD on a sample of ``PSD_SAMPLE`` points of ``X``.
+
+    :func:`kperc.gram_matrix` of the sample refuses a kernel that is not symmetric, not
+    positive semidefinite or has ``K(x, x) <= 0`` there. The sample is spread evenly over
+    the points in lexicographic order, so it does not depend on their storage order.
+    """
+    n = X.shape[0]
+    m = min(n, PSD_SAMPLE)
+    order = np.lexsort(X.T[::-1])
+    idx = order[np.unique(np.linspace(0, n - 1, m).round().astype(np.int64))]
+    gram_matrix(X[idx], np.ones(idx.size), kernel, **kernel_params)

@@ -18,18 +18,21 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse
 from scipy.sparse.linalg import LinearOperator
-from sklearn.metrics.pairwise import euclidean_distances, pairwise_kernels
+from sklearn.metrics.pairwise import pairwise_kernels
 
 from ._validation import (
     DIAG_TOL,
+    check_factor,
     check_finite,
     check_gram,
+    check_index,
     check_operator,
     check_operator_output,
     check_positive,
     check_psd_matrix,
     check_X,
     check_Xy,
+    pow2_scale,
     row_norms,
 )
 
@@ -108,7 +111,11 @@ def kernel_matrix(X, Z=None, kernel: str | Callable = "linear", **kernel_params)
     Returns
     -------
     K : ndarray of shape (n_samples_X, n_samples_Z)
-        A callable's output is checked: real, finite, of this shape.
+        A callable's output is checked: real, finite, of this shape. When ``Z`` is
+        omitted, a kernel that may not be positive semidefinite (a callable, or
+        ``"poly"`` with ``coef0 < 0``) must also give a symmetric positive semidefinite
+        ``K`` with ``K(x, x) >= 0``, as :func:`gram_matrix` requires; with a separate
+        ``Z`` that cannot be checked (``K`` is rectangular).
 
     Examples
     --------
@@ -124,6 +131,14 @@ def kernel_matrix(X, Z=None, kernel: str | Callable = "linear", **kernel_params)
     if Z.shape[1] != X.shape[1]:
         raise ValueError(f"X has {X.shape[1]} features but Z has {Z.shape[1]}.")
     kernel_params = _check_kernel_args(kernel, kernel_params)
+    K = _kernel_values(X, Z, kernel, kernel_params)
+    if Z is X and _needs_psd_check(kernel, kernel_params):
+        _check_kernel_matrix(K)
+    return K
+
+
+def _kernel_values(X: np.ndarray, Z: np.ndarray, kernel, kernel_params: dict) -> np.ndarray:
+    """The kernel matrix of checked inputs (no symmetry or PSD check)."""
     if callable(kernel):
         return _check_callable_output(kernel(X, Z), (X.shape[0], Z.shape[0]))
     if kernel == "rbf":
@@ -136,6 +151,27 @@ def kernel_matrix(X, Z=None, kernel: str | Callable = "linear", **kernel_params)
             "kperc.gram_matrix, whose normalised values are computed from scaled data."
         )
     return K
+
+
+def _check_kernel_matrix(K: np.ndarray) -> None:
+    """A square kernel matrix: ``K(x, x) >= 0``, symmetric and PSD (relative to its size)."""
+    diag = np.diag(K)
+    bad = np.flatnonzero(diag < 0)
+    if bad.size:
+        raise ValueError(
+            f"the kernel gives K(x_i, x_i) = {diag[bad[0]]:.3g} < 0 at point {bad[0]}; a kernel "
+            "has K(x, x) >= 0."
+        )
+    scale = float(np.max(np.abs(K)))
+    if scale == 0.0:
+        return
+    asym = float(np.max(np.abs(K - K.T))) / scale
+    if asym > DIAG_TOL:
+        raise ValueError(
+            f"the kernel is not symmetric (max |K - K.T| = {asym:.3g} relative to max |K|); "
+            "a kernel must satisfy K(x, z) = K(z, x)."
+        )
+    check_psd_matrix(0.5 * (K + K.T) / scale, name="the kernel matrix")
 
 
 #: Entries beyond this size make squared distances overflow (or, below its inverse,
@@ -151,8 +187,15 @@ def _rbf_kernel(X: np.ndarray, Z: np.ndarray, gamma) -> np.ndarray:
     amax = max(float(np.max(np.abs(X))), float(np.max(np.abs(Z))))
     if amax == 0 or 1 / _SAFE_SCALE <= amax <= _SAFE_SCALE:
         return pairwise_kernels(X, Z, metric="rbf", gamma=gamma)
-    s = 2.0 ** np.round(np.log2(amax))  # exact scaling
-    D2 = euclidean_distances(X / s, Z / s, squared=True)
+    s = pow2_scale(amax)  # exact scaling
+    Xs, Zs = X / s, Z / s
+    # differences, not ||x||^2 + ||z||^2 - 2 x.z: a point and its copy are at distance 0
+    # exactly (sklearn's formula leaves 1e-16, which the factor s^2 below blows up)
+    D2 = np.empty((X.shape[0], Z.shape[0]))
+    block = max(1, 2**20 // max(1, Z.shape[0] * X.shape[1]))
+    for i0 in range(0, X.shape[0], block):
+        diff = Xs[i0 : i0 + block, None, :] - Zs[None, :, :]
+        D2[i0 : i0 + block] = np.einsum("ijk,ijk->ij", diff, diff)
     with np.errstate(over="ignore", under="ignore"):
         t = (gamma * D2) * s * s  # inf where it overflows: exp(-inf) = 0 is right
         K = np.exp(-np.where(D2 > 0, t, 0.0))
@@ -191,7 +234,7 @@ def kernel_diagonal(X, kernel: str | Callable = "linear", **kernel_params) -> np
         return d
     return np.array(
         [
-            kernel_matrix(X[i : i + 1], kernel=kernel, **kernel_params)[0, 0]
+            _kernel_values(X[i : i + 1], X[i : i + 1], kernel, kernel_params)[0, 0]
             for i in range(X.shape[0])
         ]
     )
@@ -297,7 +340,7 @@ def gram_matrix(X, y, kernel: str | Callable = "linear", **kernel_params) -> np.
         return np.ascontiguousarray(G)
     if _poly_needs_scaling(X, kernel, kernel_params):
         return _poly_gram_scaled(X, y, kernel_params)
-    K = kernel_matrix(X, kernel=kernel, **kernel_params)
+    K = _kernel_values(X, X, kernel, kernel_params)  # checked symmetric and PSD below
     if callable(kernel) or not (K.flags.writeable and K.flags.owndata):
         K = np.array(K, dtype=np.float64, order="C")  # never write to the caller's array
     diag = np.diag(K).copy()
@@ -331,7 +374,21 @@ def _poly_needs_scaling(X: np.ndarray, kernel, kernel_params: dict) -> bool:
     if kernel != "poly" or kernel_params.get("coef0", 1) < 0:
         return False
     amax = float(np.max(np.abs(X)))
-    return amax > 0 and not (1 / _SAFE_SCALE <= amax <= _SAFE_SCALE)
+    if amax > 0 and not (1 / _SAFE_SCALE <= amax <= _SAFE_SCALE):
+        return True
+    # the diagonal (gamma ||x||^2 + c)^degree itself may leave the float64 range
+    norms = row_norms(X)
+    nonzero = norms[norms > 0]
+    if nonzero.size == 0:
+        return False
+    gamma = kernel_params.get("gamma")
+    gamma = 1.0 / X.shape[1] if gamma is None else gamma
+    c = kernel_params.get("coef0", 1)
+    degree = kernel_params.get("degree", 3)
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        ends = gamma * np.array([nonzero.min(), nonzero.max()]) ** 2 + c
+        logs = degree * np.log(ends)
+    return bool(np.any(~np.isfinite(logs)) or np.max(np.abs(logs)) > 600.0)
 
 
 def _poly_gram_scaled(X: np.ndarray, y: np.ndarray, kernel_params: dict) -> np.ndarray:
@@ -345,6 +402,9 @@ def _poly_gram_scaled(X: np.ndarray, y: np.ndarray, kernel_params: dict) -> np.n
     gamma = kernel_params.get("gamma")
     gamma = 1.0 / X.shape[1] if gamma is None else gamma
     c = kernel_params.get("coef0", 1)
+    if c == 0:  # homogeneous: G does not depend on the scale of each row; scale exactly
+        amax = np.max(np.abs(X), axis=1)
+        X = np.ldexp(X, -np.frexp(np.where(amax > 0, amax, 1.0))[1][:, None])
     norms = row_norms(X)
     t = np.hypot(np.sqrt(gamma) * norms, np.sqrt(c))
     _check_diag(t)
@@ -386,7 +446,12 @@ def signed_normalized_points(X, y) -> np.ndarray:
     [[0.6, 0.8], [-0.0, -1.0]]
     """
     X, y = check_Xy(X, y)
-    norms = row_norms(X)  # scaled first: rows of size 1e+-300 neither overflow nor underflow
+    # Each row times a power of two (exact) so that its largest entry is in [0.5, 1):
+    # subnormal rows regain their full precision before the division (dividing a
+    # subnormal row by its norm gave unit-norm errors of 7%), huge rows cannot overflow.
+    amax = np.max(np.abs(X), axis=1)
+    X = np.ldexp(X, -np.frexp(np.where(amax > 0, amax, 1.0))[1][:, None])
+    norms = row_norms(X)
     _check_diag(norms)
     return X / norms[:, None] * y[:, None]
 
@@ -400,8 +465,12 @@ class GramOperator(LinearOperator):
 
     Parameters
     ----------
-    Z : ndarray of shape (n_samples, n_features)
-        Rows of unit Euclidean norm.
+    Z : array_like of shape (n_samples, n_features)
+        Rows of unit Euclidean norm (checked to ``1e-8``), real and finite: the signed
+        normalised points of :func:`kperc.signed_normalized_points`. Anything else is
+        refused with a :class:`ValueError` (complex input with a :class:`TypeError`):
+        a factor with other row norms stands for a ``G`` without a unit diagonal, on
+        which the algorithms' certificates would be false.
 
     Examples
     --------
@@ -414,7 +483,7 @@ class GramOperator(LinearOperator):
     """
 
     def __init__(self, Z: np.ndarray):
-        self.Z = np.ascontiguousarray(Z, dtype=np.float64)
+        self.Z = check_factor(Z, "Z")
         n = self.Z.shape[0]
         super().__init__(dtype=np.float64, shape=(n, n))
 
@@ -432,8 +501,8 @@ class GramOperator(LinearOperator):
         return self
 
     def column(self, j: int) -> np.ndarray:
-        """Column ``j`` of ``G``: ``(a_i^T a_j)_i``."""
-        return self.Z @ self.Z[j]
+        """Column ``j`` of ``G``: ``(a_i^T a_j)_i`` (``j`` an integer index)."""
+        return self.Z @ self.Z[check_index(j, self.shape[0])]
 
     def diagonal(self) -> np.ndarray:
         """The diagonal of ``G`` (all ones up to round-off)."""
@@ -551,6 +620,15 @@ def certified_positive(gmin: float, n: int, alpha_l1: float) -> bool:
     return gmin > n * (np.finfo(np.float64).eps / 2) * alpha_l1
 
 
+def _refuse_false_certificate(G, j: int, value: float) -> None:
+    raise ValueError(
+        f"G (a {type(G).__name__}) has G[{j}, {j}] = {value:.6g}, not 1, at a point of the "
+        "certificate p: on such a G a small ||p||_G proves nothing, and no certificate is "
+        "returned. G must be a normalised signed Gram matrix (unit diagonal); check_input="
+        "False skipped its validation."
+    )
+
+
 class _DenseGram:
     """Uniform access to a dense G for the algorithms."""
 
@@ -576,6 +654,14 @@ class _DenseGram:
 
     def diagonal(self):
         return np.diag(self.G).copy()
+
+    def check_certificate(self, p) -> None:
+        """Refuse a certificate ``p`` unless ``G_jj = 1`` on its support (``O(|supp p|)``)."""
+        idx = np.flatnonzero(p)
+        d = self.G[idx, idx]
+        bad = np.flatnonzero(~(np.abs(d - 1.0) <= DIAG_TOL))
+        if bad.size:
+            _refuse_false_certificate(self.G, int(idx[bad[0]]), float(d[bad[0]]))
 
     def seminorm(self, p):
         return self.seminorm_bound(p)[0]
@@ -696,6 +782,30 @@ class _OperatorGram:
             return out
         return self.column(j)
 
+    def check_certificate(self, p) -> None:
+        """Refuse a certificate ``p`` unless ``G_jj = 1`` on its support.
+
+        A :class:`GramOperator`'s rows on the support are checked (``O(|supp p| d)``); a
+        ``KernelGramOperator``'s diagonal is 1 by construction; any other operator's
+        diagonal entries on the support are read (from ``diagonal()``, else one column
+        each).
+        """
+        from ._kernel_columns import KernelGramOperator
+
+        idx = np.flatnonzero(p)
+        if isinstance(self.G, KernelGramOperator):
+            return
+        if self._Z is not None:
+            r = row_norms(self._Z[idx])
+            d = r * r
+        elif hasattr(self.G, "diagonal"):
+            d = self.diagonal()[idx]
+        else:
+            d = np.array([self.column(int(j))[j] for j in idx])
+        bad = np.flatnonzero(~(np.abs(d - 1.0) <= DIAG_TOL))
+        if bad.size:
+            _refuse_false_certificate(self.G, int(idx[bad[0]]), float(d[bad[0]]))
+
     def diagonal(self):
         if hasattr(self.G, "diagonal"):
             return check_operator_output(self.G.diagonal(), self.n, "diagonal", self.G)
@@ -727,7 +837,7 @@ def as_gram(G, *, check_psd: bool | None = None, validate: bool = True, cache_si
     """
     if not validate:
         if isinstance(G, LinearOperator):
-            check_operator(G)  # shape and dtype only: O(1), or O(n d) for a factor
+            check_operator(G, probe=False)  # shape and dtype: O(1), or O(n d) for a factor
             return _OperatorGram(G, cache_size)
         if scipy.sparse.issparse(G):
             G = G.toarray()

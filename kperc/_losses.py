@@ -19,7 +19,7 @@ import numpy as np
 
 from ._kernels import as_gram
 from ._smoothing import _check_simplex_point, euclidean_prox, log_mean_exp
-from ._validation import check_positive, check_vector
+from ._validation import check_positive, check_vector, pow2_scale
 
 __all__ = ["loss", "smoothed_loss", "smoothed_loss_q", "g_seminorm"]
 
@@ -48,7 +48,20 @@ def g_seminorm(G, v) -> float:
     0.0
     """
     gram = as_gram(G, check_psd=False)
-    return gram.seminorm(check_vector(v, "v", gram.n))
+    v = check_vector(v, "v", gram.n)
+    top = float(np.max(np.abs(v)))
+    if top == 0.0:
+        return 0.0
+    # homogeneous: computed for v / s, s a power of two (exact), so that v of size 1e+-300
+    # neither overflows nor underflows in v^T G v
+    s = pow2_scale(top)
+    value = float(gram.seminorm(v / s)) * s
+    if not np.isfinite(value):
+        raise ValueError(
+            f"||v||_G overflows float64 for this v (entries up to {top:.3g}); ||c v||_G = "
+            "c ||v||_G: compute it for a scaled v."
+        )
+    return value
 
 
 def loss(G, alpha, *, Galpha=None) -> float:

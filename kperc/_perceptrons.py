@@ -36,6 +36,7 @@ from ._result import (
 from ._smoothing import EXP_FLOOR, entropy_prox, log_mean_exp
 from ._ties import first_min_index
 from ._validation import (
+    check_flags,
     check_mu0,
     check_nonnegative,
     check_positive,
@@ -171,6 +172,7 @@ def perceptron(
     ('separator', True)
     """
     X, y = check_Xy(X, y)
+    check_flags(trace=trace)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     norms = row_norms(X)
     _check_diag(norms)  # a zero point makes the strict problem infeasible
@@ -182,9 +184,11 @@ def perceptron(
 
     def fields(counts, u, k, mmin, nu):
         a = counts * (norms / scale)
+        with np.errstate(over="ignore"):
+            w = u * scale  # inf when w itself overflows (reported at the end)
         return {
             "alpha": a / a.sum() if k else a,
-            "w": u * scale,
+            "w": w,
             "min_margin": mmin / nu * scale if nu > 0 else 0.0,
             "norm_w": nu * scale,
         }
@@ -192,7 +196,14 @@ def perceptron(
     counts, u, k, tr, how = _linear_counts_loop(
         Z, max_iter, trace, record_w=True, average=False, callback=callback, fields=fields
     )
-    u = u * scale
+    with np.errstate(over="ignore"):
+        u = u * scale
+    if not np.all(np.isfinite(u)):
+        raise ValueError(
+            f"X is too large: the perceptron's weight vector w (a sum of {k} rows y_i x_i, "
+            f"of norm up to {float(norms.max()):.3g}) overflows float64. Its decisions do not "
+            "depend on the scale of X: divide X by a power of two, e.g. X / 2**20."
+        )
     if tr.enabled and scale != 1.0:  # report the trace in the units of X
         tr.data["w"] = [wk * scale for wk in tr.data["w"]]
         tr.data["norm_w"] = [v * scale for v in tr.data["norm_w"]]
@@ -261,6 +272,7 @@ def normalized_perceptron(
     ('separator', True)
     """
     X, y = check_Xy(X, y)
+    check_flags(trace=trace)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     norms = row_norms(X)  # scaled first: no overflow or underflow at 1e+-300
     _check_diag(norms)
@@ -364,6 +376,7 @@ def nkp(
     >>> res.outcome, res.nit <= 1 / 0.2**2
     ('separator', True)
     """
+    check_flags(trace=trace, halt=halt, check_input=check_input)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     cache_size = check_nonnegative(cache_size, "cache_size")
     gram = as_gram(G, validate=check_input, cache_size=cache_size)
@@ -519,6 +532,7 @@ def snkp(
     >>> res.outcome, bool(res.nit < 2 * np.sqrt(2 * np.log(60)) / 0.2)  # Theorem 1
     ('separator', True)
     """
+    check_flags(trace=trace, halt=halt, check_input=check_input)
     gram = as_gram(G) if check_input else as_gram(G, validate=False)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     mu = check_mu0(mu0)
@@ -687,6 +701,7 @@ def winnow(
     """
     X, y = check_Xy(X, y)
     eta = check_positive(eta, "eta")
+    check_flags(trace=trace)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     ninf = np.max(np.abs(X), axis=1)
     _check_diag(ninf)
@@ -715,7 +730,11 @@ def winnow(
         ):
             stopped = True
             break
-        logv = logv + eta * B[_first_index_rule(m, 1.0)]  # |m_i| <= 1
+        with np.errstate(over="ignore"):
+            # kept at max 0: entries only go down, to -inf at worst (weight 0), never to
+            # +inf - inf = NaN, whatever eta (1e308 included)
+            logv = logv + eta * B[_first_index_rule(m, 1.0)]  # |m_i| <= 1
+            logv -= logv.max()
         k += 1
     w = v[:d] - v[d:]
     if ok:

@@ -23,7 +23,7 @@ from ._result import (
     stopped_message,
 )
 from ._smoothing import euclidean_prox
-from ._validation import check_mu0, check_positive, check_simplex
+from ._validation import check_flags, check_mu0, check_positive, check_simplex
 
 __all__ = ["snkpvn", "isnkpvn"]
 
@@ -124,6 +124,7 @@ def _snkpvn_core(gram, q, delta, max_iter, mu0, trace, callback=None, offset=0, 
         if normp < delta:  # reached only when G alpha_k > 0 fails (after a refresh)
             exact, upper = gram.seminorm_bound(p)  # stable value and rounding-aware bound
             if upper < delta:
+                gram.check_certificate(p)
                 return make_result(
                     "certificate",
                     k,
@@ -258,6 +259,7 @@ def snkpvn(
     >>> res.outcome, res.norm_p_G < 1e-2
     ('certificate', True)
     """
+    check_flags(trace=trace, check_input=check_input)
     gram = as_gram(G) if check_input else as_gram(G, validate=False)
     n = gram.n
     q = np.full(n, 1.0 / n) if q is None else check_simplex(q, n)
@@ -340,6 +342,7 @@ def isnkpvn(
     >>> res.outcome, res.norm_p_G <= 1e-4
     ('certificate', True)
     """
+    check_flags(trace=trace, check_input=check_input)
     gram = as_gram(G) if check_input else as_gram(G, validate=False)
     gamma = check_positive(gamma, "gamma")
     if gamma <= 1.0:
@@ -357,6 +360,7 @@ def isnkpvn(
         nq, upper = gram.seminorm_bound(q)
         if upper <= eps:
             tr.add(t=t, norm_q_G=nq, delta=0.0, inner_nit=0, outcome="guard")
+            gram.check_certificate(q)
             return make_result(
                 "certificate",
                 total,
@@ -407,6 +411,7 @@ def isnkpvn(
         if delta < eps:  # the inner run certified ||q||_G < delta
             nq = gram.seminorm(q)
             tr.add(t=t, norm_q_G=nq, delta=0.0, inner_nit=0, outcome="final")
+            gram.check_certificate(q)
             return make_result(
                 "certificate",
                 total,

@@ -143,8 +143,12 @@ def project_simplex(v: np.ndarray) -> np.ndarray:
 
     Uses the sort-based rule: ``max(v - tau, 0)`` with ``tau`` chosen so that the result
     sums to one (paper Section 6). The projection does not change when a constant is
-    added to every entry; when the entries are so large that ``1`` is lost next to them
-    (``v = [1e16, 0]``), the rule is applied to ``v - max(v)``, whose largest entry is 0.
+    added to every entry; when the largest entry exceeds 1 in magnitude, the rule is
+    applied to ``v - max(v)``, whose largest entry is 0 (the entries within a factor 2 of
+    the largest are shifted exactly), so that the rounding of ``v - tau`` stays relative
+    to 1 rather than to ``|v|`` (unshifted, entries of 3e9 gave a sum off by 1e-6). The
+    result is in the simplex to rounding: entries ``>= 0`` summing to ``1`` within
+    ``n`` units of round-off.
 
     Parameters
     ----------
@@ -162,10 +166,13 @@ def project_simplex(v: np.ndarray) -> np.ndarray:
     [0.25, 0.75, 0.0]
     """
     v = check_vector(v, "v")
-    out = _project_sorted(v)
-    if out is None or abs(float(out.sum()) - 1.0) > 1e-6:
-        # 1 was lost in rounding next to the entries: shift (exact for the largest entry)
-        out = _project_sorted(v - v.max())
+    top = float(v.max())
+    out = _project_sorted(v - top) if abs(top) > 1.0 else _project_sorted(v)
+    if out is None:  # pragma: no cover - the shifted rule always qualifies its top entry
+        out = _project_sorted(v - top)
+    total = float(out.sum())
+    if abs(total - 1.0) > 4 * v.size * np.finfo(np.float64).eps:
+        out /= total
     return out
 
 

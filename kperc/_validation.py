@@ -116,8 +116,19 @@ def row_norms(X: np.ndarray) -> np.ndarray:
 
 
 def pow2_scale(value: float) -> float:
-    """The power of two nearest ``value`` (> 0): dividing by it is exact in floating point."""
-    return float(2.0 ** np.round(np.log2(value)))
+    """A power of two near ``value`` (> 0): dividing by it is exact in floating point.
+
+    The exponent is kept in ``[-1022, 1022]``, so that the power and its inverse are both
+    normal numbers: ``value`` near the largest double (1.3e308 and above would round to
+    ``2**1024 = inf``) or subnormal (1e-310, whose inverse would overflow) still gives a
+    finite scale, and ``value / pow2_scale(value)`` is within a factor 2 of 1 whenever
+    ``value`` is a normal number.
+    """
+    value = float(value)
+    if not value > 0 or not math.isfinite(value):
+        raise ValueError(f"pow2_scale needs a finite positive value; got {value!r}.")
+    e = math.frexp(value)[1] - 1  # value in [2^e, 2^(e+1))
+    return math.ldexp(1.0, min(max(e, -1022), 1022))
 
 
 def check_Xy(X, y) -> tuple[np.ndarray, np.ndarray]:
@@ -176,6 +187,14 @@ def check_labels(y) -> np.ndarray:
             "y has dtype object; pass the labels -1 and +1 as a numeric array, for example "
             "np.asarray(y, dtype=float)."
         )
+    if arr.dtype.kind not in "biuf":
+        # strings such as "1" and "-1", timedelta64 or datetime64 would convert to floats
+        # silently; labels are numbers
+        raise ValueError(
+            f"y: labels must be the numbers -1 and +1; got dtype {arr.dtype}. Convert them "
+            "explicitly (for example y = np.where(y == 'pos', 1, -1)); SNKPClassifier "
+            "accepts any two classes."
+        )
     if arr.ndim != 1:
         raise ValueError(f"y must be 1-D of shape (n_samples,); got shape {arr.shape}.")
     if arr.shape[0] == 0:
@@ -220,10 +239,20 @@ def check_positive(value, name: str, *, integer: bool = False):
             hint = ""
             if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
                 try:
-                    if float(value).is_integer():
-                        hint = f" (pass {name}={int(value)})"
+                    f = float(value)
                 except (OverflowError, ValueError):
-                    pass
+                    f = None
+                if f is not None and math.isnan(f):
+                    hint = " (NaN is not a number of iterations)"
+                elif f is not None and math.isinf(f):
+                    hint = (
+                        f" (there is no unlimited {name}: pass a large integer such as "
+                        f"{name}=10**9)"
+                    )
+                elif f is not None and f.is_integer():
+                    hint = f" (pass {name}={int(f)})"
+            elif isinstance(value, (bool, np.bool_)):
+                hint = f" (a bool is not a count: pass {name}=1 if 1 is meant)"
             raise ValueError(f"{name} must be a positive integer; got {value!r}{hint}.")
         value = int(value)
         if value <= 0:
@@ -238,6 +267,24 @@ def check_positive(value, name: str, *, integer: bool = False):
     if f <= 0:
         raise ValueError(f"{name} must be positive and finite; got {value!r}.")
     return f
+
+
+def check_bool(value, name: str) -> bool:
+    """Check a boolean flag: ``True``/``False`` (or numpy bools), nothing taken by truthiness.
+
+    ``None``, ``0``, ``"no"`` and other objects are refused with a :class:`ValueError`
+    that names ``name``: a flag such as ``halt=None`` would otherwise silently act as
+    ``False``.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ValueError(f"{name} must be True or False; got {value!r} of type {type(value).__name__}.")
+
+
+def check_flags(**flags) -> None:
+    """:func:`check_bool` on each keyword (``check_flags(trace=trace, halt=halt)``)."""
+    for name, value in flags.items():
+        check_bool(value, name)
 
 
 def check_nonnegative(value, name: str) -> float:
@@ -384,8 +431,96 @@ def check_gram(G, *, check_psd: bool | None = None):
     return arr
 
 
-def check_operator(G: LinearOperator, name: str = "G") -> None:
-    """Check a LinearOperator's shape and dtype (its products are checked when used)."""
+#: Columns of a user-supplied LinearOperator read to check its diagonal when it has no
+#: ``diagonal`` method (a seeded sample; all of them up to this many points).
+OPERATOR_DIAG_SAMPLE = 32
+#: Lanczos steps of the PSD probe of a user-supplied LinearOperator.
+OPERATOR_LANCZOS_STEPS = 12
+_PROBE_SEED = 20140621  # fixed: the probes are the same on every run and machine
+
+
+def check_unit_rows(Z: np.ndarray, name: str = "Z") -> None:
+    """Refuse a factor whose rows are not finite and of unit norm (within ``DIAG_TOL``).
+
+    By blocks of about 64k entries: no temporary of the size of ``Z``.
+    """
+    block = max(1, 2**16 // max(1, Z.shape[1]))
+    for start in range(0, Z.shape[0], block):
+        part = Z[start : start + block]
+        if not np.all(np.isfinite(part)):
+            raise ValueError(f"{name} contains NaN or inf.")
+        norms = row_norms(part)
+        bad = np.flatnonzero(~(np.abs(norms * norms - 1.0) <= DIAG_TOL))
+        if bad.size:
+            raise ValueError(
+                f"{name} must have rows of unit Euclidean norm (the signed normalised "
+                f"points, so that G = {name} {name}^T has a unit diagonal); row "
+                f"{start + bad[0]} has norm {norms[bad[0]]:.6g}. Build it with "
+                "kperc.signed_normalized_points(X, y) or kperc.gram_operator(X, y)."
+            )
+
+
+def check_factor(Z, name: str = "Z") -> np.ndarray:
+    """A factor ``Z`` of ``G = Z Z^T``: real, 2-D, non-empty, finite, unit rows.
+
+    A C-contiguous float64 array is used as it is (never written to); anything else is
+    converted (see :func:`as_real_array`).
+    """
+    if isinstance(Z, np.ndarray) and Z.dtype == np.float64 and Z.flags.c_contiguous:
+        arr = Z
+    else:
+        arr = np.ascontiguousarray(as_real_array(Z, name))
+    if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ValueError(
+            f"{name} must be 2-D of shape (n_samples, n_features) with at least one row and "
+            f"column; got shape {arr.shape}."
+        )
+    check_unit_rows(arr, name)
+    return arr
+
+
+def check_index(j, n: int, name: str = "j") -> int:
+    """An index into ``n`` points: an integer (not a bool, float or string) in ``[-n, n)``.
+
+    Negative indices count from the end, as in numpy; the result is in ``[0, n)``.
+    """
+    if isinstance(j, (bool, np.bool_)) or not isinstance(j, numbers.Integral):
+        raise ValueError(f"{name} must be an integer index; got {j!r} of type {type(j).__name__}.")
+    j = int(j)
+    if not -n <= j < n:
+        raise ValueError(f"{name}={j} is out of range for {n} points (valid: 0 to {n - 1}).")
+    return j % n
+
+
+def _trusted_operator(G) -> bool:
+    """kperc's own operators, valid by construction (their inputs are checked)."""
+    from ._kernel_columns import KernelGramOperator
+    from ._kernels import GramOperator
+
+    return isinstance(G, (GramOperator, KernelGramOperator))
+
+
+def check_operator(G: LinearOperator, name: str = "G", *, probe: bool = True) -> None:
+    """Check a LinearOperator that stands for a normalised signed Gram matrix.
+
+    Always: square, non-empty, real dtype; for a :class:`~kperc.GramOperator`, a finite
+    factor with unit rows (``O(n d)``). kperc's own operators (``GramOperator``,
+    ``KernelGramOperator``) are valid by construction. Any other operator is probed
+    (``probe=True``), at the cost of a few dozen products:
+
+    * the diagonal: all of it from a ``diagonal()`` method (and two entries read back
+      through products, which must agree), otherwise up to ``OPERATOR_DIAG_SAMPLE``
+      seeded columns; every entry read must be 1 within ``DIAG_TOL``;
+    * symmetry: ``v^T G u = u^T G v`` for two seeded Gaussian vectors;
+    * positive semidefiniteness: ``OPERATOR_LANCZOS_STEPS`` Lanczos steps from a
+      seeded vector; a Ritz value below ``-PSD_TOL n`` proves a negative eigenvalue.
+
+    What probes cannot see is not checked: a diagonal entry outside the sample (for an
+    operator without ``diagonal()``), an asymmetry or a negative eigenvalue that the
+    seeded vectors miss, and products that change between calls. The probes are seeded,
+    so a given operator gets the same verdict on every run; the sampled indices depend on
+    the order of the points, the full diagonal does not.
+    """
     shape = G.shape
     if len(shape) != 2 or shape[0] != shape[1]:
         raise ValueError(f"{name} must be square; the operator has shape {shape}.")
@@ -395,8 +530,99 @@ def check_operator(G: LinearOperator, name: str = "G") -> None:
     if dtype is not None and np.dtype(dtype).kind == "c":
         raise TypeError(f"{name} must be real; the operator has dtype {np.dtype(dtype)}.")
     Z = getattr(G, "Z", None)  # a factored GramOperator: its factor must be finite
-    if isinstance(Z, np.ndarray) and not np.all(np.isfinite(Z)):
-        raise ValueError(f"{name} (a {type(G).__name__}) has NaN or inf in its factor Z.")
+    if isinstance(Z, np.ndarray):
+        from ._kernels import GramOperator
+
+        if isinstance(G, GramOperator):  # finite with unit rows (O(n d), by blocks)
+            check_unit_rows(Z, f"{name}.Z")
+        elif not np.all(np.isfinite(Z)):
+            raise ValueError(f"{name} (a {type(G).__name__}) has NaN or inf in its factor Z.")
+    if probe and not _trusted_operator(G):
+        _probe_operator(G, name)
+
+
+def _probe_operator(G: LinearOperator, name: str) -> None:
+    """The seeded probes of :func:`check_operator` (diagonal, symmetry, PSD)."""
+    n = G.shape[0]
+    kind = type(G).__name__
+    rng = np.random.default_rng(_PROBE_SEED)
+
+    def product(v):
+        try:
+            out = G.matvec(v)
+        except ValueError as exc:  # scipy's reshape of a wrong-sized product
+            raise ValueError(
+                f"{name} (a {kind}) returned a product of the wrong shape (expected ({n},)): {exc}"
+            ) from exc
+        return check_operator_output(out, n, "product G @ v", G)
+
+    def column(j):
+        if hasattr(G, "column"):
+            return check_operator_output(G.column(j), n, f"column {j}", G)
+        e = np.zeros(n)
+        e[j] = 1.0
+        return product(e)
+
+    if hasattr(G, "diagonal"):
+        diag = check_operator_output(G.diagonal(), n, "diagonal", G)
+        idx = np.arange(n)
+        for j in rng.choice(n, min(n, 2), replace=False):
+            got = float(column(int(j))[j])
+            if abs(got - diag[j]) > DIAG_TOL:
+                raise ValueError(
+                    f"{name} (a {kind}) is inconsistent: diagonal()[{j}] = {diag[j]:.6g} but "
+                    f"the product G e_{j} has entry {got:.6g} there."
+                )
+    else:
+        idx = np.sort(rng.choice(n, min(n, OPERATOR_DIAG_SAMPLE), replace=False))
+        diag = np.array([column(int(j))[j] for j in idx])
+    err = np.abs(diag - 1.0)
+    if np.any(~(err <= DIAG_TOL)):
+        k = int(np.argmax(np.where(np.isfinite(err), err, np.inf)))
+        raise ValueError(
+            f"{name} (a {kind}) must have a unit diagonal, as a normalised Gram matrix does "
+            f"(G_ii = 1); G[{idx[k]}, {idx[k]}] = {diag[k]:.6g}. Normalise the kernel: "
+            "G_ij = y_i y_j K_ij / sqrt(K_ii K_jj)."
+        )
+    if n == 1:
+        return
+    u, v = rng.standard_normal(n), rng.standard_normal(n)
+    Gu, Gv = product(u), product(v)
+    scale = float(np.linalg.norm(Gu) * np.linalg.norm(v) + np.linalg.norm(Gv) * np.linalg.norm(u))
+    asym = abs(float(v @ Gu) - float(u @ Gv))
+    if asym > DIAG_TOL * scale:
+        raise ValueError(
+            f"{name} (a {kind}) is not symmetric: v^T G u - u^T G v = {asym:.3g} for random "
+            f"u, v (relative {asym / max(scale, 1e-300):.3g}); a Gram matrix is symmetric."
+        )
+    # Lanczos from u, full reorthogonalisation: a Ritz value is >= the smallest eigenvalue
+    m = min(n, OPERATOR_LANCZOS_STEPS)
+    Q = np.empty((m, n))
+    alpha, beta = np.empty(m), np.empty(m)
+    q = u / np.linalg.norm(u)
+    w = Gu / np.linalg.norm(u)
+    tol = PSD_TOL * n
+    for j in range(m):
+        Q[j] = q
+        if j:
+            w = product(q)
+        alpha[j] = q @ w
+        w = w - Q[: j + 1].T @ (Q[: j + 1] @ w)
+        w = w - Q[: j + 1].T @ (Q[: j + 1] @ w)
+        beta[j] = np.linalg.norm(w)
+        lam = float(
+            scipy.linalg.eigh_tridiagonal(
+                alpha[: j + 1], beta[:j], eigvals_only=True, select="i", select_range=(0, 0)
+            )[0]
+        )
+        if lam < -tol:
+            raise ValueError(
+                f"{name} (a {kind}) is not positive semidefinite (an eigenvalue at most "
+                f"{lam:.3g} was found); use a positive semidefinite kernel."
+            )
+        if beta[j] <= 1e-12 * n:
+            break
+        q = w / beta[j]
 
 
 def check_operator_output(out, n: int, what: str, G) -> np.ndarray:

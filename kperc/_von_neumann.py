@@ -33,7 +33,7 @@ from ._result import (
     stopped_message,
 )
 from ._ties import first_min_index
-from ._validation import check_nonnegative, check_positive, check_Xy
+from ._validation import check_flags, check_nonnegative, check_positive, check_Xy
 
 __all__ = ["nvn", "von_neumann_linear", "line_search_step"]
 
@@ -133,6 +133,7 @@ def nvn(
     ('certificate', True)
     """
     eps = check_positive(eps, "eps")
+    check_flags(primal_exit=primal_exit, trace=trace, check_input=check_input)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     cache_size = check_nonnegative(cache_size, "cache_size")
     gram = as_gram(G, validate=check_input, cache_size=cache_size)
@@ -217,6 +218,7 @@ def nvn(
     p = pt * c
     extra = {"ncol": gram.column_evals}
     if certificate:
+        gram.check_certificate(p)
         return make_result(
             "certificate",
             k,
@@ -301,6 +303,7 @@ def von_neumann_linear(
     """
     X, y = check_Xy(X, y)
     eps = check_positive(eps, "eps")
+    check_flags(primal_exit=primal_exit, trace=trace)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     Z = signed_normalized_points(X, y)
     n = Z.shape[0]

@@ -92,13 +92,30 @@ def _orthogonal_directions(rng, w: np.ndarray, m: int) -> np.ndarray:
     return g / np.linalg.norm(g, axis=1, keepdims=True)
 
 
+def _check_norm_range(norm_range) -> tuple[float, float]:
+    """``(low, high)`` with ``0 < low <= high``, both finite, and no overflow of the points."""
+    try:
+        lo, hi = norm_range
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"norm_range must be a pair (low, high) of positive numbers; got {norm_range!r}."
+        ) from None
+    lo, hi = check_positive(lo, "norm_range[0]"), check_positive(hi, "norm_range[1]")
+    if lo > hi:
+        raise ValueError(f"norm_range must satisfy 0 < low <= high; got {norm_range!r}.")
+    if hi > 1e300 or lo < 1e-300:
+        raise ValueError(
+            f"norm_range must lie within [1e-300, 1e300] (beyond, the coordinates of the "
+            f"points overflow or lose their digits to underflow); got {norm_range!r}."
+        )
+    return lo, hi
+
+
 def _labels_and_norms(rng, A: np.ndarray, norm_range: tuple[float, float]):
     n = A.shape[0]
     y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
     rng.shuffle(y)
     lo, hi = norm_range
-    if not (0 < lo <= hi):
-        raise ValueError(f"norm_range must satisfy 0 < low <= high; got {norm_range}.")
     r = np.exp(rng.uniform(np.log(lo), np.log(hi), n)) if hi > lo else np.full(n, lo)
     return A * (y * r)[:, None], y
 
@@ -133,7 +150,7 @@ def planted(
         ``t_i`` uniform in ``[rho, rho (1 + near_width)]``; the rest have ``t_i``
         uniform in ``[rho, 1]``. Points near the margin make the instance hard.
     near_width : float
-        Relative width of the band near the margin.
+        Relative width of the band near the margin, finite and ``> 0``.
     norm_range : (float, float)
         Norms ``||x_i||`` are log-uniform in this range (the normalised margin does not
         depend on them; the unnormalised one does).
@@ -143,9 +160,18 @@ def planted(
     Returns
     -------
     Dataset
-        ``X`` of shape (n, d), ``y`` in {-1, +1}; ``info`` has ``rho`` (exact normalised
-        margin), ``w_star`` and ``support``
-        (indices of the two support points).
+        ``X`` of shape (n, d), ``y`` in {-1, +1}; ``info`` has ``rho`` (the planted
+        normalised margin), ``rho_bounds`` (an interval, certified with exact signs, that
+        contains the normalised margin of the returned floating-point data: rounding the
+        coordinates moves it by a few units of ``d`` times the unit round-off), ``w_star``
+        and ``support`` (indices of the two support points).
+
+    Raises
+    ------
+    ValueError
+        For invalid parameters, and for a ``rho`` so small that rounding the points
+        could change the margin by more than half of it (below about ``1e-13`` for small
+        ``d``): such a margin cannot be planted in double precision.
 
     Examples
     --------
@@ -157,6 +183,8 @@ def planted(
     """
     n, d, seed = _check_n(n), _check_n(d, "d"), _check_seed(seed)
     rho, near = check_finite(rho, "rho"), check_finite(near, "near")
+    near_width = check_positive(near_width, "near_width")
+    norm_range = _check_norm_range(norm_range)
     if n < 2 or d < 2:
         raise ValueError(f"planted needs n >= 2 and d >= 2; got n={n}, d={d}.")
     if not 0 < rho < 1:
@@ -178,7 +206,29 @@ def planted(
     A = A[perm]
     support = np.sort(np.flatnonzero(perm < 2))
     X, y = _labels_and_norms(rng, A, norm_range)
-    return Dataset(X, y, {"rho": float(rho), "w_star": w, "support": support})
+    bounds = _planted_bounds(X, y, w, support)
+    if not (bounds[0] > rho / 2 and bounds[1] < 2 * rho):
+        raise ValueError(
+            f"rho={rho:g} cannot be planted in double precision: rounding the coordinates "
+            f"leaves the margin of the data only known to lie in [{bounds[0]:.3g}, "
+            f"{bounds[1]:.3g}]. Use a larger rho (rho >= 1e-12 is safe for d <= 100)."
+        )
+    return Dataset(X, y, {"rho": float(rho), "rho_bounds": bounds, "w_star": w, "support": support})
+
+
+def _planted_bounds(X, y, w, support) -> tuple[float, float]:
+    """A certified interval for the normalised margin of the floating-point data.
+
+    Lower: the margin of the direction ``w*`` with every sign of ``y_i x_i^T w*`` decided
+    exactly; upper: the distance to 0 of the midpoint of the two support points.
+    """
+    from ._margins import _RowCertifier
+
+    cert = _RowCertifier(X * y[:, None], normalized=True)
+    low = cert._check(w)
+    p = np.zeros(X.shape[0])
+    p[support] = 0.5
+    return (float(low) if low is not None else 0.0, float(cert.upper(p)))
 
 
 def two_rays(r: float = 10.0, n_per_ray: int = 10) -> Dataset:
@@ -266,8 +316,17 @@ def infeasible(
     Returns
     -------
     Dataset
-        ``X`` of shape (n, d), ``y`` in {-1, +1}; ``info`` has ``rho`` (exact),
-        ``rho_target`` and ``nu``.
+        ``X`` of shape (n, d), ``y`` in {-1, +1}; ``info`` has ``rho`` (the margin of the
+        returned data, computed by :func:`kperc.data_margin`), ``rho_bounds`` (a
+        certified interval for it), ``rho_target`` and ``nu``.
+
+    Raises
+    ------
+    ValueError
+        For invalid parameters, and when the sign of the margin of the generated data
+        cannot be certified in double precision (``|rho|`` near the rounding level,
+        about ``1e-13``): the instance is refused rather than reported as separable or
+        with a margin of 0.
 
     Examples
     --------
@@ -277,9 +336,10 @@ def infeasible(
     >>> X.shape, bool(kperc.margin_details(kperc.gram_matrix(X, y)).separable)
     ((30, 2), False)
     """
-    from ._margins import data_margin
+    from ._margins import _data_margin_details
 
     n, d, seed = _check_n(n), _check_n(d, "d"), _check_seed(seed)
+    norm_range = _check_norm_range(norm_range)
     if not -1 < check_finite(rho, "rho") < 0:
         raise ValueError(f"rho must be in (-1, 0) for an inseparable instance; got {rho}.")
     if not 2 <= d <= 6 or n < d + 1:
@@ -323,8 +383,23 @@ def infeasible(
         A = np.vstack([face, rest])
     A = A[rng.permutation(A.shape[0])]
     X, y = _labels_and_norms(rng, A, norm_range)
-    exact = data_margin(X, y, normalize=True)
-    return Dataset(X, y, {"rho": float(exact), "rho_target": float(rho), "nu": nu})
+    det, _ = _data_margin_details(X, y, normalize=True)
+    if det.status != "inseparable":
+        raise ValueError(
+            f"rho={rho:g} cannot be planted in double precision: the margin of the "
+            f"generated points is only known to lie in [{det.rho_bounds[0]:.3g}, "
+            f"{det.rho_bounds[1]:.3g}] (status {det.status!r}). Use a larger |rho|."
+        )
+    return Dataset(
+        X,
+        y,
+        {
+            "rho": float(det.rho),
+            "rho_bounds": tuple(float(b) for b in det.rho_bounds),
+            "rho_target": float(rho),
+            "nu": nu,
+        },
+    )
 
 
 def _pm(y: np.ndarray) -> np.ndarray:
@@ -484,6 +559,20 @@ def digits(pair: tuple[int, int] = (3, 8)) -> Dataset:
     """
     from sklearn.datasets import load_digits
 
+    try:
+        a, b = pair
+    except (TypeError, ValueError):
+        raise ValueError(f"pair must be two digits (a, b); got {pair!r}.") from None
+    for v in (a, b):
+        if (
+            isinstance(v, (bool, np.bool_))
+            or not isinstance(v, (int, np.integer))
+            or not (0 <= v <= 9)
+        ):
+            raise ValueError(f"pair must hold two integers in 0..9; got {pair!r}.")
+    if a == b:
+        raise ValueError(f"pair must name two different digits; got {pair!r}.")
+    pair = (int(a), int(b))
     dg = load_digits()
     mask = np.isin(dg.target, pair)
     X = dg.data[mask] / 16.0

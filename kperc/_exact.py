@@ -1,0 +1,98 @@
+"""Signs of dot products decided in floating point, with rigorous error bounds.
+
+The margin certificates of :mod:`kperc._margins` need the sign of ``a_i^T w`` (or of
+``(G p)_i``) when that value is far below the rounding error of an ordinary dot
+product. Error-free transformations settle it: :func:`two_prod` (Dekker's splitting)
+writes ``a b`` exactly as ``p + e`` and :func:`two_sum` (Knuth) writes ``a + b`` exactly
+as ``s + e``, so a dot product is accumulated as in twice the working precision
+(Ogita, Rump and Oishi, *Accurate sum and dot product*, SIAM J. Sci. Comput. 2005,
+algorithm Dot2), with the bound
+
+    ``|res - x^T y| <= u |x^T y| + gamma_n^2 |x|^T |y|``,  ``gamma_n = n u / (1 - n u)``,
+
+``u = 2^-53``, valid without underflow; each underflowed partial product adds at most
+``2^-1074`` per term, which :func:`dot2_rows` adds to the bound. Inputs are expected
+below ``2^995`` in magnitude (Dekker's splitting overflows above); callers scale by
+powers of two first, which is exact.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+U = 2.0**-53
+ETA = 2.0**-1074  # smallest subnormal: the absolute error of an underflowed product
+_SPLIT = 2.0**27 + 1.0
+#: Largest magnitude at which Dekker's splitting cannot overflow.
+SPLIT_MAX = 2.0**995
+
+
+def two_sum(a, b):
+    """``s + e == a + b`` exactly, ``s = fl(a + b)`` (no overflow assumed)."""
+    s = a + b
+    bb = s - a
+    e = (a - (s - bb)) + (b - bb)
+    return s, e
+
+
+def _split(a):
+    c = _SPLIT * a
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def two_prod(a, b):
+    """``p + e == a b`` exactly, ``p = fl(a b)``, unless the product underflows."""
+    p = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    e = al * bl - (((p - ah * bh) - al * bh) - ah * bl)
+    return p, e
+
+
+def dot2_rows(M: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``M v`` as if in twice the working precision, and a bound on each entry's error.
+
+    Parameters
+    ----------
+    M : ndarray of shape (m, k)
+    v : ndarray of shape (k,)
+        Entries below :data:`SPLIT_MAX` in magnitude (not checked: private helper).
+
+    Returns
+    -------
+    res, err : ndarray of shape (m,)
+        ``|res_i - (M v)_i| <= err_i`` for the exact product of the given floats.
+    """
+    m, k = M.shape
+    p, s = two_prod(M[:, 0], v[0])
+    for j in range(1, k):
+        h, r = two_prod(M[:, j], v[j])
+        p, q = two_sum(p, h)
+        s = s + (q + r)
+    res = p + s
+    gamma = k * U / (1.0 - k * U)
+    absdot = np.abs(M) @ np.abs(v)
+    err = (U * np.abs(res) + gamma * gamma * absdot) * (1.0 + 4 * U) + 4.0 * (k + 1) * ETA
+    # res's own error is u |exact|, and |exact| <= |res| + err: one more factor (1 + 2u)
+    err = err * (1.0 + 2 * U) + 2 * U * err
+    return res, err
+
+
+def exactly_zero(M: np.ndarray, v: np.ndarray) -> bool:
+    """Whether ``M v == 0`` in exact arithmetic (``False`` also when it cannot tell).
+
+    Each product is split exactly into two floats and each row summed with
+    :func:`math.fsum` (correctly rounded: zero exactly when the exact sum is). A product
+    small enough for its error term to underflow makes the test inconclusive (False).
+    """
+    for row in np.asarray(M):
+        h, r = two_prod(row, v)
+        nz = h[h != 0.0]
+        if nz.size and np.abs(nz).min() < 2.0**-960:
+            return False
+        if math.fsum(np.concatenate([h, r]).tolist()) != 0.0:
+            return False
+    return True

@@ -1,0 +1,135 @@
+"""Tiny margins: a definite answer only with a certificate, never the wrong sign.
+
+The class: any margin, positive or negative, too small for the plain rounding bound of
+``G p``. ``separable`` must come with a separator verified with exact signs,
+``inseparable`` with a depth above the rounding slack, ``zero`` with an exact
+``sum_i p_i a_i = 0``; otherwise ``undecided`` with a warning and a bracket.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import kperc
+from kperc import _exact
+from kperc.datasets import infeasible, planted
+
+tiny = st.sampled_from([3e-8, 1e-9, 1e-10, 1e-11, 1e-12, 1e-13])
+
+
+def _exact_signs(A, w):
+    """Signs of A w decided by Fractions (independent of the Dot2 code under test)."""
+    from fractions import Fraction
+
+    out = []
+    for row in A:
+        out.append(
+            sum(Fraction(float(a)) * Fraction(float(b)) for a, b in zip(row, w, strict=True))
+        )
+    return np.array([float(np.sign(float(v))) for v in out])
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), rho=tiny, n=st.integers(4, 30), d=st.integers(2, 6))
+def test_planted_tiny_margins_are_never_called_inseparable(seed, rho, n, d):
+    """The issue's class: planted margins from 3e-8 down to 1e-13 (60 of 60 were 'zero')."""
+    ds = planted(n, d, rho=rho, seed=seed)
+    lo, hi = ds.info["rho_bounds"]  # the margin of the floats, within rounding of rho
+    assert rho / 2 < lo <= hi < 2 * rho
+    assert max(abs(lo - rho), abs(hi - rho)) <= 64 * (d + 4) * np.finfo(float).eps
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the data route certifies these: no warning
+        got = kperc.data_margin(ds.X, ds.y)
+        det = kperc.margin_details(kperc.gram_operator(ds.X, ds.y))
+    assert det.status == "separable" and det.separable
+    assert det.rho_bounds[0] <= det.rho <= det.rho_bounds[1]
+    assert det.rho_bounds[0] <= hi and det.rho_bounds[1] >= lo  # brackets agree
+    assert lo * (1 - 1e-3) <= got <= hi * (1 + 1e-3)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6), rho=tiny)
+def test_dense_gram_is_right_or_undecided(seed, rho):
+    """A dense G carries no sign below about sqrt(n u): never 'zero' or 'inseparable'."""
+    ds = planted(12, 3, rho=rho, seed=seed)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        det = kperc.margin_details(kperc.gram_matrix(ds.X, ds.y))
+    assert det.status in ("separable", "undecided")
+    if det.status == "undecided":
+        assert det.rho == 0.0 and not det.separable
+        assert any("cannot certify" in str(w.message) for w in caught)
+        assert det.rho_bounds[0] <= 0.0 <= det.rho_bounds[1]
+    else:
+        assert det.rho > 0
+
+
+def test_issue_reproducer():
+    X, y = planted(10, 3, rho=1e-9, seed=0)
+    assert kperc.data_margin(X, y) == pytest.approx(1e-9, rel=1e-6)
+
+
+@pytest.mark.parametrize("rho", [-1e-9, -1e-11, -1e-12])
+def test_tiny_negative_depths_are_found(rho):
+    ds = infeasible(30, 2, rho=rho, seed=0)
+    lo, hi = ds.info["rho_bounds"]
+    assert lo <= ds.info["rho"] <= hi < 0
+    assert kperc.data_margin(ds.X, ds.y) == pytest.approx(rho, rel=1e-3)
+    det = kperc.margin_details(kperc.gram_operator(ds.X, ds.y))
+    assert det.status == "inseparable" and det.rho == pytest.approx(rho, rel=1e-3)
+
+
+def test_exact_zero_margin_is_zero():
+    X = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]])
+    y = np.ones(3)
+    for G in (kperc.gram_operator(X, y), kperc.gram_matrix(X, y)):
+        det = kperc.margin_details(G)
+        assert det.status == "zero" and det.rho == 0.0 and det.rho_bounds[1] == 0.0
+    assert kperc.data_margin(X, y) == 0.0
+
+
+@pytest.mark.parametrize("rho", [1e-16, 1e-20])
+def test_planted_refuses_what_it_cannot_plant(rho):
+    with pytest.raises(ValueError, match="cannot be planted"):
+        planted(10, 3, rho=rho, seed=0)
+
+
+def test_infeasible_refuses_an_uncertifiable_sign():
+    with pytest.raises(ValueError, match="cannot be planted"):
+        infeasible(30, 2, rho=-1e-14, seed=0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**6), k=st.integers(2, 40))
+def test_dot2_bound_contains_the_exact_value(seed, k):
+    """The error bound of dot2_rows, against exact rational arithmetic."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(seed)
+    M = rng.standard_normal((5, k)) * 10.0 ** rng.integers(-8, 8, (5, k))
+    v = rng.standard_normal(k)
+    M[:, -1] = -(M[:, :-1] @ v[:-1]) / v[-1]  # heavy cancellation
+    res, err = _exact.dot2_rows(M, v)
+    for i in range(5):
+        exact = sum(Fraction(float(a)) * Fraction(float(b)) for a, b in zip(M[i], v, strict=True))
+        assert abs(Fraction(float(res[i])) - exact) <= Fraction(float(err[i]))
+    assert _exact.exactly_zero(np.array([[0.5, -0.5, 0.0]]), np.array([1.0, 1.0, 3.0]))
+    assert not _exact.exactly_zero(np.array([[0.5, -0.5]]), np.array([1.0, 1.0 + 2**-52]))
+
+
+def test_certified_separator_really_separates():
+    """The separator behind a 'separable' answer has positive signs in exact arithmetic."""
+    from kperc._margins import _RowCertifier
+
+    ds = planted(15, 4, rho=1e-11, seed=3)
+    A = ds.X * ds.y[:, None]
+    cert = _RowCertifier(A)
+    det = kperc.margin_details(kperc.gram_operator(ds.X, ds.y))
+    low = cert.separator(det.p)
+    assert low is not None and low > 0
+    assert np.all(_exact_signs(A, ds.info["w_star"]) > 0)
