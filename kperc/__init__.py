@@ -8,6 +8,7 @@ the part of the paper (Section, Algorithm, Lemma, Theorem) it implements.
 
 from ._approx import ApproxGramOperator, ExactMarginCheck, approx_gram_operator, exact_margin_check
 from ._classifier import InseparableDataWarning, SNKPClassifier
+from ._gram import ValidatedGram
 from ._kernel_columns import KernelGramOperator, kernel_gram_operator
 from ._kernels import (
     GramOperator,
@@ -58,6 +59,7 @@ __all__ = [
     "kernel_gram_operator",
     "gram_matrix",
     "gram_operator",
+    "ValidatedGram",
     "kernel_matrix",
     "signed_normalized_points",
     "loss",
