@@ -30,6 +30,7 @@ from ._margins import (
 from ._perceptrons import nkp, normalized_perceptron, perceptron, snkp, winnow
 from ._primal_dual import isnkpvn, snkpvn
 from ._result import KpercResult
+from ._separable import SeparabilityResult, is_separable
 from ._smoothing import entropy, entropy_prox, euclidean_prox, project_simplex
 from ._von_neumann import nvn, von_neumann_linear
 
@@ -73,6 +74,8 @@ __all__ = [
     "dist_to_witness",
     "gram_factor",
     "min_norm_point",
+    "is_separable",
+    "SeparabilityResult",
     "perceptron",
     "normalized_perceptron",
     "nkp",
