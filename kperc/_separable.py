@@ -76,6 +76,16 @@ class SeparabilityResult(OptimizeResult):
     conflicts : ndarray of shape (k, 2)
         Pairs ``(i, j)`` of training points with identical features and opposite
         labels; each pair makes the data inseparable for every kernel.
+
+    Examples
+    --------
+    >>> import numpy as np, kperc
+    >>> X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])
+    >>> res = kperc.is_separable(X, [1, 1, -1, -1], fit_intercept=True)  # XOR
+    >>> res.status, res.separable, res.exact, float(res.margin_upper)
+    ('not separable', False, True, 0.0)
+    >>> res.p.round(3).tolist()  # the four signed points cancel with equal weights
+    [0.25, 0.25, 0.25, 0.25]
     """
 
 
