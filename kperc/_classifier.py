@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import numbers
 import time
 import warnings
@@ -12,7 +13,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from ._approx import approx_gram_operator
 from ._kernels import as_gram, gram_matrix, gram_operator, kernel_diagonal, kernel_matrix
@@ -254,8 +255,10 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     witnesses_ : ndarray of int or None
         With a certificate: indices of the training points in its support, whose
         feature-space images, with signs ``y_i`` and weights ``p_i``, nearly cancel
-        (``||p||_G <= certificate_norm_``). With a conflict: the points repeated with
-        both labels (see ``conflicts_``). None otherwise.
+        (``||p||_G <= certificate_norm_``). SNKP's ``p`` gives every point a positive
+        weight, so its certificate names every training point; ISNKPVN's is sparser.
+        With a conflict: the points repeated with both labels (see ``conflicts_``),
+        which are the only ones to blame. None otherwise.
     conflicts_ : ndarray of shape (k, 2)
         Pairs ``(i, j)`` of training points with identical features and opposite
         labels (empty when there are none).
@@ -508,7 +511,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         """A context that limits BLAS to ``n_threads`` (a no-op for None)."""
         if self.n_threads is None:
             return contextlib.nullcontext()
-        return threadpool_limits(limits=int(self.n_threads), user_api="blas")
+        return _threadpool_controller().limit(limits=int(self.n_threads), user_api="blas")
 
     def _resolve_tol(self, n):
         if not isinstance(self.tol, str):
@@ -901,6 +904,13 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         if self.intercept_feature_ is None:
             return np.zeros(1)
         return np.array([w[-1] * self.intercept_feature_])
+
+
+@functools.cache
+def _threadpool_controller() -> ThreadpoolController:
+    """One controller for the process: building it inspects the loaded libraries
+    (milliseconds), limiting threads with it afterwards takes microseconds."""
+    return ThreadpoolController()
 
 
 def _is_real(value) -> bool:
