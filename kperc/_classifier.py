@@ -51,8 +51,9 @@ class InseparableDataWarning(ConvergenceWarning):
     A subclass of :class:`sklearn.exceptions.ConvergenceWarning`, emitted once, by
     :meth:`~kperc.SNKPClassifier.fit`, when no separator of the training data was
     found; the fitted model's ``converged_`` is then False and its predictions come
-    from an iterate that does not separate the training data. :meth:`predict` and
-    :meth:`decision_function` do not warn again.
+    from an iterate that does not separate the training data.
+    :meth:`~kperc.SNKPClassifier.predict` and
+    :meth:`~kperc.SNKPClassifier.decision_function` do not warn again.
 
     Examples
     --------
@@ -197,7 +198,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
           ``n``; other kernels use the exact dense ``n x n`` matrix up to
           ``n = 5000`` points (200 MB), and above that ``500`` Nystroem features, as
           an int would (memory ``O(n m)``: 0.4 GB at ``n = 10^5``); the switch is
-          announced by a :class:`UserWarning` at fit. A callable kernel always uses the
+          announced by a ``UserWarning`` at fit. A callable kernel always uses the
           exact dense matrix.
         * an int ``m``: train and predict with ``m`` Nystroem features (named kernels
           only)
@@ -302,7 +303,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     so the ``expected_failed_checks`` list is empty (with ``gamma="scale"`` the RBF
     kernel separates the checks' data, and SNKP's bound ``2 sqrt(2 log n) / rho`` is
     within ``max_iter``). The checks that cannot apply to some hard-margin
-    configurations are returned by :meth:`expected_failed_checks`:
+    configurations are returned by the method ``expected_failed_checks()``:
 
     * ``check_classifiers_train`` with ``algorithm="nkp"`` or ``"isnkpvn"``, or a
       linear/polynomial kernel: the check's two blobs overlap, so these kernels cannot
