@@ -45,6 +45,9 @@ class SeparabilityResult(OptimizeResult):
         The answer. "separable" and "not separable" are given only with a proof that
         passed a check beyond rounding error; "undecided" when neither check passed
         (a margin so small, positive or not, that double precision cannot tell).
+        "not separable" with ``exact`` False means: no separator has a normalised
+        margin above ``margin_upper`` (at most ``tol``); data separable with a margin
+        below that rounding-level value are not told apart from inseparable data.
     separable : bool or None
         True, False, or None for "undecided".
     success : bool
