@@ -19,7 +19,7 @@ from ._approx import approx_gram_operator
 from ._kernels import as_gram, gram_matrix, gram_operator, kernel_diagonal, kernel_matrix
 from ._perceptrons import nkp, snkp
 from ._primal_dual import isnkpvn
-from ._separable import conflicting_pairs
+from ._separable import _conflicting_pairs
 from ._validation import pow2_scale, row_norms
 
 __all__ = ["SNKPClassifier", "InseparableDataWarning", "expected_failed_checks"]
@@ -695,8 +695,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         self.conflicts_ = _conflicts(Xa, ypm)
         train = np.arange(n)
         if self.conflicts_.shape[0]:
-            bad = _conflicting_points(Xa, ypm)
-            train = np.flatnonzero(~bad)
+            # the pairs name every copy of every conflicting point
+            train = np.setdiff1d(np.arange(n), self.conflicts_.ravel())
         self.tol_ = self._resolve_tol(max(train.size, 1))
 
         alpha = np.zeros(n)
@@ -922,14 +922,4 @@ def _conflicts(Xa, ypm):
     """Pairs of training points with identical features and opposite labels."""
     if not np.all(np.isfinite(Xa)):  # check_input=False with NaN: nothing to compare
         return np.zeros((0, 2), dtype=np.intp)
-    return conflicting_pairs(Xa, ypm)
-
-
-def _conflicting_points(Xa, ypm):
-    """Mask of the points whose features occur with both labels."""
-    _, inv = np.unique(Xa, axis=0, return_inverse=True)
-    inv = np.asarray(inv).reshape(-1)
-    m = inv.max() + 1
-    pos = np.bincount(inv, weights=(ypm > 0), minlength=m) > 0
-    neg = np.bincount(inv, weights=(ypm < 0), minlength=m) > 0
-    return (pos & neg)[inv]
+    return _conflicting_pairs(Xa, ypm)

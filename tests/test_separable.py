@@ -154,3 +154,33 @@ def test_tiny_margins_are_never_called_exactly_inseparable(seed, rho):
         assert rho * (1 - 1e-6) <= res.margin_upper <= 1e3 * (n + d) * _U
     if rho > 1e3 * (n + d) * _U:
         assert res.status != "not separable"
+
+
+def _pairs_by_brute_force(X, y):
+    pairs = set()
+    n = X.shape[0]
+    for i in range(n):
+        for j in range(n):
+            if y[i] != y[j] and np.array_equal(X[i], X[j]):
+                pairs.add((i, j))
+    return pairs
+
+
+@given(
+    st.integers(0, 10_000),
+    st.integers(2, 40),
+    st.integers(1, 4),
+    st.sampled_from([1.0, 1e-300, 1e300, -0.0]),
+)
+def test_conflicting_pairs_match_brute_force(seed, n, d, scale):
+    rng = np.random.default_rng(seed)
+    base = rng.integers(-2, 3, size=(max(2, n // 3), d)).astype(float)
+    X = base[rng.integers(0, base.shape[0], n)] * (scale if scale != -0.0 else 1.0)
+    if scale == -0.0:
+        X[X == 0] = -0.0 * rng.integers(0, 2, size=np.count_nonzero(X == 0))
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    got = conflicting_pairs(X, y)
+    truth = _pairs_by_brute_force(X, y)
+    # every reported pair conflicts; every conflicting point is named
+    assert all((i, j) in truth for i, j in got.tolist())
+    assert set(np.unique(got).tolist()) == {i for pair in truth for i in pair}
