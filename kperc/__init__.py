@@ -8,6 +8,7 @@ the part of the paper (Section, Algorithm, Lemma, Theorem) it implements.
 
 from ._approx import ApproxGramOperator, ExactMarginCheck, approx_gram_operator, exact_margin_check
 from ._classifier import InseparableDataWarning, SNKPClassifier
+from ._gram import ValidatedGram
 from ._kernel_columns import KernelGramOperator, kernel_gram_operator
 from ._kernels import (
     GramOperator,
@@ -29,6 +30,7 @@ from ._margins import (
 from ._perceptrons import nkp, normalized_perceptron, perceptron, snkp, winnow
 from ._primal_dual import isnkpvn, snkpvn
 from ._result import KpercResult
+from ._separable import SeparabilityResult, is_separable
 from ._smoothing import entropy, entropy_prox, euclidean_prox, project_simplex
 from ._von_neumann import nvn, von_neumann_linear
 
@@ -58,6 +60,7 @@ __all__ = [
     "kernel_gram_operator",
     "gram_matrix",
     "gram_operator",
+    "ValidatedGram",
     "kernel_matrix",
     "signed_normalized_points",
     "loss",
@@ -71,6 +74,8 @@ __all__ = [
     "dist_to_witness",
     "gram_factor",
     "min_norm_point",
+    "is_separable",
+    "SeparabilityResult",
     "perceptron",
     "normalized_perceptron",
     "nkp",

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import numbers
 import time
 import warnings
 
@@ -10,15 +13,19 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import ThreadpoolController
 
 from ._approx import approx_gram_operator
-from ._kernels import gram_matrix, gram_operator, kernel_diagonal, kernel_matrix
+from ._kernels import as_gram, gram_matrix, gram_operator, kernel_diagonal, kernel_matrix
 from ._perceptrons import nkp, snkp
 from ._primal_dual import isnkpvn
+from ._separable import _conflicting_pairs
+from ._validation import pow2_scale, row_norms
 
 __all__ = ["SNKPClassifier", "InseparableDataWarning", "expected_failed_checks"]
 
 _ALGORITHMS = {"snkp": snkp, "nkp": nkp, "isnkpvn": isnkpvn}
+_KERNELS = ("rbf", "linear", "poly")
 
 #: ``n_components="auto"``: the largest ``n`` trained on the exact dense ``n x n`` matrix
 #: (non-linear kernels). At 5,000 points ``G`` takes 200 MB and under a second to build.
@@ -27,6 +34,9 @@ AUTO_EXACT_MAX_N = 5_000
 #: ``n_components="auto"``: Nystroem features used above :data:`AUTO_EXACT_MAX_N` points
 #: (memory ``8 n m`` bytes: 0.4 GB at ``n = 10^5``, 4 GB at ``n = 10^6``).
 AUTO_N_COMPONENTS = 500
+
+#: ``tol="auto"`` for ``algorithm="isnkpvn"``.
+ISNKPVN_TOL = 1e-3
 
 #: ``verbose=2``: seconds between two progress lines of a running algorithm.
 PROGRESS_SECONDS = 1.0
@@ -38,12 +48,12 @@ _PROGRESS_FIELDS = ("mu", "min_Galpha", "norm_p_G", "nouter")
 class InseparableDataWarning(ConvergenceWarning):
     """The classifier's training data were not separated by its kernel.
 
-    A subclass of :class:`sklearn.exceptions.ConvergenceWarning`. Emitted by
-    :meth:`~kperc.SNKPClassifier.fit` when no separator was found, and again by
+    A subclass of :class:`sklearn.exceptions.ConvergenceWarning`, emitted once, by
+    :meth:`~kperc.SNKPClassifier.fit`, when no separator of the training data was
+    found; the fitted model's ``converged_`` is then False and its predictions come
+    from an iterate that does not separate the training data.
     :meth:`~kperc.SNKPClassifier.predict` and
-    :meth:`~kperc.SNKPClassifier.decision_function` of such
-    a model, whose predictions come from an iterate that does not separate the
-    training data.
+    :meth:`~kperc.SNKPClassifier.decision_function` do not warn again.
 
     Examples
     --------
@@ -54,7 +64,7 @@ class InseparableDataWarning(ConvergenceWarning):
     ...     warnings.simplefilter("always")
     ...     clf = SNKPClassifier(kernel="linear", algorithm="isnkpvn").fit(X, y)
     >>> caught[0].category.__name__, clf.outcome_, clf.witnesses_.tolist()
-    ('InseparableDataWarning', 'certificate', [0, 1])
+    ('InseparableDataWarning', 'conflict', [0, 1])
     """
 
 
@@ -105,9 +115,10 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     Finds ``f = sum_i alpha_i y_i K(x_i, .) / sqrt(K(x_i, x_i))`` with ``y_i f(x_i) > 0``
     on every training point, by the Smoothed Normalised Kernel Perceptron (Algorithm 4
     of Ramdas & Pena, 2014), the Normalised Kernel Perceptron (Algorithm 3) or the
-    iterated primal-dual method ISNKPVN (Algorithm 7), which, when the data cannot be
-    separated, returns a certificate that names the training points responsible. Binary
-    only; any two class labels are accepted and mapped to -1/+1.
+    iterated primal-dual method ISNKPVN (Algorithm 7). On data that no separator with a
+    margin above ``tol`` can classify, every algorithm stops early with a certificate
+    that says so and names the training points responsible. Binary only; any two class
+    labels are accepted and mapped to -1/+1.
 
     Parameters
     ----------
@@ -122,32 +133,48 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     coef0 : float, default=1.0
         Constant term of the "poly" kernel.
     fit_intercept : bool, default=True
-        Append a constant feature ``intercept_scaling`` to every point, so that the
-        linear and polynomial kernels can learn an offset (the paper's problems are
-        homogeneous).
+        Append a constant feature to every point, so that the linear and polynomial
+        kernels (and a callable one) can learn an offset (the paper's problems are
+        homogeneous). The RBF kernel depends only on differences ``x - z``, which a
+        constant feature does not change: it is not appended for ``kernel="rbf"``.
     intercept_scaling : float, default=1.0
-        Value of the appended constant feature. With the linear kernel the learnt offset
-        is ``intercept_scaling * w_last``; a larger value makes an offset cheaper in the
-        margin, as in :class:`sklearn.svm.LinearSVC`. Ignored when ``fit_intercept`` is
-        False.
+        Value of the appended constant feature, relative to the size of the training
+        points: the feature is ``intercept_scaling * s``, where ``s`` is the power of two
+        nearest the root-mean-square norm of the training rows (recorded in
+        ``intercept_feature_``). Scaling ``X`` by a power of two therefore gives the same
+        model. A larger value makes an offset cheaper in the margin, as in
+        :class:`sklearn.svm.LinearSVC`. Ignored when ``fit_intercept`` is False.
     algorithm : {"snkp", "nkp", "isnkpvn"}, default="snkp"
         Training algorithm. "snkp" needs at most ``2 sqrt(2 log n) / rho`` iterations
         of cost ``O(n^2)`` on data with normalised margin ``rho`` (Theorem 1); "nkp"
         needs ``1 / rho^2`` iterations of cost ``O(n)``; "isnkpvn" costs as much per
-        iteration as "snkp" and, on data it cannot separate, stops with a certificate
-        (see ``witnesses_``) instead of running to ``max_iter``.
+        iteration as "snkp" and stops with a certificate once no separator can have a
+        margin above ``tol`` (Section 6).
     max_iter : int, default=100000
         Cap on the iterations of the algorithm (for "isnkpvn", on its total inner
         iterations). Reaching it without a separator emits an
-        :class:`~kperc._classifier.InseparableDataWarning`. The default is that of
+        :class:`~kperc.InseparableDataWarning`. The default is that of
         :func:`kperc.snkp`: SNKP's bound above stays below it for margins down to about
         ``1e-4`` at ``n = 10^4``. NKP's iterations are cheaper (``O(n)``) but its bound
         is ``1 / rho^2``: with ``algorithm="nkp"`` a larger cap, such as the ``10^6`` of
         :func:`kperc.nkp`, may be needed.
-    tol : float, default=1e-3
-        For "isnkpvn" only: stop with a certificate once a point ``p`` of the simplex
-        with ``||p||_G <= tol`` is found, which proves that no separator has normalised
-        margin above ``tol``.
+    tol : float or "auto", default="auto"
+        Stop with a certificate once a point ``p`` of the simplex with
+        ``||p||_G <= tol`` is found (rounding included): it proves that no separator
+        has a normalised margin above ``tol``, so the data are not separable with a
+        margin above ``tol`` (they may be separable with a smaller one). ISNKPVN builds
+        ``p`` by its primal-dual iteration; SNKP's ``p`` is its dual iterate and NKP's
+        is ``alpha`` itself, tested at iterations 8, 16, 32, ... and then every 256
+        (one product with ``G`` per test). ``"auto"`` is ``1e-3`` for "isnkpvn"; for
+        "snkp" it is ``2 sqrt(2 log n) / max_iter`` and for "nkp"
+        ``1 / sqrt(max_iter)``: the smallest margins that Theorem 1 and NKP's
+        ``1 / rho^2`` bound guarantee to separate within ``max_iter`` iterations, so
+        that data these algorithms are sure to separate never stop early, and data
+        they could not be sure to separate within ``max_iter`` do not use it up.
+    halt : bool, default=True
+        Stop at the first separator. With ``halt=False`` SNKP and NKP keep iterating
+        to ``max_iter``, improving the margin of the separator (``algorithm="isnkpvn"``
+        always stops at its first separator).
     check_input : bool, default=True
         Validate ``X`` and ``y`` (finite values, shapes, two classes) in ``fit`` and
         ``X`` in ``predict``. Setting it to False skips only the finiteness and
@@ -170,8 +197,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
           (:func:`kperc.gram_operator`: memory ``O(n d)``, no ``n x n`` matrix) at any
           ``n``; other kernels use the exact dense ``n x n`` matrix up to
           ``n = 5000`` points (200 MB), and above that ``500`` Nystroem features, as
-          an int would (memory ``O(n m)``: 0.4 GB at ``n = 10^5``). A callable kernel
-          always uses the exact dense matrix.
+          an int would (memory ``O(n m)``: 0.4 GB at ``n = 10^5``); the switch is
+          announced by a ``UserWarning`` at fit. A callable kernel always uses the
+          exact dense matrix.
         * an int ``m``: train and predict with ``m`` Nystroem features (named kernels
           only)
           (:func:`kperc.approx_gram_operator`): memory ``O(n m)`` instead of
@@ -182,6 +210,12 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         The representation used is recorded in ``gram_form_``.
     random_state : int, RandomState instance or None, default=None
         Seeds the Nystroem landmarks (used only when Nystroem features are used).
+    n_threads : int or None, default=1
+        BLAS threads used by ``fit``, ``predict`` and ``decision_function`` (through
+        ``threadpoolctl``). One thread is the safe default on a shared machine: each
+        iteration is one matrix-vector product, which more threads speed up little when
+        the cores are free and slow down many times over when they are busy. None leaves
+        the BLAS setting of the process unchanged.
 
     Attributes
     ----------
@@ -192,8 +226,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         prox-map gives every point a positive weight, so for "snkp" this is usually
         every training point; NKP's iterates are sparse.
     support_vectors_ : ndarray of shape (n_support, n_columns)
-        Those training points, with the intercept feature appended when
-        ``fit_intercept`` (``n_columns = n_features + 1``, else ``n_features``).
+        Those training points, with the intercept feature appended when it is used
+        (``fit_intercept`` and a kernel other than "rbf": ``n_columns =
+        n_features + 1``, else ``n_features``).
     dual_coef_ : ndarray of shape (n_support,)
         ``alpha_i y_i / sqrt(K(x_i, x_i))`` for the support points.
     coef_ : ndarray of shape (1, n_features)
@@ -201,26 +236,38 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     intercept_ : ndarray of shape (1,)
         Offset; only for ``kernel="linear"`` (zero when ``fit_intercept`` is False).
         The sign of ``X @ coef_.T + intercept_`` is that of :meth:`decision_function`.
+    intercept_feature_ : float or None
+        The value of the appended constant feature (see ``intercept_scaling``); None
+        when no feature is appended.
     halting_index_ : int
         The halting index ``K`` of the run: the number of updates made. This is the
         quantity that the paper's iteration bounds count (Theorem 1 for SNKP).
     n_iter_ : int
         Number of iterates examined, ``halting_index_ + 1`` (the exit test runs on
         ``alpha_0, ..., alpha_K``); at least 1, as scikit-learn expects.
-    outcome_ : {"separator", "certificate", "max_iter"}
-        How the run ended: a certified separator of the training data, a certificate
-        that no separator with margin above ``tol`` exists ("isnkpvn" only), or the
-        iteration cap.
+    outcome_ : {"separator", "certificate", "conflict", "max_iter"}
+        How the run ended: a certified separator of the training data; a certificate
+        that no separator has a normalised margin above ``tol`` (``tol_`` below); a
+        conflict, some training points repeated with both labels, which no kernel can
+        separate (found before any iteration; the algorithm is then trained on the
+        other points); or the iteration cap.
     converged_ : bool
         Whether a separator of the training data was found (``outcome_ == "separator"``).
     witnesses_ : ndarray of int or None
-        With ``outcome_ == "certificate"``: indices of the training points in the
-        support of the certificate ``p``. Their feature-space images, with signs
-        ``y_i`` and weights ``p_i``, nearly cancel (``||p||_G = certificate_norm_``),
-        which is why no separator with a larger margin exists. None otherwise.
+        With a certificate: indices of the training points in its support, whose
+        feature-space images, with signs ``y_i`` and weights ``p_i``, nearly cancel
+        (``||p||_G <= certificate_norm_``). SNKP's ``p`` gives every point a positive
+        weight, so its certificate names every training point; ISNKPVN's is sparser.
+        With a conflict: the points repeated with both labels (see ``conflicts_``),
+        which are the only ones to blame. None otherwise.
+    conflicts_ : ndarray of shape (k, 2)
+        Pairs ``(i, j)`` of training points with identical features and opposite
+        labels (empty when there are none).
     certificate_norm_ : float or None
-        ``||p||_G`` of the certificate, an upper bound on the normalised margin of the
-        training data. None when there is no certificate.
+        An upper bound on ``||p||_G`` for the certificate, and so on the normalised
+        margin of the training data; 0.0 for a conflict. None otherwise.
+    tol_ : float
+        The ``tol`` used (the value of ``"auto"``).
     gram_form_ : {"dense", "factored", "nystroem"}
         How the training kernel was represented (see ``n_components``): the exact
         dense matrix, the exact factored linear-kernel operator, or Nystroem features.
@@ -237,19 +284,26 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     Notes
     -----
     *Data that cannot be separated.* A hard-margin method has no meaningful answer on
-    such data. When no separator is found the fit emits an
-    :class:`~kperc._classifier.InseparableDataWarning` (a
-    :class:`~sklearn.exceptions.ConvergenceWarning`) that says so, names the witnesses
-    when there is a certificate, and keeps the last iterate; ``converged_`` is False,
-    and every later call of :meth:`predict` or :meth:`decision_function` warns again,
-    since those predictions carry no guarantee.
+    such data. When no separator is found the fit emits one
+    :class:`~kperc.InseparableDataWarning` (a
+    :class:`~sklearn.exceptions.ConvergenceWarning`) that says why (a conflict, a
+    certificate, or the iteration cap), names the witnesses, suggests rescaling when
+    the scale of the features or of the intercept is the likely cause, and keeps the
+    last iterate; ``converged_`` is False. Predictions of such a model carry no
+    guarantee; they do not warn again. :func:`kperc.is_separable` answers the question
+    "are these data separable?" exactly, by linear programming.
+
+    *Weights.* A hard-margin separator must classify every training point, so there is
+    nothing for point or class weights to trade off: ``fit`` refuses
+    ``sample_weight`` (and any other fit parameter) with a :class:`TypeError`, and the
+    estimator has no ``class_weight``.
 
     *scikit-learn compatibility.* With its default parameters the estimator passes every
     check of :func:`sklearn.utils.estimator_checks.check_estimator` (scikit-learn 1.9),
     so the ``expected_failed_checks`` list is empty (with ``gamma="scale"`` the RBF
     kernel separates the checks' data, and SNKP's bound ``2 sqrt(2 log n) / rho`` is
     within ``max_iter``). The checks that cannot apply to some hard-margin
-    configurations are returned by ``kperc._classifier.expected_failed_checks(estimator)``:
+    configurations are returned by the method ``expected_failed_checks()``:
 
     * ``check_classifiers_train`` with ``algorithm="nkp"`` or ``"isnkpvn"``, or a
       linear/polynomial kernel: the check's two blobs overlap, so these kernels cannot
@@ -285,11 +339,13 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         intercept_scaling=1.0,
         algorithm="snkp",
         max_iter=100_000,
-        tol=1e-3,
+        tol="auto",
+        halt=True,
         check_input=True,
         verbose=0,
         n_components="auto",
         random_state=None,
+        n_threads=1,
     ):
         self.kernel = kernel
         self.gamma = gamma
@@ -300,20 +356,38 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         self.algorithm = algorithm
         self.max_iter = max_iter
         self.tol = tol
+        self.halt = halt
         self.check_input = check_input
         self.verbose = verbose
         self.n_components = n_components
         self.random_state = random_state
+        self.n_threads = n_threads
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         return tags
 
+    def expected_failed_checks(self) -> dict[str, str]:
+        """Checks of :func:`sklearn.utils.estimator_checks.check_estimator` that cannot
+        apply to this configuration, with the reason (empty for the defaults).
+
+        Pass the result as ``expected_failed_checks`` to ``check_estimator`` or
+        ``parametrize_with_checks``.
+
+        Returns
+        -------
+        dict of str to str
+        """
+        return expected_failed_checks(self)
+
+    def _uses_intercept_feature(self):
+        return bool(self.fit_intercept) and (callable(self.kernel) or self.kernel != "rbf")
+
     def _augment(self, X):
-        if self.fit_intercept:
-            col = np.full((X.shape[0], 1), float(self.intercept_scaling))
-            return np.hstack([X, col])
+        c = getattr(self, "intercept_feature_", None)
+        if c is not None:
+            return np.hstack([X, np.full((X.shape[0], 1), c)])
         return X
 
     def _kernel_params(self):
@@ -376,9 +450,13 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         return np.asarray(X, dtype=np.float64), y
 
     def _check_params(self):
-        if self.algorithm not in _ALGORITHMS:
+        algo = self.algorithm
+        if not isinstance(algo, str) or algo not in _ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {sorted(_ALGORITHMS)}; got {algo!r}.")
+        named = isinstance(self.kernel, str) and self.kernel in _KERNELS
+        if not (callable(self.kernel) or named):
             raise ValueError(
-                f"algorithm must be one of {sorted(_ALGORITHMS)}; got {self.algorithm!r}."
+                f"kernel must be one of {list(_KERNELS)} or a callable; got {self.kernel!r}."
             )
         if (
             isinstance(self.max_iter, bool)
@@ -389,8 +467,19 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}.")
         if isinstance(self.gamma, str) and self.gamma != "scale":
             raise ValueError(f"gamma must be a positive number or 'scale'; got {self.gamma!r}")
-        if not isinstance(self.gamma, str) and not self.gamma > 0:
+        if not isinstance(self.gamma, str) and not (
+            _is_real(self.gamma) and np.isfinite(self.gamma) and self.gamma > 0
+        ):
             raise ValueError(f"gamma must be a positive number or 'scale'; got {self.gamma!r}")
+        for name in ("fit_intercept", "halt"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False; got {getattr(self, name)!r}.")
+        c = self.intercept_scaling
+        if not (_is_real(c) and np.isfinite(c) and c > 0):
+            raise ValueError(
+                f"intercept_scaling must be a positive finite number; got {c!r}"
+                f"{'' if _is_real(c) else f' of type {type(c).__name__}'}."
+            )
         if isinstance(self.n_components, str) and self.n_components != "auto":
             raise ValueError(
                 f"n_components must be 'auto', a positive integer or None; got "
@@ -402,10 +491,37 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
                 "'linear'): scikit-learn's Nystroem would call a callable kernel once per "
                 "pair of points. Use n_components='auto' or None (the exact kernel)."
             )
-        if self.algorithm == "isnkpvn" and not (
-            isinstance(self.tol, (int, float, np.floating)) and self.tol > 0
+        tol = self.tol
+        if not (
+            (isinstance(tol, str) and tol == "auto")
+            or (_is_real(tol) and np.isfinite(tol) and tol > 0)
         ):
-            raise ValueError(f"tol must be a positive number; got {self.tol!r}.")
+            raise ValueError(f"tol must be 'auto' or a positive number; got {tol!r}.")
+        if not self.halt and algo == "isnkpvn":
+            raise ValueError(
+                "halt=False keeps improving a separator, which only algorithm='snkp' or "
+                "'nkp' can do; ISNKPVN always stops at its first separator."
+            )
+        nt = self.n_threads
+        if nt is not None and (
+            isinstance(nt, (bool, np.bool_)) or not isinstance(nt, (int, np.integer)) or nt < 1
+        ):
+            raise ValueError(f"n_threads must be a positive integer or None; got {nt!r}.")
+
+    def _threads(self):
+        """A context that limits BLAS to ``n_threads`` (a no-op for None)."""
+        if self.n_threads is None:
+            return contextlib.nullcontext()
+        return _threadpool_controller().limit(limits=int(self.n_threads), user_api="blas")
+
+    def _resolve_tol(self, n):
+        if not isinstance(self.tol, str):
+            return float(self.tol)
+        if self.algorithm == "isnkpvn":
+            return ISNKPVN_TOL
+        if self.algorithm == "snkp":  # Theorem 1: K < 2 sqrt(2 log n) / rho
+            return 2.0 * np.sqrt(2.0 * np.log(max(n, 2))) / int(self.max_iter)
+        return 1.0 / np.sqrt(int(self.max_iter))  # NKP: K <= 1 / rho^2
 
     def _build_gram(self, Xa, ypm):
         """The one step that builds the training kernel: ``(G, s)`` with the normalised
@@ -424,6 +540,16 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         elif form == "factored":  # linear kernel: G = Z Z^T with O(n d) memory, exact
             G = gram_operator(Xa, ypm)
         else:  # Nystroem features: an O(n m) factored operator instead of the n x n matrix
+            if isinstance(self.n_components, str):
+                warnings.warn(
+                    f"n_components='auto': {Xa.shape[0]} training points are more than "
+                    f"{AUTO_EXACT_MAX_N}, so the {self.kernel!r} kernel is approximated by "
+                    f"{m} Nystroem features (gram_form_='nystroem'); the separator is "
+                    "certified for the approximate kernel. Pass n_components=None for the "
+                    "exact kernel (8 n^2 bytes) or an int to choose the number of features.",
+                    UserWarning,
+                    stacklevel=3,
+                )
             G = approx_gram_operator(
                 Xa,
                 ypm,
@@ -437,18 +563,59 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         self.n_components_ = None if form != "nystroem" else int(G.Z.shape[1])
         return G, s
 
-    def _run(self, G):
-        """Run the chosen algorithm on ``G``; returns its :class:`~kperc.KpercResult`."""
-        kw = {
-            "max_iter": int(self.max_iter),
-            "check_input": False,
-            "callback": self._progress_callback(),
-        }
-        if self.algorithm == "isnkpvn":
-            kw["eps"] = float(self.tol)
-        return _ALGORITHMS[self.algorithm](G, **kw)
+    def _certificate_watch(self, G, tol):
+        """A callback that stops the run once the algorithm's ``p`` is a ``tol``-certificate.
 
-    def fit(self, X, y):
+        SNKP's dual iterate ``p`` (NKP's ``alpha``) tends to the point of smallest
+        ``||p||_G`` when no separator exists. It is tested at iterations 8, 16, 32, ...
+        and every 256 iterations after 256, each test one product with ``G``; the bound
+        on ``||p||_G`` includes the rounding error of ``p^T G p``.
+        """
+        gram = as_gram(G, validate=False)
+        found = {}
+
+        def watch(r):
+            k = r.nit
+            if k < 8 or not (k & (k - 1) == 0 or k % 256 == 0):
+                return
+            p = r.get("p")
+            p = r.alpha if p is None else p
+            total = float(np.sum(p))
+            if not total > 0 or np.any(p < 0):
+                return
+            p = p / total
+            _, upper = gram.seminorm_bound(p)
+            if upper <= tol:
+                found.update(p=p, bound=float(upper), nit=k)
+                raise StopIteration
+
+        return watch, found
+
+    def _run(self, G, tol):
+        """Run the chosen algorithm on ``G``: its :class:`~kperc.KpercResult` and, when it
+        stopped on a certificate found by the classifier, that certificate (or None)."""
+        progress = self._progress_callback()
+        kw = {"max_iter": int(self.max_iter), "check_input": False}
+        found = {}
+        if self.algorithm == "isnkpvn":
+            kw["eps"] = tol
+            kw["callback"] = progress
+        else:
+            kw["halt"] = bool(self.halt)
+            watch, found = self._certificate_watch(G, tol)
+
+            def callback(r):
+                if progress is not None:
+                    progress(r)
+                watch(r)
+
+            kw["callback"] = callback
+        res = _ALGORITHMS[self.algorithm](G, **kw)
+        if res.outcome == "callback" and found:
+            return res, found
+        return res, None
+
+    def fit(self, X, y, **fit_params):
         """Train on ``X`` with two classes ``y``.
 
         Parameters
@@ -457,17 +624,35 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             Training points.
         y : array-like of shape (n_samples,)
             Labels; exactly two distinct values (any type scikit-learn accepts).
+        **fit_params
+            Refused: a hard-margin classifier takes no ``sample_weight`` (see Notes of
+            the class).
 
         Returns
         -------
         self : SNKPClassifier
             The fitted estimator.
 
+        Raises
+        ------
+        TypeError
+            When a fit parameter such as ``sample_weight`` is passed.
+
         Warns
         -----
         InseparableDataWarning
             When no separator of the training data was found (see Notes of the class).
+        UserWarning
+            When ``n_components="auto"`` switches to Nystroem features.
         """
+        if fit_params:
+            names = ", ".join(sorted(fit_params))
+            raise TypeError(
+                f"SNKPClassifier.fit does not accept {names}: a hard-margin classifier "
+                "separates every training point, so there is nothing for sample or class "
+                "weights to trade off. Resample the data instead, or use a soft-margin "
+                "method such as sklearn.svm.SVC."
+            )
         self._check_params()
         X, y = self._validate(X, y, fitting=True)
         check_classification_targets(y)
@@ -485,70 +670,159 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
                 f"{self.classes_.size} class(es) in y. Use sklearn.multiclass wrappers for "
                 "more classes."
             )
-        ypm = np.where(y == self.classes_[1], 1.0, -1.0)
+        with self._threads():
+            self._fit(X, np.where(y == self.classes_[1], 1.0, -1.0))
+        if not self.converged_:
+            warnings.warn(self._inseparable_message(X), InseparableDataWarning, stacklevel=2)
+        return self
+
+    def _fit(self, X, ypm):
         if self.gamma == "scale":  # as sklearn.svm.SVC: on X, without the intercept column
             var = X.var()
             self._gamma = 1.0 / (X.shape[1] * var) if var != 0 else 1.0
         else:
             self._gamma = float(self.gamma)
+        self.intercept_feature_ = None
+        if self._uses_intercept_feature():
+            rms = float(np.sqrt(np.mean(row_norms(X) ** 2))) if X.size else 0.0
+            scale = pow2_scale(rms) if rms > 0 and np.isfinite(rms) else 1.0
+            self.intercept_feature_ = float(self.intercept_scaling) * scale
         Xa = self._augment(X)
         n = Xa.shape[0]
 
-        t0 = time.perf_counter()
-        G, s = self._build_gram(Xa, ypm)
-        what = {
-            "dense": f"dense Gram matrix {n}x{n}",
-            "factored": f"factored linear-kernel Gram operator ({n}x{Xa.shape[1]} factor)",
-            "nystroem": f"Nystroem Gram operator ({n}x{self.n_components_} features)",
-        }[self.gram_form_]
-        self._log(f"kernel={self.kernel!r}, gamma={self._gamma:.4g}: {what}", t0)
+        # points repeated with both labels: no kernel separates them, so no run can
+        # succeed; they are left out of the training run (and named)
+        self.conflicts_ = _conflicts(Xa, ypm)
+        train = np.arange(n)
+        if self.conflicts_.shape[0]:
+            # the pairs name every copy of every conflicting point
+            train = np.setdiff1d(np.arange(n), self.conflicts_.ravel())
+        self.tol_ = self._resolve_tol(max(train.size, 1))
 
-        t0 = time.perf_counter()
-        self._log(f"running {self.algorithm.upper()} (max_iter={int(self.max_iter)})")
-        res = self._run(G)
-        self._log(f"{self.algorithm.upper()}: {res.message}", t0)
+        alpha = np.zeros(n)
+        s = np.zeros(n)
+        res = found = None
+        self.gram_form_ = self._gram_form(n)[0]
+        self.n_components_ = None
+        G = None
+        if train.size and np.unique(ypm[train]).size == 2:
+            t0 = time.perf_counter()
+            G, s_train = self._build_gram(Xa[train], ypm[train])
+            what = {
+                "dense": f"dense Gram matrix {train.size}x{train.size}",
+                "factored": f"factored linear-kernel Gram operator ({train.size}x"
+                f"{Xa.shape[1]} factor)",
+                "nystroem": f"Nystroem Gram operator ({train.size}x{self.n_components_} features)",
+            }[self.gram_form_]
+            self._log(f"kernel={self.kernel!r}, gamma={self._gamma:.4g}: {what}", t0)
+            t0 = time.perf_counter()
+            self._log(f"running {self.algorithm.upper()} (max_iter={int(self.max_iter)})")
+            res, found = self._run(G, self.tol_)
+            msg = res.message if found is None else "certificate found"
+            self._log(f"{self.algorithm.upper()}: {msg}", t0)
+            alpha[train] = res.alpha
+            s[train] = s_train
+        elif train.size:  # one class left: its points get equal weights
+            _, s_train = self._build_gram(Xa[train], ypm[train])
+            alpha[train] = 1.0 / train.size
+            s[train] = s_train
 
-        self.halting_index_ = int(res.nit)
+        self.halting_index_ = int(res.nit) if res is not None else 0
         self.n_iter_ = self.halting_index_ + 1
-        self.outcome_ = res.outcome
-        self.converged_ = res.outcome == "separator"
         self.witnesses_ = None
         self.certificate_norm_ = None
-        if res.outcome == "certificate":
-            self.witnesses_ = np.flatnonzero(res.p > 0)
-            self.certificate_norm_ = float(res.norm_p_G)
-        alpha = res.alpha
+        if self.conflicts_.shape[0]:
+            self.outcome_ = "conflict"
+            self.witnesses_ = np.unique(self.conflicts_)
+            self.certificate_norm_ = 0.0
+        elif found is not None:
+            self.outcome_ = "certificate"
+            self.witnesses_ = train[np.flatnonzero(found["p"] > 0)]
+            self.certificate_norm_ = found["bound"]
+        else:
+            self.outcome_ = res.outcome if res.outcome != "callback" else "max_iter"
+            if res.outcome == "certificate":
+                self.witnesses_ = train[np.flatnonzero(res.p > 0)]
+                self.certificate_norm_ = float(res.norm_p_G)
+        self.converged_ = self.outcome_ == "separator"
+        if res is None:
+            self._rest_note = "had only one class left to train on"
+        elif res.outcome == "separator":
+            self._rest_note = "separated the other points"
+        else:
+            self._rest_note = "did not separate the other points either"
         self.support_ = np.flatnonzero(alpha != 0)
         self.support_vectors_ = Xa[self.support_]
         self.dual_coef_ = (alpha * s)[self.support_]
         # f(x) = (Z^T alpha) . z(x) / ||z(x)|| for Nystroem features z; None when exact
-        nystroem = self.gram_form_ == "nystroem"
+        nystroem = self.gram_form_ == "nystroem" and G is not None
         self.feature_map_ = G.transformer if nystroem else None
-        self.feature_coef_ = G.Z.T @ alpha if nystroem else None
-        if not self.converged_:
-            warnings.warn(self._inseparable_message(), InseparableDataWarning, stacklevel=2)
-        return self
+        self.feature_coef_ = G.Z.T @ alpha[train] if nystroem else None
 
-    def _inseparable_message(self):
+    def _inseparable_message(self, X):
         name = self.algorithm.upper()
+        hint = self._scale_hint(X)
+        tail = (
+            "; the model keeps an iterate that does not separate the training data, and its "
+            f"predictions carry no guarantee.{hint}"
+        )
+        if self.outcome_ == "conflict":
+            pairs = ", ".join(f"({i}, {j})" for i, j in self.conflicts_[:5])
+            more = ", ..." if self.conflicts_.shape[0] > 5 else ""
+            return (
+                f"the training data are not separable by any kernel: "
+                f"{self.conflicts_.shape[0]} pair(s) of points have identical features and "
+                f"opposite labels ({pairs}{more}; conflicts_, witnesses_). Trained without "
+                f"them, {name} {self._rest_note}" + tail
+            )
         if self.outcome_ == "certificate":
             shown = ", ".join(str(i) for i in self.witnesses_[:10])
             more = ", ..." if self.witnesses_.size > 10 else ""
             return (
-                f"the training data are not separable with margin above "
-                f"{self.certificate_norm_:.3g} in this kernel's feature space: {name} found "
-                f"a certificate p with ||p||_G = {self.certificate_norm_:.3g} <= tol, whose "
-                f"support is {self.witnesses_.size} training points (witnesses_ = [{shown}"
-                f"{more}]); the model keeps an iterate that does not separate them, and its "
-                "predictions carry no guarantee."
+                f"no separator of the training data has a normalised margin above "
+                f"{self.certificate_norm_:.3g} in this kernel's feature space (they may "
+                f"be separable with a smaller margin): {name} found a point p of the "
+                f"simplex with ||p||_G <= {self.certificate_norm_:.3g} <= tol_ = "
+                f"{self.tol_:.3g}, whose support is {self.witnesses_.size} training points "
+                f"(witnesses_ = [{shown}{more}])" + tail
             )
-        hint = "" if self.algorithm == "isnkpvn" else " (algorithm='isnkpvn' can say why)"
         return (
             f"{name} found no separator of the training data within max_iter="
-            f"{int(self.max_iter)} iterations: the data may be inseparable in this kernel's "
-            f"feature space{hint}; the model keeps the last iterate, and its predictions "
-            "carry no guarantee."
+            f"{int(self.max_iter)} iterations, nor a certificate that none with margin "
+            f"above tol_ = {self.tol_:.3g} exists: the margin, if any, is too small for "
+            "this budget (kperc.is_separable decides separability exactly)" + tail
         )
+
+    def _scale_hint(self, X):
+        """A sentence suggesting rescaling when the features' scales, ``gamma`` or the
+        intercept, rather than the data, are the likely reason for a tiny margin."""
+        hints = []
+        std = X.std(axis=0) if X.shape[0] > 1 else np.zeros(X.shape[1])
+        pos = std[std > 0]
+        if pos.size >= 2 and pos.max() / pos.min() > 1e3:
+            hints.append(
+                f"the features' spreads differ by a factor {pos.max() / pos.min():.2g}; "
+                "standardise X (sklearn.preprocessing.StandardScaler)"
+            )
+        if self.intercept_feature_ is not None and not (
+            1e-3 <= float(self.intercept_scaling) <= 1e3
+        ):
+            hints.append(
+                f"intercept_scaling={float(self.intercept_scaling):g} makes the constant "
+                "feature far larger or smaller than the points; try a value near 1"
+            )
+        if not callable(self.kernel) and self.kernel == "rbf" and X.shape[0] > 1:
+            sub = X[: min(X.shape[0], 200)]
+            d2 = np.sum((sub[:, None, :] - sub[None, :, :]) ** 2, axis=-1)
+            med = float(np.median(d2[np.triu_indices(sub.shape[0], 1)]))
+            g = self._gamma * med
+            if med > 0 and (g > 50 or g < 1e-4):
+                hints.append(
+                    f"gamma * (median squared distance) = {g:.2g} makes the RBF kernel "
+                    f"{'nearly the identity' if g > 50 else 'nearly constant'}; try "
+                    "gamma='scale'"
+                )
+        return (" Hint: " + "; ".join(hints) + ".") if hints else ""
 
     def decision_function(self, X):
         """Normalised score ``f(x) / sqrt(K(x, x))``.
@@ -563,22 +837,15 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             Positive values predict ``classes_[1]``, negative ones ``classes_[0]``.
             On the training data of a converged model every ``y_i * score_i > 0``.
-
-        Warns
-        -----
-        InseparableDataWarning
-            When the model did not separate its training data (``converged_`` is False).
+            A model that did not converge (``converged_`` False, warned at fit) scores
+            with its last iterate, which carries no guarantee.
         """
         check_is_fitted(self)
         X = self._validate(X, fitting=False)
-        if not self.converged_:
-            warnings.warn(
-                "this SNKPClassifier did not separate its training data "
-                f"(outcome_={self.outcome_!r}); its scores come from an iterate that "
-                "carries no guarantee.",
-                InseparableDataWarning,
-                stacklevel=2,
-            )
+        with self._threads():
+            return self._decision(X)
+
+    def _decision(self, X):
         Xa = self._augment(X)
         if self.feature_map_ is not None:
             F = self.feature_map_.transform(Xa)
@@ -589,6 +856,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             # f(x) = x . w with w = sum_i dual_coef_i x_i: O(d) per point, whatever the
             # number of support vectors (SNKP gives weight to every training point)
             f = Xa @ (self.dual_coef_ @ self.support_vectors_)
+        elif self.support_.size == 0:
+            f = np.zeros(Xa.shape[0])
         else:
             Kx = kernel_matrix(Xa, self.support_vectors_, kernel=self.kernel, **params)
             f = Kx @ self.dual_coef_
@@ -609,11 +878,6 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             ``classes_[1]`` where :meth:`decision_function` is positive, else
             ``classes_[0]``.
-
-        Warns
-        -----
-        InseparableDataWarning
-            When the model did not separate its training data (``converged_`` is False).
         """
         scores = self.decision_function(X)  # checks that the model is fitted first
         return self.classes_[(scores > 0).astype(int)]
@@ -624,6 +888,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             raise AttributeError(f"{name} is only available when kernel='linear'.")
         if self.feature_map_ is not None:
             raise AttributeError(f"{name} is not available with n_components (Nystroem).")
+        if self.support_.size == 0:
+            return np.zeros(self.n_features_in_ + (self.intercept_feature_ is not None))
         return self.dual_coef_ @ self.support_vectors_
 
     @property
@@ -636,6 +902,24 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     def intercept_(self):
         """Offset, shape (1,); ``kernel="linear"`` only (0 without ``fit_intercept``)."""
         w = self._linear_weights("intercept_")
-        if not self.fit_intercept:
+        if self.intercept_feature_ is None:
             return np.zeros(1)
-        return np.array([w[-1] * float(self.intercept_scaling)])
+        return np.array([w[-1] * self.intercept_feature_])
+
+
+@functools.cache
+def _threadpool_controller() -> ThreadpoolController:
+    """One controller for the process: building it inspects the loaded libraries
+    (milliseconds), limiting threads with it afterwards takes microseconds."""
+    return ThreadpoolController()
+
+
+def _is_real(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _conflicts(Xa, ypm):
+    """Pairs of training points with identical features and opposite labels."""
+    if not np.all(np.isfinite(Xa)):  # check_input=False with NaN: nothing to compare
+        return np.zeros((0, 2), dtype=np.intp)
+    return _conflicting_pairs(Xa, ypm)

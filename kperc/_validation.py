@@ -376,10 +376,13 @@ def check_gram(G, *, check_psd: bool | None = None):
 
     Parameters
     ----------
-    G : array_like of shape (n, n) or LinearOperator
-        Dense matrices (or scipy.sparse matrices, densified) are checked for real
-        dtype, finiteness, squareness, symmetry, unit diagonal and (when ``check_psd``
-        allows) positive semidefiniteness. Linear operators are checked for shape and
+    G : array_like of shape (n, n), ValidatedGram or LinearOperator
+        A :class:`kperc.ValidatedGram` was checked when it was built: its read-only
+        matrix is returned at once (with ``check_psd=True``, after the exact PSD test
+        when its own test was a Lanczos estimate). Dense matrices (or scipy.sparse
+        matrices, densified) are checked for real dtype, finiteness, squareness,
+        symmetry, unit diagonal and (when ``check_psd`` allows) positive
+        semidefiniteness. Linear operators are checked for shape and
         real dtype here; their products are checked (shape, finiteness) when used.
     check_psd : bool or None
         ``None`` (default) runs the PSD test: a Cholesky factorisation up to
@@ -393,6 +396,14 @@ def check_gram(G, *, check_psd: bool | None = None):
         A float64 C-contiguous array for dense input (the input itself when it already
         is one; it is never written to), the operator itself otherwise.
     """
+    from ._gram import ValidatedGram
+
+    if isinstance(G, ValidatedGram):
+        if G._intact():  # validated once, read-only since: nothing to check again
+            if check_psd and not G.psd_exact:
+                check_psd_matrix(G.matrix, exact=True)
+            return G.matrix
+        G = G.matrix  # its buffer was made writeable again: validate it anew
     if isinstance(G, LinearOperator):
         check_operator(G)
         return G

@@ -6,6 +6,9 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import infeasible_problem
+from hypothesis import given
+from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import check_estimator
 
@@ -67,16 +70,32 @@ def test_more_than_two_classes_refused():
         SNKPClassifier().fit(X, np.ones(9))
 
 
-def test_convergence_warning_on_inseparable_data():
+def test_conflicting_points_are_found_before_any_iteration():
     X = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, 1.0], [2.0, 2.0]])
     y = np.array([1, -1, -1, 1])  # the first point repeated with the other label
-    clf = SNKPClassifier(kernel="rbf", gamma=1.0, max_iter=200)
-    with pytest.warns(ConvergenceWarning, match="no separator"):
+    for algorithm in ("snkp", "nkp", "isnkpvn"):
+        clf = SNKPClassifier(kernel="rbf", gamma=1.0, algorithm=algorithm)
+        with pytest.warns(ConvergenceWarning, match=r"identical features and opposite"):
+            clf.fit(X, y)
+        assert clf.outcome_ == "conflict" and not clf.converged_
+        assert clf.conflicts_.tolist() == [[0, 2]] and clf.witnesses_.tolist() == [0, 2]
+        assert clf.certificate_norm_ == 0.0
+        # the other two points are trained on (and separated), quickly
+        assert clf.halting_index_ < 100
+        assert set(clf.support_) <= {1, 3}
+        assert np.all(clf.predict(X[[1, 3]]) == y[[1, 3]])
+
+
+def test_max_iter_warning_when_neither_separator_nor_certificate():
+    X = np.array([[0.0, 0.0], [1e-6, 0.0], [1.0, 1.0], [2.0, 0.0]])
+    y = np.array([1, -1, 1, -1])  # a tiny RBF margin; a tol that cannot be certified
+    clf = SNKPClassifier(kernel="rbf", gamma=1.0, max_iter=200, tol=1e-12)
+    with pytest.warns(ConvergenceWarning, match="no separator") as rec:
         clf.fit(X, y)
+    assert len(rec) == 1
     assert not clf.converged_ and clf.halting_index_ == 200 and clf.n_iter_ == 201
     assert clf.outcome_ == "max_iter" and clf.witnesses_ is None
-    with pytest.warns(ConvergenceWarning):
-        SNKPClassifier(kernel="rbf", algorithm="nkp", max_iter=50).fit(X, y)
+    assert clf.conflicts_.shape == (0, 2)
 
 
 def test_intercept_option():
@@ -149,7 +168,10 @@ def test_coef_and_intercept_for_the_linear_kernel():
     assert np.all(np.sign(lin) == np.sign(dec))
     assert np.all(lin * np.where(y == 1, 1, -1) > 0)
     # the decision function is the affine function divided by ||(x, scaling)||
-    norms = np.sqrt(np.sum(X**2, axis=1) + 4.0)
+    c = clf.intercept_feature_  # 2.0 times a power of two near the points' RMS norm
+    rms = np.sqrt(np.mean(np.sum(X**2, axis=1)))
+    assert c / 2.0 == 2.0 ** np.round(np.log2(rms))
+    norms = np.sqrt(np.sum(X**2, axis=1) + c**2)
     np.testing.assert_allclose(dec, lin / norms, rtol=1e-12, atol=1e-15)
     Xc = X - [2.5, 0.0]  # now a separator through the origin exists
     homog = SNKPClassifier(kernel="linear", fit_intercept=False).fit(Xc, y)
@@ -174,7 +196,7 @@ def test_support_holds_only_nonzero_weights():
 
 def test_inseparable_data_give_a_certificate_and_witnesses():
     """Moons with a linear kernel: ISNKPVN stops with ||p||_G <= tol, which bounds the
-    exact margin; the warning names the witnesses, and predictions warn again."""
+    exact margin; the warning names the witnesses, and predictions do not warn again."""
     X, y = kperc.datasets.moons(60, noise=0.1, seed=0)
     clf = SNKPClassifier(kernel="linear", algorithm="isnkpvn", tol=1e-3)
     with pytest.warns(InseparableDataWarning, match="witnesses_") as rec:
@@ -183,13 +205,14 @@ def test_inseparable_data_give_a_certificate_and_witnesses():
     assert clf.outcome_ == "certificate" and not clf.converged_
     assert clf.certificate_norm_ <= 1e-3
     assert clf.witnesses_.size >= 2 and set(y[clf.witnesses_]) == {-1, 1}
-    Xa = np.hstack([X, np.ones((X.shape[0], 1))])
+    Xa = np.hstack([X, np.full((X.shape[0], 1), clf.intercept_feature_)])
     G = kperc.gram_matrix(Xa, y, "linear")
     assert kperc.margin(G) <= clf.certificate_norm_ + 1e-9
-    with pytest.warns(InseparableDataWarning, match="no guarantee"):
+    with warnings.catch_warnings():  # warned once, at fit: predictions do not warn
+        warnings.simplefilter("error")
         clf.predict(X)
-    with pytest.warns(InseparableDataWarning, match="algorithm='isnkpvn' can say why"):
-        SNKPClassifier(kernel="linear", max_iter=30).fit(X, y)
+        clf.decision_function(X)
+        clf.score(X, y)
 
 
 def test_converged_model_predicts_without_warning():
@@ -322,7 +345,7 @@ def test_linear_factored_operator_agrees_with_the_dense_matrix():
     np.testing.assert_allclose(fac.coef_, dense.coef_, rtol=1e-8, atol=1e-12)
     np.testing.assert_array_equal(fac.predict(X), dense.predict(X))
     # decision_function is x . coef_ + intercept_, normalised by ||(x, intercept_scaling)||
-    Xa = np.hstack([X, np.ones((X.shape[0], 1))])
+    Xa = np.hstack([X, np.full((X.shape[0], 1), fac.intercept_feature_)])
     expect = (X @ fac.coef_.ravel() + fac.intercept_[0]) / np.linalg.norm(Xa, axis=1)
     np.testing.assert_allclose(fac.decision_function(X), expect, rtol=1e-12, atol=1e-15)
 
@@ -331,3 +354,178 @@ def test_bad_n_components_string():
     X, y = kperc.datasets.circles(20, seed=0)
     with pytest.raises(ValueError, match="n_components must be 'auto'"):
         SNKPClassifier(n_components="exact").fit(X, y)
+
+
+# ------------------------------------------------- issue: a classifier that stops early
+
+
+@pytest.mark.parametrize(
+    ("param", "value"),
+    [
+        ("intercept_scaling", np.nan),
+        ("intercept_scaling", np.inf),
+        ("intercept_scaling", "1.0"),
+        ("intercept_scaling", None),
+        ("intercept_scaling", 0.0),
+        ("algorithm", ["snkp"]),
+        ("algorithm", None),
+        ("kernel", "sigmoid"),
+        ("kernel", ["rbf"]),
+        ("fit_intercept", "yes"),
+        ("halt", 0),
+        ("n_threads", 0),
+        ("n_threads", 1.5),
+        ("tol", -1.0),
+        ("tol", "scale"),
+        ("tol", np.nan),
+        ("gamma", np.inf),
+    ],
+)
+def test_bad_parameters_name_themselves(param, value):
+    X, y = kperc.datasets.circles(20, seed=0)
+    with pytest.raises(ValueError, match=param):
+        SNKPClassifier(**{param: value}).fit(X, y)
+
+
+def test_halt_false_needs_a_perceptron():
+    X, y = kperc.datasets.circles(20, seed=0)
+    with pytest.raises(ValueError, match="halt=False"):
+        SNKPClassifier(algorithm="isnkpvn", halt=False).fit(X, y)
+
+
+def test_sample_weight_is_refused_by_name():
+    X, y = kperc.datasets.circles(20, seed=0)
+    with pytest.raises(TypeError, match="sample_weight"):
+        SNKPClassifier().fit(X, y, sample_weight=np.ones(20))
+    with pytest.raises(ValueError, match="class_weight"):
+        SNKPClassifier().set_params(class_weight="balanced")
+
+
+def test_warns_once_per_fit_in_a_grid_search():
+    from sklearn.model_selection import GridSearchCV
+
+    X, y = kperc.datasets.moons(60, noise=0.3, seed=0)
+    grid = GridSearchCV(
+        SNKPClassifier(kernel="linear"), {"intercept_scaling": [0.5, 1.0, 2.0]}, cv=3
+    )
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        grid.fit(X, y)
+    caught = [w for w in rec if issubclass(w.category, InseparableDataWarning)]
+    assert len(caught) == 3 * 3 + 1  # one per fit (9 folds and the refit), none at scoring
+
+
+@pytest.mark.parametrize(
+    ("kernel", "params"),
+    [("rbf", {}), ("linear", {}), ("poly", {"degree": 2})],
+)
+def test_model_does_not_depend_on_the_scale_of_X(kernel, params):
+    X, y = kperc.datasets.circles(60, seed=3)
+    if kernel == "linear":
+        X, y = kperc.datasets.planted(60, 3, rho=0.05, seed=3)
+        X = X + 1.0  # an offset is needed
+    ref = SNKPClassifier(kernel=kernel, **params).fit(X, y)
+    for k in (-66, 40):  # 2^-66 is about 1e-20
+        clf = SNKPClassifier(kernel=kernel, **params).fit(X * 2.0**k, y)
+        assert clf.outcome_ == ref.outcome_ and clf.n_iter_ == ref.n_iter_
+        np.testing.assert_array_equal(clf.predict(X * 2.0**k), ref.predict(X))
+        if kernel == "linear":  # dual_coef_ = alpha_i y_i / ||x_i||: scaled exactly
+            np.testing.assert_array_equal(clf.dual_coef_ * 2.0**k, ref.dual_coef_)
+    # a scale that is not a power of two: the same accuracy
+    clf = SNKPClassifier(kernel=kernel, **params).fit(X * 1e-20, y)
+    assert clf.score(X * 1e-20, y) == ref.score(X, y)
+
+
+def test_rbf_ignores_the_intercept_feature():
+    X, y = kperc.datasets.circles(40, seed=0)
+    a = SNKPClassifier(gamma=2.0).fit(X, y)
+    b = SNKPClassifier(gamma=2.0, fit_intercept=False).fit(X, y)
+    assert a.intercept_feature_ is None and a.support_vectors_.shape[1] == 2
+    np.testing.assert_array_equal(a.dual_coef_, b.dual_coef_)
+
+
+@given(st.integers(0, 10_000))
+def test_inseparable_linear_data_stop_early_with_a_certificate(seed):
+    prob = infeasible_problem(seed)
+    clf = SNKPClassifier(kernel="linear", fit_intercept=False, max_iter=100_000)
+    with pytest.warns(InseparableDataWarning, match="normalised margin above"):
+        clf.fit(prob.X, prob.y)
+    assert clf.outcome_ == "certificate" and clf.halting_index_ < 5_000
+    n = prob.X.shape[0]
+    assert clf.tol_ == pytest.approx(2 * np.sqrt(2 * np.log(n)) / 100_000)
+    assert clf.certificate_norm_ <= clf.tol_
+    assert set(prob.y[clf.witnesses_]) == {-1.0, 1.0}
+    assert kperc.is_separable(prob.X, prob.y).status == "not separable"
+
+
+def test_separable_data_never_stop_on_a_certificate():
+    """tol='auto' is below every margin that SNKP is sure to reach within max_iter:
+    ||p||_G >= rho for every p, so a certificate cannot fire on such data."""
+    for seed in range(5):
+        X, y = kperc.datasets.planted(80, 4, rho=0.01, seed=seed)
+        clf = SNKPClassifier(kernel="linear", fit_intercept=False).fit(X, y)
+        assert clf.outcome_ == "separator" and clf.tol_ < 0.01
+
+
+def test_nkp_stops_early_too():
+    prob = infeasible_problem(3)
+    clf = SNKPClassifier(kernel="linear", fit_intercept=False, algorithm="nkp")
+    with pytest.warns(InseparableDataWarning):
+        clf.fit(prob.X, prob.y)
+    assert clf.outcome_ == "certificate" and clf.tol_ == pytest.approx(1 / np.sqrt(1e5))
+    assert clf.halting_index_ < 100_000
+
+
+def test_halt_false_keeps_improving_the_margin():
+    X, y = kperc.datasets.planted(100, 3, rho=0.05, seed=0)
+    ypm = np.where(y > 0, 1.0, -1.0)
+
+    def train_margin(clf):
+        return float(np.min(ypm * clf.decision_function(X)) / np.linalg.norm(clf.coef_))
+
+    first = SNKPClassifier(kernel="linear", fit_intercept=False).fit(X, y)
+    more = SNKPClassifier(kernel="linear", fit_intercept=False, halt=False, max_iter=2000)
+    more.fit(X, y)
+    assert first.converged_ and more.converged_ and more.halting_index_ > first.halting_index_
+    assert train_margin(more) > train_margin(first)
+
+
+def test_blas_threads_limited_inside_fit():
+    from threadpoolctl import threadpool_info
+
+    seen = []
+
+    def kernel(A, B):
+        seen.append([i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"])
+        return A @ B.T + 1.0
+
+    X, y = kperc.datasets.planted(30, 3, rho=0.1, seed=0)
+    SNKPClassifier(kernel=kernel, n_threads=1).fit(X, y)
+    assert seen and all(t == [1] * len(t) for t in seen)
+
+
+def test_nystroem_switch_is_announced(monkeypatch):
+    import kperc._classifier as mod
+
+    monkeypatch.setattr(mod, "AUTO_EXACT_MAX_N", 50)
+    X, y = kperc.datasets.circles(60, seed=0)
+    with pytest.warns(UserWarning, match="Nystroem features"):
+        clf = SNKPClassifier(gamma=2.0, random_state=0).fit(X, y)
+    assert clf.gram_form_ == "nystroem"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        SNKPClassifier(gamma=2.0, n_components=40, random_state=0).fit(X, y)
+
+
+def test_scale_hint_in_the_warning():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 2)) * [1.0, 1e5]
+    y = np.where(rng.random(60) < 0.5, 1, -1)
+    with pytest.warns(InseparableDataWarning, match="StandardScaler"):
+        SNKPClassifier(kernel="linear", max_iter=300).fit(X, y)
+
+
+def test_expected_failed_checks_method():
+    assert SNKPClassifier().expected_failed_checks() == {}
+    est = SNKPClassifier(algorithm="nkp")
+    assert est.expected_failed_checks() == expected_failed_checks(est)

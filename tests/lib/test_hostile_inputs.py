@@ -78,6 +78,8 @@ DATA_FUNCS = {
     "signed_normalized_points": kperc.signed_normalized_points,
     "data_margin": kperc.data_margin,
     "linf_margin": kperc.linf_margin,
+    "is_separable": kperc.is_separable,
+    "is_separable_rbf": lambda X, y: kperc.is_separable(X, y, kernel="rbf", gamma=0.5),
     "kernel_gram_operator": lambda X, y: kperc.kernel_gram_operator(X, y, gamma=0.5),
     "approx_gram_operator": lambda X, y: kperc.approx_gram_operator(
         X, y, gamma=0.5, n_components=3, random_state=0
@@ -102,6 +104,7 @@ GRAM_FUNCS = {
     "margin": kperc.margin,
     "margin_details": kperc.margin_details,
     "gram_factor": kperc.gram_factor,
+    "ValidatedGram": kperc.ValidatedGram,
     "loss": lambda G: kperc.loss(G, Q0[: np.shape(G)[0]] if np.ndim(G) == 2 else Q0),
     "smoothed_loss": lambda G: kperc.smoothed_loss(G, _q_for(G), 0.1),
     "smoothed_loss_q": lambda G: kperc.smoothed_loss_q(G, _q_for(G), 0.1, _q_for(G)),
@@ -144,6 +147,7 @@ def test_registries_cover_the_public_api():
     named = {k.split("_rbf")[0].split("_poly")[0] for k in named}
     classes = {"KpercResult", "GramOperator", "ApproxGramOperator", "ExactMarginCheck"}
     classes |= {"KernelGramOperator", "InseparableDataWarning", "datasets", "sweeps"}
+    classes |= {"SeparabilityResult"}
     named |= {"min_norm_point"}  # tests/test_hostile_exits.py::test_min_norm_point_rejects_*
     assert set(kperc.__all__) - classes <= named
 

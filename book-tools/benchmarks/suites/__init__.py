@@ -26,6 +26,7 @@ __all__ = ["SUITES", "SUITE_ENTRY_POINTS", "UNTIMED_SUITES", "suite_func"]
 SUITE_ENTRY_POINTS: dict[str, str] = {
     "periter": "benchmarks.suites.periter:suite_periter",
     "floor": "benchmarks.suites.floor:suite_floor",
+    "fixedcost": "benchmarks.suites.fixedcost:suite_fixedcost",
     "separator": "benchmarks.suites.separator:suite_separator",
     "kernels": "benchmarks.suites.kernels:suite_kernels",
     "large": "benchmarks.suites.large:suite_large",

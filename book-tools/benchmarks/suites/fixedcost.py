@@ -1,0 +1,83 @@
+"""The ``fixedcost`` suite: what one call of an algorithm costs before its iteration 1.
+
+On a plain dense ``G`` every call of ``snkp``, ``nkp``, ``nvn`` and ``isnkpvn`` checks
+the matrix (symmetry, unit diagonal, finiteness and positive semidefiniteness: a
+Cholesky factorisation up to ``n = 3000``, 30 Lanczos steps above). A
+:class:`kperc.ValidatedGram` is checked once, when it is built, and then accepted by
+every call without checks. This suite measures, at ``n = 2000`` and ``4000``, the
+validation of a plain matrix, the one-off construction of a ``ValidatedGram`` and the
+fixed cost of one SNKP call on each (a call with ``max_iter=1``, less its iteration),
+in seconds and in units of one product ``G @ v``. The target is a fixed cost of at
+most :data:`TARGET_PRODUCTS` products per call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from benchmarks._config import BenchConfig
+from benchmarks._timing import _cpu, summarize, time_matvec
+from kperc import ValidatedGram, gram_matrix, snkp
+from kperc._validation import check_gram
+from kperc.datasets import planted
+
+#: The target: fixed cost of one call, in products ``G @ v``.
+TARGET_PRODUCTS = 20.0
+
+
+def _median_cpu(fn: Callable[[], Any], repeats: int) -> dict[str, Any]:
+    times = []
+    for _ in range(repeats):
+        t0 = _cpu()
+        fn()
+        times.append(_cpu() - t0)
+    return summarize(times)
+
+
+def suite_fixedcost(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Fixed cost of one call on a plain matrix and on a :class:`kperc.ValidatedGram`."""
+    sizes = (300, 600) if cfg.quick else (2000, 4000)
+    repeats = max(1, min(cfg.repeats, 3))
+    rows = []
+    for n in sizes:
+        X, y = planted(n, 20, rho=0.05, seed=cfg.seed)
+        G = gram_matrix(X, y, "rbf", gamma=0.05)
+        prod = time_matvec(G, repeats=cfg.repeats)
+        validate = _median_cpu(lambda G=G: check_gram(G), repeats)
+        build = _median_cpu(lambda G=G: ValidatedGram(G), repeats)
+        VG = ValidatedGram(G)
+        # one SNKP call with one iteration: its fixed cost plus about 2 products
+        plain_call = _median_cpu(lambda G=G: snkp(G, max_iter=1), repeats)
+        vg_call = _median_cpu(lambda VG=VG: snkp(VG, max_iter=1), max(repeats, 5))
+        row = {
+            "n": n,
+            "product_s": prod,
+            "validate_plain_s": validate["median"],
+            "validate_plain_products": validate["median"] / prod,
+            "build_validated_s": build["median"],
+            "build_validated_products": build["median"] / prod,
+            "call_plain_s": plain_call["median"],
+            "call_plain_products": plain_call["median"] / prod,
+            "call_validated_s": vg_call["median"],
+            "call_validated_products": vg_call["median"] / prod,
+            "target_products": TARGET_PRODUCTS,
+            "met": bool(vg_call["median"] / prod <= TARGET_PRODUCTS),
+        }
+        rows.append(row)
+        log(
+            f"fixedcost n={n:<5d} product {prod * 1e3:.3g} ms; plain call "
+            f"{row['call_plain_products']:.0f} products ({plain_call['median']:.3g} s); "
+            f"ValidatedGram built once in {row['build_validated_products']:.0f} products, "
+            f"then a call costs {row['call_validated_products']:.1f} products"
+        )
+    return {"rows": rows, "target_products": TARGET_PRODUCTS}
+
+
+if __name__ == "__main__":  # pragma: no cover - a manual run of this suite alone
+    from benchmarks._config import default_config
+
+    np.set_printoptions(precision=3)
+    print(suite_fixedcost(default_config(suites=("fixedcost",))))

@@ -1,0 +1,187 @@
+"""A Gram matrix validated once and reused by every algorithm without re-validation.
+
+Validating a dense ``G`` (symmetry, unit diagonal, finiteness and above all positive
+semidefiniteness) costs far more than one iteration: at ``n = 2000`` the Cholesky test
+takes as long as a few hundred products ``G @ v``. A :class:`ValidatedGram` pays that
+cost once, keeps a private read-only copy of the matrix and is accepted by every
+function that takes ``G``, which then skips the checks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["ValidatedGram"]
+
+
+class ValidatedGram:
+    """A normalised signed Gram matrix whose validity has been checked once.
+
+    Every algorithm and margin function of :mod:`kperc` that takes ``G`` accepts a
+    ``ValidatedGram`` and then skips its own checks (symmetry, unit diagonal,
+    finiteness and the positive semidefiniteness test, a Cholesky factorisation up to
+    ``n = 3000`` and a Lanczos estimate of the smallest eigenvalue above), so a call
+    costs no more than its iterations. Build one when several algorithms or parameters
+    run on the same ``G``.
+
+    The matrix is held in a private read-only buffer (a copy of ``G``; no copy with
+    :meth:`from_data`), so it cannot change after validation: writing to it raises,
+    and a buffer made writeable again is validated anew at its next use.
+
+    Parameters
+    ----------
+    G : array_like of shape (n, n)
+        A dense normalised signed Gram matrix (for example from
+        :func:`kperc.gram_matrix`). It is copied.
+    check_psd : bool or None, default=None
+        The positive semidefiniteness test, as in the algorithms: ``None`` runs the
+        default test (Cholesky up to ``n = 3000``, a Lanczos estimate above), ``True``
+        the exact test at any ``n``.
+
+    Attributes
+    ----------
+    n : int
+        Number of points.
+    shape : tuple of int
+        ``(n, n)``.
+    psd_exact : bool
+        Whether positive semidefiniteness was decided exactly (Cholesky or
+        eigenvalues) rather than estimated (Lanczos, ``n > 3000`` without
+        ``check_psd=True``). An algorithm called with ``check_input=True`` on a
+        ``ValidatedGram`` whose test was an estimate does not run the exact test either:
+        it relies on the same guarantee as on a plain matrix of that size.
+
+    Raises
+    ------
+    ValueError
+        When ``G`` is not square, symmetric, finite, of unit diagonal or positive
+        semidefinite (the same messages as the algorithms).
+
+    See Also
+    --------
+    kperc.gram_matrix : builds ``G`` from data.
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import planted
+    >>> X, y = planted(60, 3, rho=0.2, seed=0)
+    >>> G = kperc.ValidatedGram.from_data(X, y, kernel="linear")
+    >>> G.shape, G.psd_exact
+    ((60, 60), True)
+    >>> kperc.snkp(G).outcome, kperc.nkp(G).outcome  # G is validated only once
+    ('separator', 'separator')
+    >>> G.matrix[0, 0] = 2.0
+    Traceback (most recent call last):
+    ...
+    ValueError: assignment destination is read-only
+    """
+
+    __slots__ = ("_buf", "_view", "psd_exact")
+
+    def __init__(self, G, *, check_psd: bool | None = None):
+        from ._validation import check_gram
+
+        if isinstance(G, ValidatedGram):
+            G = G._view
+        arr = check_gram(_plain(G), check_psd=check_psd)
+        if not isinstance(arr, np.ndarray):
+            raise TypeError(
+                "ValidatedGram holds a dense matrix; a LinearOperator (such as a "
+                "kperc.GramOperator) is already validated cheaply and needs no wrapper."
+            )
+        self._adopt(np.array(arr, dtype=np.float64, order="C", copy=True), check_psd)
+
+    @classmethod
+    def from_data(cls, X, y, kernel="linear", *, check_psd: bool | None = None, **kernel_params):
+        """Build ``G = kperc.gram_matrix(X, y, kernel, **kernel_params)`` and validate it.
+
+        The freshly built matrix is adopted without a copy, so this needs no more
+        memory than :func:`kperc.gram_matrix`.
+
+        Parameters
+        ----------
+        X, y, kernel, **kernel_params
+            As for :func:`kperc.gram_matrix`.
+        check_psd : bool or None, default=None
+            As for the constructor.
+
+        Returns
+        -------
+        ValidatedGram
+        """
+        from ._kernels import gram_matrix
+        from ._validation import check_gram
+
+        G = gram_matrix(X, y, kernel, **kernel_params)
+        G = np.ascontiguousarray(G, dtype=np.float64)
+        if G.base is not None or not G.flags.writeable:
+            G = G.copy()  # the buffer must be ours alone
+        self = cls.__new__(cls)
+        check_gram(G, check_psd=check_psd)
+        self._adopt(G, check_psd)
+        return self
+
+    def _adopt(self, buf: np.ndarray, check_psd) -> None:
+        from ._validation import PSD_CHECK_MAX_N
+
+        buf.flags.writeable = False
+        self._buf = buf
+        # users see a view: a view of a read-only buffer cannot be made writeable
+        self._view = buf.view()
+        self.psd_exact = bool(check_psd) or buf.shape[0] <= PSD_CHECK_MAX_N
+
+    def _intact(self) -> bool:
+        """Whether the buffer is still read-only (so unchanged since validation)."""
+        return not self._buf.flags.writeable
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """The matrix, as a read-only array."""
+        return self._view
+
+    @property
+    def n(self) -> int:
+        return self._buf.shape[0]
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self._buf.shape
+
+    @property
+    def dtype(self):
+        return self._buf.dtype
+
+    @property
+    def ndim(self) -> int:
+        return 2
+
+    def __array__(self, dtype=None, copy=None):
+        if copy:
+            return np.array(self._view, dtype=dtype, copy=True)
+        if dtype is not None and np.dtype(dtype) != self._buf.dtype:
+            if copy is False:
+                raise ValueError("a dtype conversion of a ValidatedGram needs a copy")
+            return self._view.astype(dtype)
+        return self._view
+
+    def __matmul__(self, other):
+        return self._view @ other
+
+    def __rmatmul__(self, other):
+        return other @ self._view
+
+    def __getitem__(self, key):
+        return self._view[key]
+
+    def __len__(self) -> int:
+        return self._buf.shape[0]
+
+    def __repr__(self) -> str:
+        how = "exact" if self.psd_exact else "Lanczos estimate"
+        return f"ValidatedGram(n={self.n}, PSD test: {how})"
+
+
+def _plain(G):
+    """``G`` itself unless it is a ValidatedGram (then its read-only matrix)."""
+    return G._view if isinstance(G, ValidatedGram) else G
