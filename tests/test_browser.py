@@ -33,8 +33,8 @@ window) and 390x844 (a phone), and checks what a reader meets:
 At 1400 px it also checks what the prose says (see :func:`_prose_problems`):
 
 * no inline code in the prose names a variable or glue key of the page's notebook
-  (on pages that are not notebooks: of any chapter notebook), which is what a reader
-  sees when a name was written where its value belongs;
+  (on pages that are not notebooks: a glue key or parameter of any notebook), which is
+  what a reader sees when a name was written where its value belongs;
 * no literal backslash in the rendered text outside code (TeX that was not typeset, or
   an escaped character that reached the page);
 * no repository path or developers' word (:data:`INTERNAL_WORDS`, such as
@@ -375,12 +375,14 @@ def _smallest_text_pt(natural: float, shown: float, dpi: float, font_pt: float) 
     return font_pt * dpi / 96 * shown / natural
 
 
-def _notebook_names(ipynb: Path) -> set[str]:
+def _notebook_names(ipynb: Path, *, exported: bool = False) -> set[str]:
     """Names a chapter notebook defines at the top level of its code cells, and glue keys.
 
     Assignment, ``for`` and ``with`` targets, and defined functions and classes (imports
     are left out: they name library objects, which the prose may show as code). Glue
-    keys are the first argument of every ``glue(...)`` / ``ch.glue(...)`` call.
+    keys are the first argument of every ``glue(...)`` / ``ch.glue(...)`` call. With
+    ``exported=True`` only the names other pages can meet: glue keys and the names set
+    by the cell tagged ``parameters``.
     """
     nb = json.loads(ipynb.read_text(encoding="utf-8"))
     names: set[str] = set()
@@ -397,6 +399,7 @@ def _notebook_names(ipynb: Path) -> set[str]:
     for cell in nb.get("cells", []):
         if cell.get("cell_type") != "code":
             continue
+        is_parameters = "parameters" in cell.get("metadata", {}).get("tags", [])
         src = "".join(cell.get("source", []))
         src = "\n".join(
             line for line in src.splitlines() if not line.lstrip().startswith(("%", "!"))
@@ -405,7 +408,7 @@ def _notebook_names(ipynb: Path) -> set[str]:
             tree = ast.parse(src)
         except SyntaxError:
             continue
-        for stmt in tree.body:
+        for stmt in tree.body if (is_parameters or not exported) else ():
             if isinstance(stmt, ast.Assign):
                 for t in stmt.targets:
                     targets(t)
@@ -440,7 +443,7 @@ def _names_for(rel: str) -> frozenset[str]:
         return frozenset(_notebook_names(own))
     every: set[str] = set()
     for nb in sorted((HTML / "_sources").rglob("*.ipynb")):
-        every |= _notebook_names(nb)
+        every |= _notebook_names(nb, exported=True)
     return frozenset(every)
 
 
