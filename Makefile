@@ -117,3 +117,23 @@ bench: env
 
 clean:
 	rm -rf _build
+
+## make pdf: the whole book as one PDF, _build/latex/kperc-book.pdf (LaTeX via xelatex,
+## Debian's TeX Live installed if missing: texlive-fonts-extra, about 500 MB, is there for
+## bbm.sty, which jupyter-book's LaTeX class loads), then the HTML book again with a
+## download link to the PDF on its landing page (a plain `make` build has no such link)
+.PHONY: pdf
+TEX_DEBS := latexmk xindy texlive-latex-recommended texlive-latex-extra \
+            texlive-fonts-recommended texlive-fonts-extra texlive-xetex fonts-freefont-otf
+pdf: env report
+	@if ! command -v xelatex >/dev/null || ! command -v latexmk >/dev/null || \
+	    ! command -v xindy >/dev/null || ! kpsewhich bbm.sty >/dev/null || \
+	    ! fc-list | grep -q FreeSerif; then \
+	  echo "installing Debian's TeX Live for the PDF"; \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y \
+	    --no-install-recommends $(TEX_DEBS); fi
+	rm -rf _build/latex
+	$(VENV)/bin/jupyter-book build . --builder pdflatex
+	$(PY) -c 'import yaml; c = yaml.safe_load(open("_config.yml")); c["parse"]["myst_substitutions"]["pdf_download"] = "The whole book is also available as one PDF: {download}`kperc-book.pdf </_build/latex/kperc-book.pdf>`."; yaml.safe_dump(c, open("_build/pdf-config.yml", "w"), allow_unicode=True, sort_keys=False)'
+	$(VENV)/bin/jupyter-book build . -W -n --keep-going --config _build/pdf-config.yml
+	@echo "PDF: $(CURDIR)/_build/latex/kperc-book.pdf (linked from _build/html/book/index.html)"

@@ -30,13 +30,37 @@ window) and 390x844 (a phone), and checks what a reader meets:
   launch button, all with well-formed https URLs, and no page a Colab button (a chapter
   needs a clone of the repository);
 * landing page: it shows the three headline figures.
+
+At 1400 px it also checks what the prose says (see :func:`_prose_problems`):
+
+* no inline code in the prose names a variable or glue key of the page's notebook
+  (on pages that are not notebooks: a glue key or parameter of any notebook), which is
+  what a reader sees when a name was written where its value belongs;
+* no literal backslash in the rendered text outside code (TeX that was not typeset, or
+  an escaped character that reached the page);
+* no repository path or developers' word (:data:`INTERNAL_WORDS`, such as
+  ``kperc_book``, ``_generated``, ``.json``, ``python -m``, ``pytest`` or "glue") in the
+  text outside code cells, except on :data:`CODE_PAGES` (the reproducibility record and
+  the API reference, where such names are the subject);
+* figure text: every figure shows its smallest text at 9 pt or more. The rule, derived
+  in :func:`_smallest_text_pt`: a font of ``f`` pt drawn into a PNG saved at ``dpi`` is
+  ``f / 72 * dpi`` image pixels tall; shown ``w`` CSS px wide for ``W`` image pixels it
+  is ``f / 72 * dpi * w / W`` CSS px, that is ``f * dpi / 96 * w / W`` pt (96 CSS px per
+  inch, 72 pt per inch). With the book's smallest font :func:`_smallest_font_pt` (from
+  :func:`kperc_book.chapter.style`, 9 pt) and the saved resolution read from the PNG
+  (``SAVE_DPI`` = 200 for ``book/figures``), 9 pt on screen needs ``w >= W * 96 * 9 /
+  (dpi * f)``: for 200 dpi and 9 pt fonts, the figure's full nominal width ``W / 200 *
+  96``.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
+import json
 import os
 import re
+import struct
 import threading
 from html.parser import HTMLParser
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -269,6 +293,181 @@ EMPTY_REF = re.compile(
     r"\((Definition|Remark|Theorem|Lemma|Algorithm|Proposition|Corollary|Example)\s*\)"
 )
 
+#: Pages whose subject is the code and the build (paths, commands and code names belong
+#: there); every other page speaks to readers. Sphinx's generated indices list code names.
+CODE_PAGES = frozenset(
+    {"book/reproducibility.html", "book/api.html", "genindex.html", "py-modindex.html"}
+)
+#: Repository paths and developers' words that a reader of the prose should never meet
+#: (checked outside code cells): (label, pattern).
+INTERNAL_WORDS = (
+    ("kperc_book", re.compile(r"kperc_book")),
+    ("_generated", re.compile(r"_generated")),
+    (".json", re.compile(r"\.json\b", re.I)),
+    ("python -m", re.compile(r"python3?\s+-m\b")),
+    ("pytest", re.compile(r"\bpytest\b", re.I)),
+    ("glue", re.compile(r"\bglue(d|s|ing)?\b", re.I)),
+    ("PAPER.md", re.compile(r"PAPER\.md", re.I)),
+    ("papermill", re.compile(r"\bpapermill\b", re.I)),
+    ("nbval", re.compile(r"\bnbval\b", re.I)),
+)
+#: The smallest text a figure may show on screen, in pt (CSS: 96 px = 72 pt = 1 inch).
+MIN_FIGURE_PT = 9.0
+
+
+def _smallest_font_pt() -> float:
+    """The smallest font size (pt) that the book's figure style sets.
+
+    :func:`kperc_book.chapter.style` sets every text size of a figure (titles, labels,
+    ticks, legends); named sizes such as ``"small"`` are resolved against ``font.size``.
+    ``tests/test_book_figures.py`` checks that no notebook or experiment module draws
+    text smaller than this.
+    """
+    import matplotlib
+    from matplotlib.font_manager import FontProperties
+
+    from kperc_book.chapter import style
+
+    keys = (
+        "font.size",
+        "axes.titlesize",
+        "axes.labelsize",
+        "legend.fontsize",
+        "legend.title_fontsize",
+        "xtick.labelsize",
+        "ytick.labelsize",
+        "figure.titlesize",
+    )
+    with matplotlib.rc_context():
+        style()
+        sizes = [matplotlib.rcParams[k] for k in keys]
+        return min(FontProperties(size=v).get_size_in_points() for v in sizes if v is not None)
+
+
+def _png_dpi(path: Path) -> float | None:
+    """Horizontal resolution stored in a PNG's pHYs chunk (matplotlib writes it), or None."""
+    data = path.read_bytes()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    pos = 8
+    while pos + 8 <= len(data):
+        length, ctype = struct.unpack(">I4s", data[pos : pos + 8])
+        if ctype == b"pHYs" and length >= 9:
+            ppu_x, _, unit = struct.unpack(">IIB", data[pos + 8 : pos + 17])
+            return ppu_x * 0.0254 if unit == 1 else None
+        if ctype == b"IDAT":
+            return None
+        pos += 12 + length
+    return None
+
+
+def _smallest_text_pt(natural: float, shown: float, dpi: float, font_pt: float) -> float:
+    """Size on screen (pt) of ``font_pt`` text in a PNG saved at ``dpi``.
+
+    The image is ``natural`` pixels wide and shown ``shown`` CSS px wide: a glyph of
+    ``font_pt`` is ``font_pt / 72 * dpi`` image pixels tall, hence ``font_pt / 72 * dpi
+    * shown / natural`` CSS px, or that times 72 / 96 in pt.
+
+    >>> round(_smallest_text_pt(1540, 739.2, 200, 9), 6)  # nominal width: 9 pt stays 9 pt
+    9.0
+    >>> round(_smallest_text_pt(1540, 369.6, 200, 9), 6)  # half of it: 4.5 pt
+    4.5
+    """
+    return font_pt * dpi / 96 * shown / natural
+
+
+def _notebook_names(ipynb: Path, *, exported: bool = False) -> set[str]:
+    """Names a chapter notebook defines at the top level of its code cells, and glue keys.
+
+    Assignment, ``for`` and ``with`` targets, and defined functions and classes (imports
+    are left out: they name library objects, which the prose may show as code). Glue
+    keys are the first argument of every ``glue(...)`` / ``ch.glue(...)`` call. With
+    ``exported=True`` only the names other pages can meet: glue keys and the names set
+    by the cell tagged ``parameters``.
+    """
+    nb = json.loads(ipynb.read_text(encoding="utf-8"))
+    names: set[str] = set()
+
+    def targets(node):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, (ast.Tuple, ast.List)):
+            for elt in node.elts:
+                targets(elt)
+        elif isinstance(node, ast.Starred):
+            targets(node.value)
+
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") != "code":
+            continue
+        is_parameters = "parameters" in cell.get("metadata", {}).get("tags", [])
+        src = "".join(cell.get("source", []))
+        src = "\n".join(
+            line for line in src.splitlines() if not line.lstrip().startswith(("%", "!"))
+        )
+        try:
+            tree = ast.parse(src)
+        except SyntaxError:
+            continue
+        for stmt in tree.body if (is_parameters or not exported) else ():
+            if isinstance(stmt, ast.Assign):
+                for t in stmt.targets:
+                    targets(t)
+            elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+                targets(stmt.target)
+            elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+                targets(stmt.target)
+            elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+                for item in stmt.items:
+                    if item.optional_vars is not None:
+                        targets(item.optional_vars)
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(stmt.name)
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and (getattr(node.func, "id", None) or getattr(node.func, "attr", None)) == "glue"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
+                names.add(node.args[0].value)
+    names.discard("_")
+    return names
+
+
+@functools.cache
+def _names_for(rel: str) -> frozenset[str]:
+    """Notebook names that inline code on page ``rel`` must not show."""
+    own = (HTML / "_sources" / rel).with_suffix(".ipynb")
+    if own.is_file():
+        return frozenset(_notebook_names(own))
+    every: set[str] = set()
+    for nb in sorted((HTML / "_sources").rglob("*.ipynb")):
+        every |= _notebook_names(nb, exported=True)
+    return frozenset(every)
+
+
+def _prose_problems(rel: str, info: dict) -> list[str]:
+    """What the prose of page ``rel`` shows that is meant for developers (see the docstring)."""
+    problems = [
+        f"literal backslash in the text: {m.group(0)!r}"
+        for m in re.finditer(r".{0,30}\\.{0,30}", info["proseNoCode"])
+    ]
+    if rel in CODE_PAGES:
+        return problems
+    names = _names_for(rel)
+    for code in sorted(set(info["inlineCode"])):
+        if code in names:
+            problems.append(f"inline code shows the notebook name {code!r} (a value belongs there)")
+    for label, pattern in INTERNAL_WORDS:
+        for m in pattern.finditer(info["prose"]):
+            a, b = max(0, m.start() - 30), m.end() + 30
+            context = info["prose"][a:b].replace("\n", " ")
+            problems.append(f"internal word {label!r} in the text: {context!r}")
+    return problems
+
+
 #: Waits until MathJax has typeset the page (formulas are measured after that).
 _MATH_READY_JS = """async () => {
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
@@ -307,8 +506,23 @@ _READER_JS = r"""
                       return r.width > 0 && r.right > colRight + 8; })
       .map(el => [Math.round(el.getBoundingClientRect().right), Math.round(colRight),
                   el.innerText.replace(/\s+/g, ' ').slice(0, 50)]);
+  // prose: the article without code cells' input, without scripts and typeset math;
+  // proseNoCode also without any code element (code may hold a backslash legitimately)
+  const strip = (sel) => {
+    const copy = article.cloneNode(true);
+    copy.querySelectorAll(sel).forEach(el => el.remove());
+    return copy.textContent;
+  };
+  const prose = strip('div.cell_input, script, style, mjx-container, .headerlink');
+  const proseNoCode = strip('div.cell_input, script, style, mjx-container, .headerlink, '
+      + 'pre, code, kbd, samp, div.highlight, .cell_output .output.text_plain');
+  // inline code in the prose: not a code block, not a link to the API (class xref)
+  const inlineCode = [...article.querySelectorAll('code')]
+      .filter(c => !c.closest('pre, div.highlight, div.cell_input, .xref, dl.py dt'))
+      .map(c => c.textContent.trim());
   return {pageWidth: document.documentElement.scrollWidth, viewWidth: window.innerWidth,
-          colWidth, tables, scrollers, imgs, refs, links, maths, text: article.innerText};
+          colWidth, tables, scrollers, imgs, refs, links, maths, text: article.innerText,
+          prose, proseNoCode, inlineCode};
 }
 """
 
@@ -333,6 +547,7 @@ def _well_formed(url: str) -> bool:
 def test_page_reads_well(site, browser, rel, width):
     from kperc_book.chapter import SAVE_DPI
 
+    font_pt = _smallest_font_pt()
     vw, vh = VIEWPORTS[width]
     context = browser.new_context(viewport={"width": vw, "height": vh})
     left = []
@@ -377,11 +592,24 @@ def test_page_reads_well(site, browser, rel, width):
                     f"figure {name} shows at {shown:.0f} px, below 70 % of "
                     f"{min(nominal, info['colWidth']) if int(width) < 1000 else nominal:.0f} px"
                 )
+            local = HTML / unquote(urlparse(urljoin(site + rel, src)).path).lstrip("/")
+            dpi = (_png_dpi(local) if local.is_file() else None) or SAVE_DPI
+            if natural and int(width) >= 1000:
+                pt = _smallest_text_pt(natural, shown, dpi, font_pt)
+                if pt < MIN_FIGURE_PT - 0.05:
+                    need_px = natural * 96 * MIN_FIGURE_PT / (dpi * font_pt)
+                    problems.append(
+                        f"figure {name} shows its {font_pt:g} pt text at {pt:.1f} pt "
+                        f"({shown:.0f} px for {natural} px at {dpi:.0f} dpi; "
+                        f"{MIN_FIGURE_PT:g} pt needs {need_px:.0f} px)"
+                    )
     for bad in FORBIDDEN_TEXT:
         if bad in info["text"]:
             problems.append(f"visible text contains {bad!r}")
     for m in RAW_TEX.finditer(info["text"]):
         problems.append(f"TeX shown as source, not typeset: {m.group(0)!r}")
+    if int(width) >= 1000:
+        problems += _prose_problems(rel, info)
     for m in EMPTY_REF.finditer(info["text"]):
         problems.append(f"cross-reference without title: {m.group(0)!r}")
     problems += [f"cross-reference with empty text -> {h}" for h in info["refs"]]

@@ -1,0 +1,97 @@
+"""What a lecture book has: numbered chapters that match the prose, and a landing page.
+
+Static checks of ``_toc.yml``, ``_config.yml`` and ``book/index.md`` (the browser test
+checks the built pages). Chapters are numbered only in the part that follows the paper
+section by section, so the sidebar's "4." is the file ``ch04_*`` and the prose's
+"Chapter 4"; figures, exercises and numbered proofs are numbered per chapter
+(``numfig``, "Fig. 4.2").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+TOC = yaml.safe_load((REPO / "_toc.yml").read_text())
+CONFIG = yaml.safe_load((REPO / "_config.yml").read_text())
+INDEX = (REPO / "book" / "index.md").read_text(encoding="utf-8")
+ALGORITHMS = ("NKP", "SNKP", "NVN", "SNKPVN", "ISNKPVN")
+
+
+def _numbered_files() -> list[str]:
+    return [c["file"] for p in TOC["parts"] if p.get("numbered") for c in p["chapters"]]
+
+
+def _prose(path: Path) -> str:
+    if path.suffix == ".ipynb":
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    return path.read_text(encoding="utf-8")
+
+
+def test_only_the_papers_chapters_are_numbered_in_order():
+    numbered = [p for p in TOC["parts"] if p.get("numbered")]
+    assert len(numbered) == 1, "exactly one part (the paper's sections) is numbered"
+    files = _numbered_files()
+    assert files, "the numbered part has chapters"
+    for k, f in enumerate(files, start=1):
+        assert re.fullmatch(rf"book/ch{k:02d}_[a-z0-9_]+", f), (
+            f"chapter {k} of the sidebar is {f}: its file must start with ch{k:02d}_"
+        )
+    unnumbered = [c["file"] for p in TOC["parts"] if not p.get("numbered") for c in p["chapters"]]
+    assert not [f for f in unnumbered if re.match(r"book/ch\d\d_", f)], (
+        "every chNN chapter is in the numbered part"
+    )
+
+
+def test_figures_and_exercises_are_numbered_per_chapter():
+    sphinx = CONFIG["sphinx"]["config"]
+    assert sphinx.get("numfig") is True
+    # Sphinx's default numfig_secnum_depth is 1: "Fig. 4.2" within Chapter 4
+    assert sphinx.get("numfig_secnum_depth", 1) == 1
+
+
+def test_prose_chapter_numbers_exist():
+    """Every "Chapter N" / "Chapters N and M" of the prose names a numbered chapter."""
+    n = len(_numbered_files())
+    bad = []
+    for path in sorted((REPO / "book").glob("*.ipynb")) + sorted((REPO / "book").glob("*.md")):
+        for m in re.finditer(r"\bChapters? ((?:\d+(?:,\s*|\s+and\s+|\s*-\s*)?)+)", _prose(path)):
+            for num in re.findall(r"\d+", m.group(1)):
+                if not 1 <= int(num) <= n:
+                    bad.append(f"{path.name}: {m.group(0)!r}")
+    assert not bad, f"chapter numbers beyond 1..{n}: {bad}"
+
+
+def test_landing_page_defines_the_algorithm_names():
+    """Each abbreviation is a definition-list term of the landing page."""
+    for name in ALGORITHMS:
+        assert re.search(rf"^{name}\n: \S", INDEX, re.M), f"index.md does not define {name}"
+
+
+def test_landing_page_links_proof_index_and_pdf():
+    assert "<prf-prf>" in INDEX, "the landing page links sphinx-proof's index (prf-prf)"
+    assert "{{ pdf_download }}" in INDEX
+    # a plain build has no PDF, so its landing page must not link one
+    assert CONFIG["parse"]["myst_substitutions"]["pdf_download"] == ""
+
+
+def test_footer_licence_and_favicon():
+    html = CONFIG["html"]
+    assert "CC BY 4.0" in html["extra_footer"]
+    assert "BSD 3-Clause" in html["extra_footer"]
+    assert (REPO / html["favicon"]).is_file()
+
+
+def test_makefile_pdf_target_builds_the_linked_file():
+    """The file `make pdf` builds is the one the landing page's link points to."""
+    make = (REPO / "Makefile").read_text()
+    target = CONFIG["latex"]["latex_documents"]["targetname"]
+    pdf = Path(target).with_suffix(".pdf").name
+    assert re.search(r"^pdf:", make, re.M)
+    assert "--builder pdflatex" in make
+    assert f"/_build/latex/{pdf}" in make
