@@ -320,7 +320,7 @@ def _smallest_font_pt() -> float:
 
     :func:`kperc_book.chapter.style` sets every text size of a figure (titles, labels,
     ticks, legends); named sizes such as ``"small"`` are resolved against ``font.size``.
-    ``tests/test_book_figures.py`` checks that no notebook or experiment module draws
+    ``tests/book/test_book_figures.py`` checks that no notebook or experiment module draws
     text smaller than this.
     """
     import matplotlib

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 TOC = yaml.safe_load((REPO / "_toc.yml").read_text())
 CONFIG = yaml.safe_load((REPO / "_config.yml").read_text())
 INDEX = (REPO / "book" / "index.md").read_text(encoding="utf-8")

@@ -1,6 +1,6 @@
 """No figure of the book draws text smaller than the figure style's smallest font.
 
-The browser test (``tests/test_browser.py``) checks that every figure shows its smallest
+The browser test (``tests/book/test_browser.py``) checks that every figure shows its smallest
 text at 9 pt or more at a 1400 px window; it computes that size from the smallest font
 that :func:`kperc_book.chapter.style` sets. That is only right if no notebook or
 experiment module draws text smaller than the style does, which this module checks
@@ -20,9 +20,9 @@ from matplotlib.font_manager import FontProperties
 
 from kperc_book.chapter import style
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "book").glob("*.ipynb"))
-MODULES = sorted((REPO / "kperc_book" / "experiments").glob("*.py"))
+MODULES = sorted((REPO / "book-tools" / "kperc_book" / "experiments").rglob("*.py"))
 
 #: Keyword arguments that set a text size, for any call.
 SIZE_KEYWORDS = {"fontsize", "labelsize", "title_fontsize"}

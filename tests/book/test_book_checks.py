@@ -1,6 +1,6 @@
 """The helpers behind the browser test's reader checks, tested without a browser.
 
-``tests/test_browser.py`` runs only after a book build (``make test``'s browser step);
+``tests/book/test_browser.py`` runs only after a book build (``make test``'s browser step);
 these tests check its rules on small, known inputs, so that a check that could never
 fire would be noticed in the ordinary unit run.
 """

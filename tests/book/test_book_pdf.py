@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 CONFIG = yaml.safe_load((REPO / "_config.yml").read_text())
 TOC = yaml.safe_load((REPO / "_toc.yml").read_text())
 TARGET = Path(CONFIG["latex"]["latex_documents"]["targetname"]).stem
