@@ -398,10 +398,21 @@ class Chapter:
         alt = str(alt).strip()
         if len(alt) < 20 or alt.endswith((".png", ".svg")) or "/" in alt.split()[0]:
             raise ValueError(f"alt must describe the figure in words; got {alt!r}")
+        from IPython.display import Image
+
         path = self.savefig(fig, name, data=data)
         self.figures[path.name]["alt"] = alt
         self._flush()
-        _glue(path.stem, fig, display=False)
+        # Glue the saved PNG itself (SAVE_DPI, sharp on high-density screens) and give it
+        # its nominal display width at LAYOUT_DPI; only the width, so that a narrower
+        # column scales the height with it.
+        png = path.read_bytes()
+        width_px = int.from_bytes(png[16:20], "big")
+        _glue(
+            path.stem,
+            Image(data=png, format="png", width=round(width_px * LAYOUT_DPI / SAVE_DPI)),
+            display=False,
+        )
         plt.close(fig)
         return path
 

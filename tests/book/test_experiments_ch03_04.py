@@ -219,3 +219,12 @@ def test_committed_timings_match_live_iterations():
     }
     for r in tim["rows"]:
         assert live[(r["problem"], r["method"])] == r["nit"]
+
+
+def test_crowded_family_needs_many_nkp_updates_when_permuted():
+    """The 2 updates on crowded() come from its storage order, not from the family."""
+    ds = ch04.crowded(300, 0.01, seed=0)
+    stored = kperc.nkp(kperc.gram_operator(ds.X, ds.y))
+    assert stored.nit == 2
+    r = ch04.crowded_nkp_permuted([300], range(2), rho=0.01)
+    assert r["separated"] and min(r["nit"]) > 100

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,7 @@ __all__ = [
     "fit_slopes",
     "summarize_rates",
     "crowded",
+    "crowded_nkp_permuted",
     "n_point",
     "n_sweep",
     "mu_closed_form",
@@ -265,6 +267,32 @@ def crowded(
     )
     y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
     return kdata.Dataset(A * y[:, None], y, {"rho": float(rho)})
+
+
+def crowded_nkp_permuted(ns: Sequence[int], seeds: Sequence[int], *, rho: float) -> dict[str, Any]:
+    """NKP on randomly permuted copies of :func:`crowded`: how many updates it needs.
+
+    :func:`crowded` stores its two support points first, and NKP's first-index rule then
+    finds a separator in 2 updates. Storing the same points in a random order
+    (``np.random.default_rng([9, seed, n])``) shows what NKP costs when the order does not
+    help; SNKP does not depend on the order.
+
+    Returns
+    -------
+    dict
+        ``nit`` (list of NKP halting indices, one per ``(n, seed)``), ``median``,
+        ``separated`` (every run found a certified separator).
+    """
+    nits, ok = [], True
+    for n in ns:
+        for s in seeds:
+            ds = crowded(int(n), rho, seed=int(s))
+            perm = np.random.default_rng([9, int(s), int(n)]).permutation(int(n))
+            G = kperc.gram_operator(ds.X[perm], ds.y[perm])
+            res = kperc.nkp(G, max_iter=int(1.0 / rho**2) + 2)
+            nits.append(int(res.nit))
+            ok &= res.outcome == "separator"
+    return {"nit": nits, "median": float(np.median(nits)), "separated": bool(ok)}
 
 
 def n_point(family: str, n: int, rho: float, seed: int) -> dict[str, Any]:
