@@ -260,7 +260,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         weight, so its certificate names every training point; ISNKPVN's is sparser.
         With a conflict: the points repeated with both labels (see ``conflicts_``),
         which are the only ones to blame. None otherwise.
-    conflicts_ : ndarray of shape (k, 2)
+    conflicts_ : ndarray of shape (n_conflicts, 2)
         Pairs ``(i, j)`` of training points with identical features and opposite
         labels (empty when there are none).
     certificate_norm_ : float or None

@@ -17,7 +17,7 @@ __all__ = ["ValidatedGram"]
 class ValidatedGram:
     """A normalised signed Gram matrix whose validity has been checked once.
 
-    Every algorithm and margin function of :mod:`kperc` that takes ``G`` accepts a
+    Every algorithm and margin function of ``kperc`` that takes ``G`` accepts a
     ``ValidatedGram`` and then skips its own checks (symmetry, unit diagonal,
     finiteness and the positive semidefiniteness test, a Cholesky factorisation up to
     ``n = 3000`` and a Lanczos estimate of the smallest eigenvalue above), so a call
@@ -25,7 +25,7 @@ class ValidatedGram:
     run on the same ``G``.
 
     The matrix is held in a private read-only buffer (a copy of ``G``; no copy with
-    :meth:`from_data`), so it cannot change after validation: writing to it raises,
+    ``from_data``), so it cannot change after validation: writing to it raises,
     and a buffer made writeable again is validated anew at its next use.
 
     Parameters

@@ -76,7 +76,7 @@ class SeparabilityResult(OptimizeResult):
         verified in exact rational arithmetic (linear kernel). Otherwise the
         certificate proves only that no separator has normalised margin above
         ``margin_upper``, a value at the level of rounding error.
-    conflicts : ndarray of shape (k, 2)
+    conflicts : ndarray of shape (n_conflicts, 2)
         Pairs ``(i, j)`` of training points with identical features and opposite
         labels; each pair makes the data inseparable for every kernel.
 
@@ -106,7 +106,7 @@ def conflicting_pairs(X, y) -> np.ndarray:
 
     Returns
     -------
-    ndarray of int, shape (k, 2)
+    ndarray of int, shape (n_conflicts, 2)
         One pair ``(i, j)``, ``i < j``, per point ``i`` (the first occurrence of its
         features) and each later copy ``j`` with the other label.
 

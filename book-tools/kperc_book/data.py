@@ -196,7 +196,7 @@ def tolerance(X: np.ndarray) -> float:
     """Largest difference two correct evaluations of a generator may show in ``X``.
 
     Every entry of a generated ``X`` is computed from inputs of the size of ``X`` (the
-    generators normalise or standardise) by at most :data:`ELEMENTWISE_OPS` elementwise
+    generators normalise or standardise) by at most ``ELEMENTWISE_OPS`` elementwise
     operations and by reductions (sums, means, dot products, norms) over at most
     ``L = max(n, d)`` terms. Another BLAS kernel, thread count or CPU changes only the
     order of those reductions and the last bit of the elementary functions. The forward

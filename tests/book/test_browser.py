@@ -496,7 +496,10 @@ _READER_JS = r"""
       i.getAttribute('src') || '', i.getAttribute('alt') || '', i.naturalWidth,
       i.getBoundingClientRect().width]);
   const refs = [...article.querySelectorAll('a.reference.internal')]
-      .filter(a => !a.closest('nav') && a.textContent.trim() === '')
+      // an image link (Sphinx wraps a scaled image in a link to the full-size file) is
+      // named by its image's alt text, as screen readers name it
+      .filter(a => !a.closest('nav') && a.textContent.trim() === ''
+                   && ![...a.querySelectorAll('img')].some(i => (i.alt || '').trim()))
       .map(a => a.getAttribute('href'));
   const links = [...document.querySelectorAll('a[href]')].map(a => a.href);
   // inline formulas that run past the right edge of the text column (cut off on a phone)
