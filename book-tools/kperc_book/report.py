@@ -293,7 +293,7 @@ def render(repo_dir: Path | str = nbu.REPO_DIR) -> str:
         "```",
         "",
         "Then JupyterLab (`python -m pip install jupyterlab` if the environment has none,",
-        "then `jupyter lab`) opens the chapters (`book/chNN_*.ipynb`), and \"Run All\"",
+        'then `jupyter lab`) opens the chapters (`book/chNN_*.ipynb`), and "Run All"',
         "re-executes one; `papermill` and `python -m kperc_book.reproduce` run them from the",
         "command line. The same environment runs on Binder: the repository's",
         "`environment.yml` and `postBuild` (which runs the line above) form a repo2docker",
