@@ -461,6 +461,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         if (
             isinstance(self.max_iter, bool)
             or not isinstance(self.max_iter, (int, np.integer, float))
+            or not np.isfinite(self.max_iter)
             or int(self.max_iter) != self.max_iter
             or self.max_iter <= 0
         ):

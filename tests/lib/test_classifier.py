@@ -529,3 +529,11 @@ def test_expected_failed_checks_method():
     assert SNKPClassifier().expected_failed_checks() == {}
     est = SNKPClassifier(algorithm="nkp")
     assert est.expected_failed_checks() == expected_failed_checks(est)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -3, 2.5, True, "100"])
+def test_max_iter_errors_name_the_parameter(bad):
+    X = np.array([[1.0, 0.0], [-1.0, 0.0], [0.5, 1.0], [-0.5, -1.0]])
+    y = np.array([1, -1, 1, -1])
+    with pytest.raises(ValueError, match="max_iter"):
+        SNKPClassifier(max_iter=bad).fit(X, y)
