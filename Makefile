@@ -10,7 +10,7 @@ CONSTRAINTS := requirements/constraints.txt
 CHROMIUM := /usr/bin/chromium
 
 .DEFAULT_GOAL := all
-.PHONY: all env data chapters report html test check test-deps lint unit nbval datacheck \
+.PHONY: all env data chapters report html test check test-deps lint typecheck unit nbval datacheck \
         wheel minversions browser bench clean blas nbval-blas
 
 ## make: environment, data, every chapter re-executed, HTML book
@@ -45,12 +45,12 @@ html: env report
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going
 
 ## make test: the same environment, then every check (stops at the first failure)
-test: test-deps lint unit blas wheel minversions nbval nbval-blas datacheck html browser
+test: test-deps lint typecheck unit blas wheel minversions nbval nbval-blas datacheck html browser
 	@echo "make test: all checks passed"
 
 ## make check: the fast first command (a couple of minutes): lint and the library's
 ## tests not marked slow, in the checkout
-check: lint
+check: lint typecheck
 	$(PY) -m pytest tests/lib -m "not slow" -q
 	@echo "make check: passed (make test runs every check)"
 
@@ -64,6 +64,10 @@ LINTED := kperc book-tools tests book
 lint: env
 	$(VENV)/bin/ruff check $(LINTED)
 	$(VENV)/bin/ruff format --check $(LINTED)
+
+## the library's type hints (configured in pyproject.toml's [tool.mypy])
+typecheck: env
+	$(VENV)/bin/mypy
 
 unit: env
 	$(PY) -m pytest tests -m "not browser" -q

@@ -14,8 +14,8 @@ exact kernel, computing ``G alpha`` by row blocks without forming ``G``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from sklearn.kernel_approximation import Nystroem, RBFSampler
@@ -29,6 +29,7 @@ from ._kernels import (
     certified_positive,
     kernel_diagonal,
 )
+from ._typing import ArrayLike, KernelLike, RandomStateLike
 from ._validation import as_real_array, check_positive, check_Xy
 
 __all__ = ["ApproxGramOperator", "ExactMarginCheck", "approx_gram_operator", "exact_margin_check"]
@@ -67,7 +68,9 @@ class ApproxGramOperator(GramOperator):
     ((100, 30), 'nystroem')
     """
 
-    def __init__(self, Z: np.ndarray, transformer, method: str, feature_norms: np.ndarray):
+    def __init__(
+        self, Z: np.ndarray, transformer: Any, method: str, feature_norms: np.ndarray
+    ) -> None:
         super().__init__(Z)
         self.transformer = transformer
         self.method = method
@@ -83,14 +86,14 @@ def _rbf_gamma(kernel_params: dict, n_features: int) -> float:
 
 
 def approx_gram_operator(
-    X,
-    y,
-    kernel: str | Callable = "rbf",
+    X: ArrayLike,
+    y: ArrayLike,
+    kernel: KernelLike = "rbf",
     *,
     n_components: int = 100,
     method: str = "nystroem",
-    random_state=None,
-    **kernel_params,
+    random_state: RandomStateLike = None,
+    **kernel_params: Any,
 ) -> ApproxGramOperator:
     """Normalised signed Gram matrix of a low-rank kernel approximation, as an operator.
 
@@ -231,14 +234,14 @@ class ExactMarginCheck:
 
 
 def exact_margin_check(
-    X,
-    y,
-    alpha,
-    kernel: str | Callable = "rbf",
+    X: ArrayLike,
+    y: ArrayLike,
+    alpha: ArrayLike,
+    kernel: KernelLike = "rbf",
     *,
     block_size: int | None = None,
-    rows=None,
-    **kernel_params,
+    rows: ArrayLike | None = None,
+    **kernel_params: Any,
 ) -> ExactMarginCheck:
     """Evaluate ``G alpha`` for the exact kernel by row blocks, without forming ``G``.
 

@@ -7,6 +7,8 @@ import functools
 import numbers
 import time
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -19,12 +21,14 @@ from ._approx import approx_gram_operator
 from ._kernels import as_gram, gram_matrix, gram_operator, kernel_diagonal, kernel_matrix
 from ._perceptrons import nkp, snkp
 from ._primal_dual import isnkpvn
+from ._result import KpercResult
 from ._separable import _conflicting_pairs
+from ._typing import ArrayLike, KernelLike, RandomStateLike
 from ._validation import pow2_scale, row_norms
 
 __all__ = ["SNKPClassifier", "InseparableDataWarning", "expected_failed_checks"]
 
-_ALGORITHMS = {"snkp": snkp, "nkp": nkp, "isnkpvn": isnkpvn}
+_ALGORITHMS: dict[str, Callable[..., KpercResult]] = {"snkp": snkp, "nkp": nkp, "isnkpvn": isnkpvn}
 _KERNELS = ("rbf", "linear", "poly")
 
 #: ``n_components="auto"``: the largest ``n`` trained on the exact dense ``n x n`` matrix
@@ -330,23 +334,23 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
-        kernel="rbf",
+        kernel: KernelLike = "rbf",
         *,
-        gamma="scale",
-        degree=3,
-        coef0=1.0,
-        fit_intercept=True,
-        intercept_scaling=1.0,
-        algorithm="snkp",
-        max_iter=100_000,
-        tol="auto",
-        halt=True,
-        check_input=True,
-        verbose=0,
-        n_components="auto",
-        random_state=None,
-        n_threads=1,
-    ):
+        gamma: float | str = "scale",
+        degree: int = 3,
+        coef0: float = 1.0,
+        fit_intercept: bool = True,
+        intercept_scaling: float = 1.0,
+        algorithm: str = "snkp",
+        max_iter: int = 100_000,
+        tol: float | str = "auto",
+        halt: bool = True,
+        check_input: bool = True,
+        verbose: int = 0,
+        n_components: int | str = "auto",
+        random_state: RandomStateLike = None,
+        n_threads: int | None = 1,
+    ) -> None:
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -441,7 +445,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         return "nystroem", self.n_components
 
     def _validate(self, X, y=None, *, fitting):
-        kw = {"dtype": np.float64}
+        kw: dict[str, Any] = {"dtype": np.float64}
         if not self.check_input:
             kw = {"dtype": None, "ensure_all_finite": False}
         if not fitting:
@@ -495,7 +499,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         tol = self.tol
         if not (
             (isinstance(tol, str) and tol == "auto")
-            or (_is_real(tol) and np.isfinite(tol) and tol > 0)
+            or (_is_real(tol) and np.isfinite(tol) and float(tol) > 0)
         ):
             raise ValueError(f"tol must be 'auto' or a positive number; got {tol!r}.")
         if not self.halt and algo == "isnkpvn":
@@ -536,6 +540,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             )
         s = ypm / np.sqrt(diag)
         form, m = self._gram_form(Xa.shape[0])
+        G: Any  # a dense matrix, a GramOperator or an ApproxGramOperator
         if form == "dense":  # the package's own G: exact for points repeated with the other label
             G = gram_matrix(Xa, ypm, self.kernel, **params)
         elif form == "factored":  # linear kernel: G = Z Z^T with O(n d) memory, exact
@@ -573,7 +578,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         on ``||p||_G`` includes the rounding error of ``p^T G p``.
         """
         gram = as_gram(G, validate=False)
-        found = {}
+        found: dict[str, Any] = {}
 
         def watch(r):
             k = r.nit
@@ -596,8 +601,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         """Run the chosen algorithm on ``G``: its :class:`~kperc.KpercResult` and, when it
         stopped on a certificate found by the classifier, that certificate (or None)."""
         progress = self._progress_callback()
-        kw = {"max_iter": int(self.max_iter), "check_input": False}
-        found = {}
+        kw: dict[str, Any] = {"max_iter": int(self.max_iter), "check_input": False}
+        found: dict[str, Any] = {}
         if self.algorithm == "isnkpvn":
             kw["eps"] = tol
             kw["callback"] = progress
@@ -616,7 +621,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             return res, found
         return res, None
 
-    def fit(self, X, y, **fit_params):
+    def fit(self, X: ArrayLike, y: ArrayLike, **fit_params: Any) -> SNKPClassifier:
         """Train on ``X`` with two classes ``y``.
 
         Parameters
@@ -741,6 +746,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             self.witnesses_ = train[np.flatnonzero(found["p"] > 0)]
             self.certificate_norm_ = found["bound"]
         else:
+            assert res is not None  # no run only when conflicts left one class
             self.outcome_ = res.outcome if res.outcome != "callback" else "max_iter"
             if res.outcome == "certificate":
                 self.witnesses_ = train[np.flatnonzero(res.p > 0)]
@@ -756,9 +762,10 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         self.support_vectors_ = Xa[self.support_]
         self.dual_coef_ = (alpha * s)[self.support_]
         # f(x) = (Z^T alpha) . z(x) / ||z(x)|| for Nystroem features z; None when exact
-        nystroem = self.gram_form_ == "nystroem" and G is not None
-        self.feature_map_ = G.transformer if nystroem else None
-        self.feature_coef_ = G.Z.T @ alpha[train] if nystroem else None
+        self.feature_map_ = self.feature_coef_ = None
+        if self.gram_form_ == "nystroem" and G is not None:
+            self.feature_map_ = G.transformer
+            self.feature_coef_ = G.Z.T @ alpha[train]
 
     def _inseparable_message(self, X):
         name = self.algorithm.upper()
@@ -777,14 +784,16 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
                 f"them, {name} {self._rest_note}" + tail
             )
         if self.outcome_ == "certificate":
-            shown = ", ".join(str(i) for i in self.witnesses_[:10])
-            more = ", ..." if self.witnesses_.size > 10 else ""
+            witnesses = self.witnesses_
+            assert witnesses is not None  # set with outcome_ == "certificate"
+            shown = ", ".join(str(i) for i in witnesses[:10])
+            more = ", ..." if witnesses.size > 10 else ""
             return (
                 f"no separator of the training data has a normalised margin above "
                 f"{self.certificate_norm_:.3g} in this kernel's feature space (they may "
                 f"be separable with a smaller margin): {name} found a point p of the "
                 f"simplex with ||p||_G <= {self.certificate_norm_:.3g} <= tol_ = "
-                f"{self.tol_:.3g}, whose support is {self.witnesses_.size} training points "
+                f"{self.tol_:.3g}, whose support is {witnesses.size} training points "
                 f"(witnesses_ = [{shown}{more}])" + tail
             )
         return (
@@ -825,7 +834,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
                 )
         return (" Hint: " + "; ".join(hints) + ".") if hints else ""
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Normalised score ``f(x) / sqrt(K(x, x))``.
 
         Parameters
@@ -866,7 +875,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         scale = np.where(kxx > 0, np.sqrt(np.where(kxx > 0, kxx, 1.0)), 1.0)
         return f / scale
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Class labels.
 
         Parameters

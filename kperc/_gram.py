@@ -9,7 +9,11 @@ function that takes ``G``, which then skips the checks.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+
+from ._typing import ArrayLike, GramLike, KernelLike
 
 __all__ = ["ValidatedGram"]
 
@@ -79,7 +83,7 @@ class ValidatedGram:
 
     __slots__ = ("_buf", "_view", "psd_exact")
 
-    def __init__(self, G, *, check_psd: bool | None = None):
+    def __init__(self, G: GramLike, *, check_psd: bool | None = None) -> None:
         from ._validation import check_gram
 
         if isinstance(G, ValidatedGram):
@@ -93,7 +97,15 @@ class ValidatedGram:
         self._adopt(np.array(arr, dtype=np.float64, order="C", copy=True), check_psd)
 
     @classmethod
-    def from_data(cls, X, y, kernel="linear", *, check_psd: bool | None = None, **kernel_params):
+    def from_data(
+        cls,
+        X: ArrayLike,
+        y: ArrayLike,
+        kernel: KernelLike = "linear",
+        *,
+        check_psd: bool | None = None,
+        **kernel_params: Any,
+    ) -> ValidatedGram:
         """Build ``G = kperc.gram_matrix(X, y, kernel, **kernel_params)`` and validate it.
 
         The freshly built matrix is adopted without a copy, so this needs no more

@@ -10,7 +10,7 @@ in ``O(block_size * n)`` memory.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from scipy.sparse.linalg import LinearOperator
@@ -23,6 +23,7 @@ from ._kernels import (
     gram_matrix,
     kernel_diagonal,
 )
+from ._typing import ArrayLike, KernelLike
 from ._validation import check_index, check_positive, check_Xy
 
 __all__ = ["KernelGramOperator", "kernel_gram_operator"]
@@ -81,7 +82,14 @@ class KernelGramOperator(LinearOperator):
     (True, (50, 50))
     """
 
-    def __init__(self, X, y, kernel="rbf", kernel_params=None, block_size=None):
+    def __init__(
+        self,
+        X: ArrayLike,
+        y: ArrayLike,
+        kernel: KernelLike = "rbf",
+        kernel_params: dict[str, Any] | None = None,
+        block_size: int | None = None,
+    ) -> None:
         X, y = check_Xy(X, y)
         kernel_params = _check_kernel_args(kernel, {} if kernel_params is None else kernel_params)
         n = X.shape[0]
@@ -165,12 +173,12 @@ class KernelGramOperator(LinearOperator):
 
 
 def kernel_gram_operator(
-    X,
-    y,
-    kernel: str | Callable = "rbf",
+    X: ArrayLike,
+    y: ArrayLike,
+    kernel: KernelLike = "rbf",
     *,
     block_size: int | None = None,
-    **kernel_params,
+    **kernel_params: Any,
 ) -> KernelGramOperator:
     """Normalised signed Gram matrix of a kernel as an operator with on-demand columns.
 

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import scipy.sparse
 from scipy.sparse.linalg import LinearOperator
 from sklearn.metrics.pairwise import pairwise_kernels
 
+from ._typing import ArrayLike, KernelLike
 from ._validation import (
     DIAG_TOL,
     check_factor,
@@ -93,7 +95,9 @@ DEFAULT_CACHE_SIZE = 200.0
 ``SVC(cache_size=200)`` default)."""
 
 
-def kernel_matrix(X, Z=None, kernel: str | Callable = "linear", **kernel_params) -> np.ndarray:
+def kernel_matrix(
+    X: ArrayLike, Z: ArrayLike | None = None, kernel: KernelLike = "linear", **kernel_params: Any
+) -> np.ndarray:
     """Kernel values ``K(x_i, z_j)`` computed with :mod:`sklearn.metrics.pairwise`.
 
     Parameters
@@ -265,7 +269,9 @@ def _check_diag(diag: np.ndarray) -> None:
         )
 
 
-def gram_matrix(X, y, kernel: str | Callable = "linear", **kernel_params) -> np.ndarray:
+def gram_matrix(
+    X: ArrayLike, y: ArrayLike, kernel: KernelLike = "linear", **kernel_params: Any
+) -> np.ndarray:
     """Normalised signed Gram matrix ``G`` (paper Sections 2 and 3).
 
     Parameters
@@ -435,7 +441,7 @@ def _symmetrize_inplace(G: np.ndarray, block: int = 256) -> None:
             G[j0:j1, i0:i1] = S.T
 
 
-def signed_normalized_points(X, y) -> np.ndarray:
+def signed_normalized_points(X: ArrayLike, y: ArrayLike) -> np.ndarray:
     """Rows ``a_i = y_i x_i / ||x_i||_2`` (paper Section 2), shape (n_samples, n_features).
 
     Examples
@@ -450,10 +456,10 @@ def signed_normalized_points(X, y) -> np.ndarray:
     # subnormal rows regain their full precision before the division (dividing a
     # subnormal row by its norm gave unit-norm errors of 7%), huge rows cannot overflow.
     amax = np.max(np.abs(X), axis=1)
-    X = np.ldexp(X, -np.frexp(np.where(amax > 0, amax, 1.0))[1][:, None])
-    norms = row_norms(X)
+    Xs = np.ldexp(X, -np.frexp(np.where(amax > 0, amax, 1.0))[1][:, None])
+    norms = row_norms(Xs)
     _check_diag(norms)
-    return X / norms[:, None] * y[:, None]
+    return Xs / norms[:, None] * y[:, None]
 
 
 class GramOperator(LinearOperator):
@@ -482,7 +488,7 @@ class GramOperator(LinearOperator):
     True
     """
 
-    def __init__(self, Z: np.ndarray):
+    def __init__(self, Z: np.ndarray) -> None:
         self.Z = check_factor(Z, "Z")
         n = self.Z.shape[0]
         super().__init__(dtype=np.float64, shape=(n, n))
@@ -529,7 +535,7 @@ class GramOperator(LinearOperator):
         return self.Z @ self.Z.T
 
 
-def gram_operator(X, y) -> GramOperator:
+def gram_operator(X: ArrayLike, y: ArrayLike) -> GramOperator:
     """Linear-kernel normalised signed Gram matrix as a factored operator.
 
     Parameters
@@ -559,7 +565,7 @@ _U = np.finfo(np.float64).eps / 2  # unit round-off of float64
 def _dense_seminorm_bound(G: np.ndarray, p: np.ndarray, block: int = 512) -> tuple[float, float]:
     """``sqrt(p^T G p)`` accumulated in long double, and an upper bound (see _DenseGram)."""
     pl = np.asarray(p, dtype=np.longdouble)
-    q = np.longdouble(0.0)
+    q: Any = np.longdouble(0.0)  # a long-double scalar (numpy's stubs say ndarray)
     for start in range(0, G.shape[0], block):
         stop = start + block
         q += pl[start:stop] @ (G[start:stop].astype(np.longdouble) @ pl)
@@ -617,7 +623,7 @@ def certified_positive(gmin: float, n: int, alpha_l1: float) -> bool:
     positive value does not prove separation: with a point repeated under the other
     label the exact value is 0, and BLAS can return ``+5e-17`` for it.
     """
-    return gmin > n * (np.finfo(np.float64).eps / 2) * alpha_l1
+    return bool(gmin > n * (np.finfo(np.float64).eps / 2) * alpha_l1)
 
 
 def _refuse_false_certificate(G, j: int, value: float) -> None:
@@ -739,7 +745,7 @@ class _OperatorGram:
         # GramOperator._matvec) and skip the LinearOperator dispatch, which costs as much
         # as the product itself for small n.
         self._Z = G.Z if isinstance(G, GramOperator) else None
-        self._w = None if self._Z is None else np.empty(self._Z.shape[1])
+        self._w = np.empty(0 if self._Z is None else self._Z.shape[1])  # Z^T v, reused
         self._cache = _ColumnCache(self._compute_column_into, self.n, cache_size)
         self.column_into = self._cache.get
 

@@ -19,23 +19,27 @@ import numpy as np
 
 from ._kernels import as_gram
 from ._smoothing import _check_simplex_point, euclidean_prox, log_mean_exp
+from ._typing import ArrayLike, GramLike
 from ._validation import check_positive, check_vector, pow2_scale
 
 __all__ = ["loss", "smoothed_loss", "smoothed_loss_q", "g_seminorm"]
 
 
-def _prep(G, alpha, Galpha):
+def _prep(
+    G: GramLike, alpha: ArrayLike, Galpha: ArrayLike | None
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """``alpha`` and ``G alpha`` as checked vectors, and ``alpha^T G alpha`` clamped at 0."""
     if Galpha is None:
         gram = as_gram(G, check_psd=False)
-        alpha = check_vector(alpha, "alpha", gram.n)
-        Galpha = gram.matvec(alpha)
+        a = check_vector(alpha, "alpha", gram.n)
+        ga = np.asarray(gram.matvec(a))
     else:
-        alpha = check_vector(alpha, "alpha")
-        Galpha = check_vector(Galpha, "Galpha", alpha.size)
-    return alpha, Galpha, max(float(alpha @ Galpha), 0.0)
+        a = check_vector(alpha, "alpha")
+        ga = check_vector(Galpha, "Galpha", a.size)
+    return a, ga, max(float(a @ ga), 0.0)
 
 
-def g_seminorm(G, v) -> float:
+def g_seminorm(G: GramLike, v: ArrayLike) -> float:
     """``||v||_G = sqrt(v^T G v)``, clamped at 0 against round-off (paper Section 2).
 
     Examples
@@ -64,7 +68,7 @@ def g_seminorm(G, v) -> float:
     return value
 
 
-def loss(G, alpha, *, Galpha=None) -> float:
+def loss(G: GramLike, alpha: ArrayLike, *, Galpha: ArrayLike | None = None) -> float:
     """Regularised normalised hard-margin loss ``L(alpha)`` of eq. (9).
 
     Parameters
@@ -87,11 +91,13 @@ def loss(G, alpha, *, Galpha=None) -> float:
     >>> round(kperc.loss(G, [0.5, 0.5]), 4)
     -0.4
     """
-    alpha, Galpha, sq = _prep(G, alpha, Galpha)
-    return float(-Galpha.min() + 0.5 * sq)
+    _, Ga, sq = _prep(G, alpha, Galpha)  # Ga = G alpha, checked
+    return float(-Ga.min() + 0.5 * sq)
 
 
-def smoothed_loss(G, alpha, mu: float, *, Galpha=None) -> float:
+def smoothed_loss(
+    G: GramLike, alpha: ArrayLike, mu: float, *, Galpha: ArrayLike | None = None
+) -> float:
     """Entropy-smoothed loss ``L_mu(alpha)`` (paper Section 4).
 
     ``L_mu(alpha) = mu * log(mean(exp(-G alpha / mu))) + alpha^T G alpha / 2``; it obeys
@@ -121,15 +127,17 @@ def smoothed_loss(G, alpha, mu: float, *, Galpha=None) -> float:
     (-0.4, True)
     """
     mu = check_positive(mu, "mu")
-    alpha, Galpha, sq = _prep(G, alpha, Galpha)
+    _, Ga, sq = _prep(G, alpha, Galpha)  # Ga = G alpha, checked
     with np.errstate(over="ignore"):
-        z = -Galpha / mu
+        z = -Ga / mu
     if not np.all(np.isfinite(z)):  # mu so small that the exponents overflow: the limit
-        return float(-Galpha.min() + 0.5 * sq)  # L_mu -> L; the error is below mu log n
+        return float(-Ga.min() + 0.5 * sq)  # L_mu -> L; the error is below mu log n
     return float(mu * log_mean_exp(z) + 0.5 * sq)
 
 
-def smoothed_loss_q(G, alpha, mu: float, q, *, Galpha=None) -> float:
+def smoothed_loss_q(
+    G: GramLike, alpha: ArrayLike, mu: float, q: ArrayLike, *, Galpha: ArrayLike | None = None
+) -> float:
     """Euclidean-prox smoothed loss ``L^q_mu(alpha)`` (paper Section 6).
 
     Parameters
@@ -155,8 +163,8 @@ def smoothed_loss_q(G, alpha, mu: float, q, *, Galpha=None) -> float:
     -0.4
     """
     mu = check_positive(mu, "mu")
-    alpha, Galpha, sq = _prep(G, alpha, Galpha)
-    q = _check_simplex_point(q, "q", Galpha.size)
-    pbar = euclidean_prox(Galpha, mu, q)
+    _, Ga, sq = _prep(G, alpha, Galpha)  # Ga = G alpha, checked
+    q = _check_simplex_point(q, "q", Ga.size)
+    pbar = euclidean_prox(Ga, mu, q)
     diff = pbar - q
-    return float(-(Galpha @ pbar) - 0.5 * mu * (diff @ diff) + 0.5 * sq)
+    return float(-(Ga @ pbar) - 0.5 * mu * (diff @ diff) + 0.5 * sq)

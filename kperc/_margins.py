@@ -25,6 +25,7 @@ from ._exact import ETA as _ETA
 from ._exact import U as _U
 from ._exact import dot2_rows, exactly_zero
 from ._kernels import GramOperator, _check_diag
+from ._typing import ArrayLike, GramLike
 from ._validation import (
     check_bool,
     check_gram,
@@ -53,7 +54,7 @@ ZERO_TOL = 1e-10
 RANK_TOL = 1e-10
 
 
-def gram_factor(G) -> np.ndarray:
+def gram_factor(G: GramLike) -> np.ndarray:
     """A factor ``B`` (shape ``(r, n)``, ``r = rank G``) with ``G = B^T B``.
 
     Column ``b_i`` holds the coordinates of the signed point ``a_i`` in an orthonormal
@@ -249,7 +250,7 @@ def _apply_exact(G, B_full):
     return (lambda v: arr @ v), float(arr.shape[0] + 2)
 
 
-def margin_details(G) -> OptimizeResult:
+def margin_details(G: GramLike) -> OptimizeResult:
     """The signed normalised margin ``rho_K`` with its certificate.
 
     Parameters
@@ -314,7 +315,7 @@ def margin_details(G) -> OptimizeResult:
     n, d = B_full.shape[1], B_full.shape[0]
     if isinstance(G, GramOperator):
         fine = warn = 16 * (n + d) * eps
-        certifier = _RowCertifier(G.Z, normalized=False)
+        certifier: _RowCertifier | _DenseCertifier | None = _RowCertifier(G.Z, normalized=False)
     else:
         fine, warn = math.sqrt(4 * n * eps), 2 * math.sqrt(eps)
         if isinstance(G, LinearOperator):
@@ -573,7 +574,7 @@ class _DenseCertifier:
         return any(exactly_zero(self.G, v) for v in _rounded_candidates(p))
 
 
-def margin(G) -> float:
+def margin(G: GramLike) -> float:
     """The signed normalised margin ``rho_K`` of a normalised signed Gram matrix.
 
     * If the problem is separable, ``rho_K = min_{p in simplex} ||p||_G > 0``
@@ -607,7 +608,7 @@ def margin(G) -> float:
     return float(margin_details(G).rho)
 
 
-def data_margin(X, y, *, normalize: bool = True) -> float:
+def data_margin(X: ArrayLike, y: ArrayLike, *, normalize: bool = True) -> float:
     """Linear margin of data: ``rho_2`` (normalised) or ``rho`` (raw), paper Section 2.2.
 
     ``rho = max_{||w|| = 1} min_i y_i x_i^T w``. For separable data this equals
@@ -678,7 +679,7 @@ def _data_margin_details(X, y, normalize: bool = True) -> tuple[OptimizeResult, 
     return det, scale
 
 
-def linf_margin(X, y) -> OptimizeResult:
+def linf_margin(X: ArrayLike, y: ArrayLike) -> OptimizeResult:
     """Winnow's margin ``rho_inf`` (Section 2.2 of the paper), as a linear program.
 
     ``rho_inf = max_{v in simplex_{2d}} min_i b_i^T v`` with
@@ -725,7 +726,7 @@ def linf_margin(X, y) -> OptimizeResult:
     return OptimizeResult(rho=float(-res.fun), w=v[:d] - v[d:], v=v)
 
 
-def dist_to_witness(G, q) -> OptimizeResult:
+def dist_to_witness(G: GramLike, q: ArrayLike) -> OptimizeResult:
     """Euclidean distance from ``q`` to ``W = {p in simplex : G p = 0}`` (Lemma 7).
 
     With ``G = B^T B`` (:func:`gram_factor`, ``B`` of shape ``(r, n)``), the distance

@@ -15,6 +15,8 @@ exactly one product with ``G`` per iteration because it maintains both ``G alpha
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ._kernels import (
@@ -35,6 +37,7 @@ from ._result import (
 )
 from ._smoothing import EXP_FLOOR, entropy_prox, log_mean_exp
 from ._ties import first_min_index
+from ._typing import ArrayLike, GramLike
 from ._validation import (
     check_flags,
     check_mu0,
@@ -112,8 +115,7 @@ def _linear_counts_loop(
         if callback is not None and notify(callback, nit=k, **fields(counts, u, k, mmin, nu)):
             return counts, u, k, tr, "callback"
         j = _first_index_rule(m, nu * zmax)
-        if tr.enabled:
-            tr.data["j"][-1] = j
+        tr.amend(j=j)
         zj = Z[j]
         u += zj
         m += Z @ zj
@@ -122,8 +124,8 @@ def _linear_counts_loop(
 
 
 def perceptron(
-    X,
-    y,
+    X: ArrayLike,
+    y: ArrayLike,
     *,
     max_iter: int = DEFAULT_MAX_ITER_CHEAP,
     trace: bool = False,
@@ -227,8 +229,8 @@ def perceptron(
 
 
 def normalized_perceptron(
-    X,
-    y,
+    X: ArrayLike,
+    y: ArrayLike,
     *,
     max_iter: int = DEFAULT_MAX_ITER_CHEAP,
     trace: bool = False,
@@ -309,7 +311,7 @@ def normalized_perceptron(
 
 
 def nkp(
-    G,
+    G: GramLike,
     *,
     max_iter: int = DEFAULT_MAX_ITER_CHEAP,
     trace: bool = False,
@@ -463,7 +465,7 @@ def nkp(
 
 
 def snkp(
-    G,
+    G: GramLike,
     *,
     max_iter: int = DEFAULT_MAX_ITER_DENSE,
     mu0: float = 2.0,
@@ -621,7 +623,7 @@ def snkp(
         mul(Z, theta, out=T)
         add(Y, T, out=Y)
         k += 1
-    extra = {"first_separator_nit": first, "mu": mu}
+    extra: dict[str, Any] = {"first_separator_nit": first, "mu": mu}
     alpha, p = alpha.copy(), p.copy()
     if first is not None and (halt or gmin > 0):
         msg = (
@@ -648,8 +650,8 @@ def snkp(
 
 
 def winnow(
-    X,
-    y,
+    X: ArrayLike,
+    y: ArrayLike,
     *,
     eta: float = 0.1,
     max_iter: int = DEFAULT_MAX_ITER_CHEAP,

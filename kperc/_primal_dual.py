@@ -23,6 +23,7 @@ from ._result import (
     stopped_message,
 )
 from ._smoothing import euclidean_prox
+from ._typing import ArrayLike, GramLike
 from ._validation import check_flags, check_mu0, check_positive, check_simplex
 
 __all__ = ["snkpvn", "isnkpvn"]
@@ -193,8 +194,8 @@ def _snkpvn_core(gram, q, delta, max_iter, mu0, trace, callback=None, offset=0, 
 
 
 def snkpvn(
-    G,
-    q=None,
+    G: GramLike,
+    q: ArrayLike | None = None,
     delta: float = 1e-3,
     *,
     max_iter: int = DEFAULT_MAX_ITER,
@@ -273,7 +274,7 @@ def snkpvn(
 
 
 def isnkpvn(
-    G,
+    G: GramLike,
     *,
     gamma: float = 2.0,
     eps: float = 1e-3,

@@ -130,6 +130,12 @@ class Tracer:
             for key, val in values.items():
                 self.data[key].append(val)
 
+    def amend(self, **values: Any) -> None:
+        """Overwrite the latest entry of each key (a value known only after ``add``)."""
+        if self.data is not None:
+            for key, val in values.items():
+                self.data[key][-1] = val
+
 
 CallbackType = Callable[[OptimizeResult], Any] | None
 """``callback(intermediate_result)``, as in :func:`scipy.optimize.minimize`."""

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from scipy.optimize import OptimizeResult, linprog
 
+from ._typing import ArrayLike, KernelLike
 from ._validation import check_labels, check_X, row_norms
 
 __all__ = ["SeparabilityResult", "is_separable", "conflicting_pairs"]
@@ -136,10 +138,10 @@ def _conflicting_pairs(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     empty = np.zeros((0, 2), dtype=np.intp)
     if n < 2:
         return empty
-    r = np.random.default_rng(20140621).uniform(1.0, 2.0, d)
+    r = np.random.default_rng(20140621).uniform(1.0, 2.0, (d,))
     amax = float(np.max(np.abs(X)))
     # scaled by a power of two into [-1, 1], so that no key overflows to inf or NaN
-    scale = 2.0 ** -int(np.frexp(amax)[1]) if amax > 0 else 1.0
+    scale = 2.0 ** -math.frexp(amax)[1] if amax > 0 else 1.0
     key = np.zeros(n)
     for j in range(d):
         key += (X[:, j] * scale) * r[j]
@@ -149,7 +151,7 @@ def _conflicting_pairs(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     sizes = np.diff(np.r_[starts, n])
     pos = np.add.reduceat((y[order] > 0).astype(np.intp), starts)
     mixed = np.flatnonzero((sizes >= 2) & (pos > 0) & (pos < sizes))
-    pairs = set()
+    pairs: set[tuple[int, int]] = set()
     for run in mixed:
         cand = order[starts[run] : starts[run] + sizes[run]]
         _, inv = np.unique(X[cand], axis=0, return_inverse=True)
@@ -166,7 +168,13 @@ def _conflicting_pairs(X: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def is_separable(
-    X, y, *, kernel="linear", fit_intercept: bool = False, tol: float | None = None, **kernel_params
+    X: ArrayLike,
+    y: ArrayLike,
+    *,
+    kernel: KernelLike = "linear",
+    fit_intercept: bool = False,
+    tol: float | None = None,
+    **kernel_params: Any,
 ) -> SeparabilityResult:
     """Decide whether labelled data are separable, with a checked proof either way.
 
@@ -355,9 +363,9 @@ def _linear(X, y, tol, conflicts) -> SeparabilityResult:
                 margin_lower=low,
                 conflicts=conflicts,
             )
-    p = _dual_point(res, n) if res.status == 0 else None
-    if p is not None:
-        p = _polish_certificate(A, p)
+    dual = _dual_point(res, n) if res.status == 0 else None
+    if dual is not None:
+        p = _polish_certificate(A, dual)
         exact = _exact_certificate(X, y, p)
         upper = 0.0 if exact else _linear_certificate_bound(A, p, d)
         limit = 1e3 * (n + d) * _U if tol is None else tol

@@ -170,6 +170,7 @@ def project_simplex(v: np.ndarray) -> np.ndarray:
     out = _project_sorted(v - top) if abs(top) > 1.0 else _project_sorted(v)
     if out is None:  # pragma: no cover - the shifted rule always qualifies its top entry
         out = _project_sorted(v - top)
+        assert out is not None  # its top entry is 0 > -1, so the rule qualifies it
     total = float(out.sum())
     if abs(total - 1.0) > 4 * v.size * np.finfo(np.float64).eps:
         out /= total

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import Any, cast
 
 import numpy as np
 import scipy.linalg
@@ -220,7 +221,7 @@ def _as_finite_float(value, name: str, what: str) -> float:
     try:
         f = float(value)
     except OverflowError:
-        f = math.inf if value > 0 else -math.inf
+        f = math.inf if cast(Any, value) > 0 else -math.inf
     if not math.isfinite(f):
         raise ValueError(f"{name} must be {what} and finite; got {value!r}.")
     return f
@@ -349,7 +350,7 @@ def _lanczos_min_eigenvalue(arr: np.ndarray, tol: float, steps: int = LANCZOS_ST
     Q = np.empty((m, n))
     alpha = np.empty(m)
     beta = np.empty(m)
-    q = np.random.default_rng(0).standard_normal(n)
+    q = np.random.default_rng(0).standard_normal((n,))
     q /= np.linalg.norm(q)
     lam = np.inf
     for j in range(m):

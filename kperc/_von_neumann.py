@@ -33,6 +33,7 @@ from ._result import (
     stopped_message,
 )
 from ._ties import first_min_index
+from ._typing import ArrayLike, GramLike
 from ._validation import check_flags, check_nonnegative, check_positive, check_Xy
 
 __all__ = ["nvn", "von_neumann_linear", "line_search_step"]
@@ -54,7 +55,7 @@ def line_search_step(s: float, gj: float, gjj: float) -> float:
 
 
 def nvn(
-    G,
+    G: GramLike,
     *,
     eps: float = 1e-3,
     primal_exit: bool = True,
@@ -196,9 +197,7 @@ def nvn(
             break
         gjj = diag_list[j]
         theta = line_search_step(s, gj, gjj)
-        if tr.enabled:
-            tr.data["j"][-1] = j
-            tr.data["theta"][-1] = theta
+        tr.amend(j=j, theta=theta)
         one = 1.0 - theta
         s = max(one * one * s + 2.0 * theta * one * gj + theta * theta * gjj, 0.0)
         if one * c < _MIN_SCALE:  # theta = 1 (p = e_j) or a tiny scale: start unscaled
@@ -254,8 +253,8 @@ def nvn(
 
 
 def von_neumann_linear(
-    X,
-    y,
+    X: ArrayLike,
+    y: ArrayLike,
     *,
     eps: float = 1e-3,
     primal_exit: bool = True,
@@ -369,9 +368,7 @@ def von_neumann_linear(
         j = first_min_index(m, np.sqrt(s))  # |m_i| <= ||w|| (unit z_i); kperc._ties
         zj = Z[j]
         theta = line_search_step(s, float(m[j]), float(zj @ zj))
-        if tr.enabled:
-            tr.data["j"][-1] = j
-            tr.data["theta"][-1] = theta
+        tr.amend(j=j, theta=theta)
         one = 1.0 - theta
         p *= one
         p[j] += theta

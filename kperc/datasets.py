@@ -374,7 +374,7 @@ def infeasible(
         U /= np.linalg.norm(U, axis=1, keepdims=True)
         face = c * nu + s * U
         m = n - d
-        pts = []
+        pts: list[np.ndarray] = []
         while sum(len(b) for b in pts) < m:
             g = rng.standard_normal((4 * m, d))
             g /= np.linalg.norm(g, axis=1, keepdims=True)

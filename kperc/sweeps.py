@@ -127,7 +127,7 @@ def sweep(
 
 
 def _call(
-    func: Callable[..., Mapping[str, Any]], point: dict[str, Any], blas_threads: int | None
+    func: Callable[..., Mapping[str, Any]], point: Mapping[str, Any], blas_threads: int | None
 ) -> Mapping[str, Any]:
     """``func(**point)``, with the thread pools capped at ``blas_threads`` if given."""
     if blas_threads is None:
