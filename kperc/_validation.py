@@ -334,6 +334,17 @@ def check_psd_matrix(arr: np.ndarray, name: str = "G", *, exact: bool = False) -
         )
 
 
+def _smallest_ritz_value(diagonal: np.ndarray, off_diagonal: np.ndarray) -> float:
+    """The smallest eigenvalue of a symmetric tridiagonal matrix (a Lanczos Ritz value)."""
+    if diagonal.size == 1:  # 1 x 1; scipy < 1.12 refuses an empty off-diagonal
+        return float(diagonal[0])
+    return float(
+        scipy.linalg.eigh_tridiagonal(
+            diagonal, off_diagonal, eigvals_only=True, select="i", select_range=(0, 0)
+        )[0]
+    )
+
+
 def _lanczos_min_eigenvalue(arr: np.ndarray, tol: float, steps: int = LANCZOS_STEPS) -> float:
     """An upper bound on the smallest eigenvalue of a symmetric ``arr``, in ``O(steps n^2)``.
 
@@ -361,11 +372,7 @@ def _lanczos_min_eigenvalue(arr: np.ndarray, tol: float, steps: int = LANCZOS_ST
         w -= Q[: j + 1].T @ (Q[: j + 1] @ w)
         beta[j] = np.linalg.norm(w)
         if j % 5 == 4 or j == m - 1 or beta[j] <= 1e-12 * n:
-            lam = float(
-                scipy.linalg.eigh_tridiagonal(
-                    alpha[: j + 1], beta[:j], eigvals_only=True, select="i", select_range=(0, 0)
-                )[0]
-            )
+            lam = _smallest_ritz_value(alpha[: j + 1], beta[:j])
             if lam < -tol or beta[j] <= 1e-12 * n:
                 break
         q = w / beta[j]
@@ -622,11 +629,7 @@ def _probe_operator(G: LinearOperator, name: str) -> None:
         w = w - Q[: j + 1].T @ (Q[: j + 1] @ w)
         w = w - Q[: j + 1].T @ (Q[: j + 1] @ w)
         beta[j] = np.linalg.norm(w)
-        lam = float(
-            scipy.linalg.eigh_tridiagonal(
-                alpha[: j + 1], beta[:j], eigvals_only=True, select="i", select_range=(0, 0)
-            )[0]
-        )
+        lam = _smallest_ritz_value(alpha[: j + 1], beta[:j])
         if lam < -tol:
             raise ValueError(
                 f"{name} (a {kind}) is not positive semidefinite (an eigenvalue at most "
