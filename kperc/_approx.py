@@ -142,11 +142,24 @@ def approx_gram_operator(
     'separator'
     """
     X, y = check_Xy(X, y)
-    n, d = X.shape
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}; got {method!r}.")
     n_components = check_positive(n_components, "n_components", integer=True)
     kernel_params = _check_kernel_args(kernel, kernel_params)
+    return _approx_gram_operator(X, y, kernel, n_components, method, random_state, kernel_params)
+
+
+def _approx_gram_operator(
+    X: np.ndarray,
+    y: np.ndarray,
+    kernel: KernelLike,
+    n_components: int,
+    method: str,
+    random_state: RandomStateLike,
+    kernel_params: dict,
+) -> ApproxGramOperator:
+    """:func:`approx_gram_operator` of checked data, labels and parameters."""
+    n, d = X.shape
     if _needs_psd_check(kernel, kernel_params):  # checked on a sample of 256 points
         check_kernel_sample(X, kernel, kernel_params)
     amax = float(np.max(np.abs(X)))

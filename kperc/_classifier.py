@@ -17,14 +17,22 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
-from ._approx import approx_gram_operator
-from ._kernels import as_gram, gram_matrix, gram_operator, kernel_diagonal, kernel_matrix
+from ._approx import _approx_gram_operator
+from ._kernels import (
+    GramOperator,
+    _check_kernel_args,
+    _gram_matrix,
+    _kernel_diagonal,
+    _kernel_values,
+    _signed_normalized_points,
+    as_gram,
+)
 from ._perceptrons import nkp, snkp
 from ._primal_dual import isnkpvn
 from ._result import KpercResult
 from ._separable import _conflicting_pairs
 from ._typing import ArrayLike, KernelLike, RandomStateLike
-from ._validation import pow2_scale, row_norms
+from ._validation import as_real_array, check_positive, pow2_scale, row_norms
 
 __all__ = ["SNKPClassifier", "InseparableDataWarning", "expected_failed_checks"]
 
@@ -181,9 +189,10 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         always stops at its first separator).
     check_input : bool, default=True
         Validate ``X`` and ``y`` (finite values, shapes, two classes) in ``fit`` and
-        ``X`` in ``predict``. Setting it to False skips only the finiteness and
-        dtype conversion checks of :func:`sklearn.utils.validation.validate_data` for
-        speed on trusted input; shapes and classes are still checked.
+        ``X`` in ``predict`` with :func:`sklearn.utils.validation.validate_data`.
+        Setting it to False skips that function's dtype conversion and finiteness
+        checks; kperc still refuses complex, object, NaN and inf entries by name, and
+        still checks shapes and classes.
     verbose : int, default=0
         With ``verbose=1``, print one line per stage of the fit (kernel, Gram
         matrix, algorithm and its outcome) with the time it took. With ``verbose=2``,
@@ -395,12 +404,13 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         return X
 
     def _kernel_params(self):
+        """The kernel's parameters, checked (an error names gamma, degree or coef0)."""
         if callable(self.kernel) or self.kernel == "linear":
             return {}
         params = {"gamma": self._gamma}
         if self.kernel == "poly":
             params.update(degree=self.degree, coef0=self.coef0)
-        return params
+        return _check_kernel_args(self.kernel, params)
 
     def _log(self, msg, t0=None):
         if self.verbose:
@@ -448,10 +458,19 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         kw: dict[str, Any] = {"dtype": np.float64}
         if not self.check_input:
             kw = {"dtype": None, "ensure_all_finite": False}
+        # The one validation of X: the private kernel functions called after it trust X.
+        # With check_input=False, complex, object, NaN and inf entries are still refused
+        # by name (they would give silent NaN scores or drop imaginary parts).
         if not fitting:
-            return np.asarray(validate_data(self, X, reset=False, **kw), dtype=np.float64)
+            return self._trusted(validate_data(self, X, reset=False, **kw))
         X, y = validate_data(self, X, y, **kw)  # y=None gets scikit-learn's message
-        return np.asarray(X, dtype=np.float64), y
+        return self._trusted(X), y
+
+    def _trusted(self, X):
+        X = as_real_array(X, "X")
+        if not self.check_input and not np.all(np.isfinite(X)):
+            raise ValueError("X contains NaN or inf; remove or impute those entries first.")
+        return X
 
     def _check_params(self):
         algo = self.algorithm
@@ -490,6 +509,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
                 f"n_components must be 'auto', a positive integer or None; got "
                 f"{self.n_components!r}."
             )
+        if not (self.n_components is None or isinstance(self.n_components, str)):
+            check_positive(self.n_components, "n_components", integer=True)
         if callable(self.kernel) and not (self.n_components is None or self.n_components == "auto"):
             raise ValueError(
                 "n_components (Nystroem features) needs a named kernel ('rbf', 'poly' or "
@@ -532,7 +553,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         """The one step that builds the training kernel: ``(G, s)`` with the normalised
         signed Gram matrix ``G`` and the per-point scale ``s_i = y_i / sqrt(K(x_i, x_i))``."""
         params = self._kernel_params()
-        diag = kernel_diagonal(Xa, kernel=self.kernel, **params)
+        diag = _kernel_diagonal(Xa, self.kernel, params)
         if np.any(~(diag > 0)):
             raise ValueError(
                 "K(x_i, x_i) <= 0 for some training point (a zero vector with the linear "
@@ -542,9 +563,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         form, m = self._gram_form(Xa.shape[0])
         G: Any  # a dense matrix, a GramOperator or an ApproxGramOperator
         if form == "dense":  # the package's own G: exact for points repeated with the other label
-            G = gram_matrix(Xa, ypm, self.kernel, **params)
+            G = _gram_matrix(Xa, ypm, self.kernel, params)
         elif form == "factored":  # linear kernel: G = Z Z^T with O(n d) memory, exact
-            G = gram_operator(Xa, ypm)
+            G = GramOperator(_signed_normalized_points(Xa, ypm))
         else:  # Nystroem features: an O(n m) factored operator instead of the n x n matrix
             if isinstance(self.n_components, str):
                 warnings.warn(
@@ -556,13 +577,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
                     UserWarning,
                     stacklevel=3,
                 )
-            G = approx_gram_operator(
-                Xa,
-                ypm,
-                self.kernel,
-                n_components=m,
-                random_state=self.random_state,
-                **params,
+            G = _approx_gram_operator(
+                Xa, ypm, self.kernel, int(m), "nystroem", self.random_state, params
             )
             s = ypm / G.feature_norms  # the approximate kernel's normalisation
         self.gram_form_ = form
@@ -869,9 +885,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         elif self.support_.size == 0:
             f = np.zeros(Xa.shape[0])
         else:
-            Kx = kernel_matrix(Xa, self.support_vectors_, kernel=self.kernel, **params)
+            Kx = _kernel_values(Xa, self.support_vectors_, self.kernel, params)
             f = Kx @ self.dual_coef_
-        kxx = kernel_diagonal(Xa, kernel=self.kernel, **params)
+        kxx = _kernel_diagonal(Xa, self.kernel, params)
         scale = np.where(kxx > 0, np.sqrt(np.where(kxx > 0, kxx, 1.0)), 1.0)
         return f / scale
 

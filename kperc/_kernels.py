@@ -141,6 +141,12 @@ def kernel_matrix(
     return K
 
 
+# The public functions of this module validate their arguments once; the private
+# functions below (``_kernel_diagonal``, ``_gram_matrix``, ``_signed_normalized_points``)
+# take checked arrays (float64, 2-D, finite; labels in {-1, +1}) and checked kernel
+# parameters, and are what the rest of the package calls after its own validation.
+
+
 def _kernel_values(X: np.ndarray, Z: np.ndarray, kernel, kernel_params: dict) -> np.ndarray:
     """The kernel matrix of checked inputs (no symmetry or PSD check)."""
     if callable(kernel):
@@ -206,7 +212,9 @@ def _rbf_kernel(X: np.ndarray, Z: np.ndarray, gamma) -> np.ndarray:
     return K
 
 
-def kernel_diagonal(X, kernel: str | Callable = "linear", **kernel_params) -> np.ndarray:
+def kernel_diagonal(
+    X: ArrayLike, kernel: KernelLike = "linear", **kernel_params: Any
+) -> np.ndarray:
     """The values ``K(x_i, x_i)`` without forming the full kernel matrix.
 
     The RBF diagonal is exactly 1. The linear and polynomial diagonals are computed from
@@ -215,8 +223,11 @@ def kernel_diagonal(X, kernel: str | Callable = "linear", **kernel_params) -> np
     entries near 1e300) a :class:`ValueError` says so. :func:`gram_matrix` still builds
     the normalised ``G`` of such data, from scaled quantities.
     """
-    X = check_X(X)
-    kernel_params = _check_kernel_args(kernel, kernel_params)
+    return _kernel_diagonal(check_X(X), kernel, _check_kernel_args(kernel, kernel_params))
+
+
+def _kernel_diagonal(X: np.ndarray, kernel: KernelLike, kernel_params: dict) -> np.ndarray:
+    """:func:`kernel_diagonal` of checked data and kernel parameters."""
     nonzero = np.any(X != 0, axis=1)
     if kernel == "linear":
         with np.errstate(over="ignore", under="ignore"):
@@ -314,7 +325,13 @@ def gram_matrix(
     [[1.0, -0.0], [-0.0, 1.0]]
     """
     X, y = check_Xy(X, y)
-    kernel_params = _check_kernel_args(kernel, kernel_params)
+    return _gram_matrix(X, y, kernel, _check_kernel_args(kernel, kernel_params))
+
+
+def _gram_matrix(
+    X: np.ndarray, y: np.ndarray, kernel: KernelLike, kernel_params: dict
+) -> np.ndarray:
+    """:func:`gram_matrix` of checked data, labels and kernel parameters."""
     if isinstance(kernel, str) and kernel == "linear":
         # The normalised linear G does not depend on the scale of each row: scale row i
         # by a power of 4 so that max_j |x_ij| is near 1. Products, sums and square roots
@@ -334,9 +351,9 @@ def gram_matrix(
         inv = inv.reshape(-1)
         if not _poly_needs_scaling(U, kernel, kernel_params):
             # report a bad point by its index in X, not in U
-            _check_diag(kernel_diagonal(U, kernel, **kernel_params)[inv])
+            _check_diag(_kernel_diagonal(U, kernel, kernel_params)[inv])
         N = (
-            gram_matrix(U, np.ones(U.shape[0]), kernel, **kernel_params)
+            _gram_matrix(U, np.ones(U.shape[0]), kernel, kernel_params)
             if U.shape[0] > 1
             else np.ones((1, 1))
         )
@@ -451,7 +468,11 @@ def signed_normalized_points(X: ArrayLike, y: ArrayLike) -> np.ndarray:
     >>> A.round(4).tolist()
     [[0.6, 0.8], [-0.0, -1.0]]
     """
-    X, y = check_Xy(X, y)
+    return _signed_normalized_points(*check_Xy(X, y))
+
+
+def _signed_normalized_points(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """:func:`signed_normalized_points` of checked data and labels."""
     # Each row times a power of two (exact) so that its largest entry is in [0.5, 1):
     # subnormal rows regain their full precision before the division (dividing a
     # subnormal row by its norm gave unit-norm errors of 7%), huge rows cannot overflow.

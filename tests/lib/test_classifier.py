@@ -537,3 +537,68 @@ def test_max_iter_errors_name_the_parameter(bad):
     y = np.array([1, -1, 1, -1])
     with pytest.raises(ValueError, match="max_iter"):
         SNKPClassifier(max_iter=bad).fit(X, y)
+
+
+# --------------------------------------------------- validation at the boundary, once
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"kernel": "rbf", "gamma": 2.0},
+        {"kernel": "linear"},
+        {"kernel": "poly", "degree": 2},
+        {"kernel": "rbf", "n_components": 10, "random_state": 0},
+    ],
+)
+def test_fit_and_predict_validate_X_once(monkeypatch, params):
+    """scikit-learn's habit: the public method validates X, the helpers it calls trust it."""
+    import kperc._approx
+    import kperc._classifier
+    import kperc._kernels
+    import kperc._validation
+
+    calls = {"validate_data": 0, "check": 0}
+    real_validate = kperc._classifier.validate_data
+
+    def counting_validate(*args, **kwargs):
+        calls["validate_data"] += 1
+        return real_validate(*args, **kwargs)
+
+    def counting(real):
+        def wrapper(*args, **kwargs):
+            calls["check"] += 1
+            return real(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(kperc._classifier, "validate_data", counting_validate)
+    for module in (kperc._kernels, kperc._approx, kperc._validation):
+        for name in ("check_X", "check_Xy"):
+            if hasattr(module, name):
+                monkeypatch.setattr(module, name, counting(getattr(module, name)))
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    clf = SNKPClassifier(**params).fit(X, y)
+    assert calls == {"validate_data": 1, "check": 0}
+    clf.predict(X[:5])
+    assert calls == {"validate_data": 2, "check": 0}
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_check_input_false_still_refuses_non_finite_X(bad):
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0]])
+    y = np.array([1, -1, 1])
+    Xbad = X.copy()
+    Xbad[1, 0] = bad
+    with pytest.raises(ValueError, match="X contains NaN or inf"):
+        SNKPClassifier(check_input=False).fit(Xbad, y)
+    clf = SNKPClassifier(check_input=False).fit(X, y)
+    with pytest.raises(ValueError, match="X contains NaN or inf"):
+        clf.predict(Xbad)
+
+
+def test_check_input_false_still_refuses_complex_X():
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0]])
+    y = np.array([1, -1, 1])
+    with pytest.raises((TypeError, ValueError), match="(?i)complex"):
+        SNKPClassifier(check_input=False).fit(X + 1j, y)
