@@ -23,7 +23,14 @@ that the ledger page shows. ``python -m kperc_book.ledger`` prints the table, an
 from __future__ import annotations
 
 from .assemble import Row, collect, locate, problems, recorded_checks
-from .chapters import Label, book_labels, chapter_notebooks, check_cells, check_ids_in_notebooks
+from .chapters import (
+    Label,
+    book_labels,
+    chapter_notebooks,
+    check_cells,
+    check_ids_in_notebooks,
+    myst_labels,
+)
 from .cli import main
 from .guards import guarding_tests
 from .registry import ORIGINS, REGISTRY, Result
@@ -38,6 +45,7 @@ __all__ = [
     "recorded_checks",
     "guarding_tests",
     "book_labels",
+    "myst_labels",
     "check_cells",
     "check_ids_in_notebooks",
     "chapter_notebooks",
