@@ -36,6 +36,14 @@ def test_registry_is_the_list_of_contributing_md():
     assert list(ledger.REGISTRY) == ids
 
 
+def test_conftest_ids_are_the_registry():
+    """tests/lib/ cannot import the book's tools, so tests/conftest.py keeps its own copy of
+    the ids (to refuse a misspelt marker at collection); the copy follows the registry."""
+    from conftest import LEDGER_IDS
+
+    assert set(LEDGER_IDS) == set(ledger.REGISTRY)
+
+
 @pytest.mark.parametrize("rid", list(ledger.REGISTRY))
 def test_registry_entries_are_complete(rid):
     res = ledger.REGISTRY[rid]
