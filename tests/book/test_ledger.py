@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -366,3 +368,18 @@ def test_main_prints_the_table(capsys):
     assert code == 0
     assert out.startswith("| status |")
     assert "results checked and guarded by a test" in out
+
+
+def test_python_m_runs_the_package():
+    """``python -m kperc_book.ledger --strict`` (the package's ``__main__``) runs ``main``."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "kperc_book.ledger", "--strict"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("| status |")
+    n = len(ledger.REGISTRY)
+    assert proc.stdout.rstrip().endswith(f"{n} of {n} results checked and guarded by a test")
