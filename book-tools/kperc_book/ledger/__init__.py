@@ -1,23 +1,30 @@
 """The theorem ledger: every result the book states, where it is checked, what guards it.
 
-:data:`REGISTRY` is the static part: one :class:`Result` per ledger id (the ids of
-CONTRIBUTING.md), with the result's name, a one-line statement, the explicit constant
-the book uses (derived on the Sources and derivations page) and the chapter that
-states it. Everything else is discovered when the ledger page (``book/ledger.ipynb``) is
+One module per job; this package exports what callers use (``from kperc_book import
+ledger``, then ``ledger.collect()`` and so on):
+
+* :mod:`~kperc_book.ledger.registry`, the static part: :data:`REGISTRY` holds one
+  :class:`Result` per ledger id (the one place where the ids are defined), with the
+  result's name, a one-line statement, the explicit constant the book uses (derived on
+  the Sources and derivations page) and the chapter that states it.
+
+Everything else is discovered when the ledger page (``book/ledger.ipynb``) is
 regenerated:
 
-* :func:`recorded_checks` reads ``book/_generated/chNN.json``, written by
-  :meth:`kperc_book.chapter.Chapter.check` during the last regeneration of each chapter
-  (``{"checks": {id: {"ok", "detail", "instances"}}}``);
-* :func:`guarding_tests` scans ``tests/*.py`` statically (with :mod:`ast`) for tests
-  marked ``@pytest.mark.ledger("<id>")``;
-* :func:`book_labels` and :func:`check_cells` scan the chapter notebooks for the labels
-  of ``prf`` blocks, figures and targets, and for the cells that call
-  ``ch.check("<id>", ...)``; :func:`locate` picks the label a ledger row links to.
-
-:func:`collect` assembles the rows and :func:`table_markdown` renders the MyST table
-that the ledger page shows. ``python -m kperc_book.ledger`` prints the table, and
-``--strict`` exits with status 1 if a result lacks a passing check or a guarding test.
+* :mod:`~kperc_book.ledger.chapters`: :func:`book_labels` reads the chapter notebooks'
+  MyST (:func:`myst_labels`, with markdown-it) for the labels of ``prf`` blocks, figures
+  and targets, and :func:`check_cells` finds the cells that call ``ch.check("<id>", ...)``;
+* :mod:`~kperc_book.ledger.guards`: :func:`guarding_tests` scans ``tests/**/test_*.py``
+  statically (with :mod:`ast`) for tests marked ``@pytest.mark.ledger("<id>")``;
+* :mod:`~kperc_book.ledger.assemble`: :func:`recorded_checks` reads
+  ``book/_generated/chNN.json``, written by :meth:`kperc_book.chapter.Chapter.check`
+  during the last regeneration of each chapter (``{"checks": {id: {"ok", "detail",
+  "instances"}}}``); :func:`locate` picks the label a ledger row links to;
+  :func:`collect` assembles the rows and :func:`problems` lists the gaps;
+* :mod:`~kperc_book.ledger.render`: :func:`table_markdown` and :func:`details_markdown`
+  render the MyST the ledger page shows;
+* :mod:`~kperc_book.ledger.cli`: ``python -m kperc_book.ledger`` prints the table, and
+  ``--strict`` exits with status 1 if a result lacks a passing check or a guarding test.
 """
 
 from __future__ import annotations
