@@ -55,6 +55,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "kperc"))
 #: Seeds drawn by hypothesis (each seed is one reproducible random instance).
 seeds = st.integers(min_value=0, max_value=2**31 - 1)
 
+#: The ledger ids, a copy of the keys of kperc_book/ledger/registry.py (where they are
+#: defined): the library's tests run outside the checkout and cannot import the book's
+#: tools. tests/book/test_ledger.py checks that the copy equals the registry.
 LEDGER_IDS = frozenset(
     """
 block-novikoff np-bound normalizing-never-hurts np-equals-perceptron lemma-1 lemma-2
@@ -87,8 +90,8 @@ SLOW_TESTS = frozenset(
 
 @pytest.hookimpl(tryfirst=True)  # before -m "not slow" deselects
 def pytest_collection_modifyitems(config, items):
-    """Mark :data:`SLOW_TESTS` slow; refuse ledger ids that CONTRIBUTING.md does not list
-    (typos would hide a result)."""
+    """Mark :data:`SLOW_TESTS` slow; refuse ledger ids outside :data:`LEDGER_IDS` (typos
+    would hide a result)."""
     for item in items:
         name = getattr(item, "originalname", None) or item.name.split("[")[0]
         if (item.path.name, name) in SLOW_TESTS:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -34,6 +36,14 @@ def test_registry_is_the_list_of_contributing_md():
     ids = contributing_ids()
     assert len(ids) == len(set(ids))
     assert list(ledger.REGISTRY) == ids
+
+
+def test_conftest_ids_are_the_registry():
+    """tests/lib/ cannot import the book's tools, so tests/conftest.py keeps its own copy of
+    the ids (to refuse a misspelt marker at collection); the copy follows the registry."""
+    from conftest import LEDGER_IDS
+
+    assert set(LEDGER_IDS) == set(ledger.REGISTRY)
 
 
 @pytest.mark.parametrize("rid", list(ledger.REGISTRY))
@@ -232,6 +242,73 @@ def test_labels_and_check_cells(fake_book):
     assert cells == {"lemma-5": [2], "theorem-1": [2], "mu-closed-form": [4]}
 
 
+MYST_SAMPLE = """\
+(sec-intro)=
+# Intro
+
+```python
+(not-a-target)=
+:label: not-a-label
+```
+
+````{prf:theorem} Outer
+:label: thm-outer
+:class: dropdown
+
+```{prf:lemma}
+---
+label: lem-yaml
+---
+body
+```
+
+```{prf:proof}
+:label: inside-a-body
+```
+````
+
+:::{figure} img.png
+:name: fig-colon
+:alt: text
+
+caption
+:::
+
+```{prf:remark} Late option
+text
+:label: not-an-option
+```
+
+- an item
+
+  (sec-in-list)=
+  more
+"""
+
+
+def test_myst_labels_reads_directives_as_myst_does():
+    """Code blocks define nothing, only the option block that opens a directive counts
+    (as ``:key:`` lines or YAML), and directives nested in directives are read too."""
+    got = [(lab.name, lab.kind, lab.title) for lab in ledger.myst_labels(MYST_SAMPLE)]
+    assert got == [
+        ("sec-intro", "target", ""),
+        ("thm-outer", "prf:theorem", "Outer"),
+        ("lem-yaml", "prf:lemma", ""),
+        ("inside-a-body", "prf:proof", ""),
+        ("fig-colon", "figure", "img.png"),
+        ("sec-in-list", "target", ""),
+    ]
+    assert {lab.cell for lab in ledger.myst_labels(MYST_SAMPLE, 7)} == {7}
+
+
+def test_myst_labels_ignores_directives_without_labels():
+    text = "```{prf:algorithm} A\n\nno label\n```\n\n```{figure} x.png\n:label: wrong\n```\n"
+    assert ledger.myst_labels(text) == []
+    assert ledger.myst_labels("(a.b:c_d-1)=\n") == [ledger.Label("a.b:c_d-1", "target", 0)]
+    bad_yaml = "```{prf:lemma}\n---\nlabel: [unclosed\n---\nbody\n```\n"
+    assert ledger.myst_labels(bad_yaml) == []
+
+
 def test_locate_prefers_named_then_nearest(fake_book):
     nb = fake_book / "book" / "ch04_smooth.ipynb"
     labels, cells = ledger.book_labels(nb), ledger.check_cells(nb)
@@ -291,3 +368,18 @@ def test_main_prints_the_table(capsys):
     assert code == 0
     assert out.startswith("| status |")
     assert "results checked and guarded by a test" in out
+
+
+def test_python_m_runs_the_package():
+    """``python -m kperc_book.ledger --strict`` (the package's ``__main__``) runs ``main``."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "kperc_book.ledger", "--strict"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("| status |")
+    n = len(ledger.REGISTRY)
+    assert proc.stdout.rstrip().endswith(f"{n} of {n} results checked and guarded by a test")
