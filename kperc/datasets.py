@@ -5,6 +5,8 @@ Every generator returns a :class:`Dataset`; those with randomness take ``seed``.
 * :func:`planted`: separable data with an exactly planted normalised margin: ``rho w*``
   is the midpoint of two support points on the sphere and every signed point has
   ``a_i^T w* >= rho``, so the normalised margin equals ``rho``.
+* :func:`planted_rbf`: data with a planted margin in the RBF kernel's feature space (a
+  kernel problem whose margin is known from below).
 * :func:`two_rays`: the normalised-versus-unnormalised example of Section 2 of the paper.
 * :func:`infeasible`: inseparable data whose signed points' hull contains a ball of a
   chosen radius around 0 (a controlled negative margin).
@@ -42,6 +44,7 @@ def _check_seed(seed) -> int:
 __all__ = [
     "Dataset",
     "planted",
+    "planted_rbf",
     "two_rays",
     "infeasible",
     "circles",
@@ -229,6 +232,144 @@ def _planted_bounds(X, y, w, support) -> tuple[float, float]:
     p = np.zeros(X.shape[0])
     p[support] = 0.5
     return (float(low) if low is not None else 0.0, float(cert.upper(p)))
+
+
+#: Rejection rounds :func:`planted_rbf` tries before it says that ``rho`` is too large.
+_RBF_MAX_ROUNDS = 200
+
+
+def planted_rbf(
+    n: int = 200,
+    d: int = 2,
+    rho: float = 0.01,
+    *,
+    gamma: float = 2.0,
+    n_centers: int = 12,
+    near: float = 0.5,
+    seed: int = 0,
+) -> Dataset:
+    """Data separated by a known function of the RBF kernel's feature space, with a gap.
+
+    A function ``f = sum_j c_j K(z_j, .)`` with ``n_centers`` centres ``z_j`` uniform in
+    ``[-1, 1]^d`` and signs ``c_j = +-1`` lies in the feature space of the RBF kernel
+    ``K(x, z) = exp(-gamma ||x - z||^2)``, with norm ``||f|| = sqrt(c^T K(Z, Z) c)``.
+    Since ``K(x, x) = 1``, the normalised value of a point is ``g(x) = f(x) / ||f||``.
+    Points are labelled ``sign g(x)`` and kept only where ``|g(x)| >= rho``, so ``f``
+    separates them with normalised margin at least ``rho``: the kernel margin
+    ``rho_K`` of the data (Section 3 of the paper) is at least ``rho``. A fraction
+    ``near`` of the points lies in the band ``rho <= |g| <= 2 rho`` (found by bisection
+    on segments that cross the decision boundary), which makes the instance hard; the
+    others are uniform in the cube where ``|g| >= 2 rho``.
+
+    Parameters
+    ----------
+    n : int
+        Number of points (``n >= 2``).
+    d : int
+        Dimension (``d >= 1``).
+    rho : float
+        The gap, ``0 < rho < 1``: a lower bound on the kernel margin.
+    gamma : float
+        RBF kernel parameter, finite and ``> 0``; pass the same value to the kernel.
+    n_centers : int
+        Number of centres of ``f`` (``>= 2``): more centres, a more winding boundary.
+    near : float
+        Fraction of the points in the band next to the gap, in ``[0, 1]``.
+    seed : int
+        Seed of :func:`numpy.random.default_rng`; the same seed gives the same data.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (n, d), ``y`` in {-1, +1}; ``info`` has ``rho`` (the requested
+        gap), ``planted_margin`` (``min_i |g(x_i)|``, at least ``rho`` up to the
+        rounding of ``g``), ``gamma``, ``centers`` and ``coef`` (the ``z_j`` and
+        ``c_j``).
+
+    Raises
+    ------
+    ValueError
+        For invalid parameters, when the planted function has one sign on the whole
+        cube (change ``seed``), or when ``rho`` is so large that almost no point of the
+        cube has ``|g| >= 2 rho`` (use a smaller ``rho``).
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import planted_rbf
+    >>> ds = planted_rbf(60, 2, rho=0.05, gamma=2.0, seed=0)
+    >>> ds.X.shape, bool(ds.info["planted_margin"] >= 0.05)
+    ((60, 2), True)
+    >>> G = kperc.gram_matrix(ds.X, ds.y, "rbf", gamma=2.0)
+    >>> bool(kperc.margin(G) >= 0.05)  # the kernel margin is at least the gap
+    True
+    """
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    n, d, seed = _check_n(n), _check_n(d, "d"), _check_seed(seed)
+    n_centers = _check_n(n_centers, "n_centers")
+    rho, near = check_finite(rho, "rho"), check_finite(near, "near")
+    gamma = check_positive(gamma, "gamma")
+    if n < 2 or n_centers < 2:
+        raise ValueError(f"planted_rbf needs n >= 2 and n_centers >= 2; got {n}, {n_centers}.")
+    if not 0 < rho < 1:
+        raise ValueError(f"rho must be in (0, 1); got {rho}.")
+    if not 0 <= near <= 1:
+        raise ValueError(f"near must be a fraction in [0, 1]; got {near}.")
+    rng = np.random.default_rng(seed)
+    centers = rng.uniform(-1.0, 1.0, (n_centers, d))
+    coef = rng.choice([-1.0, 1.0], n_centers)
+    fnorm = float(np.sqrt(float(coef @ rbf_kernel(centers, centers, gamma=gamma) @ coef)))
+
+    def g(P: np.ndarray) -> np.ndarray:
+        return (rbf_kernel(P, centers, gamma=gamma) @ coef) / fnorm
+
+    n_near = int(round(near * n))
+    n_far = n - n_near
+    far: list[np.ndarray] = []
+    got = 0
+    for _ in range(_RBF_MAX_ROUNDS):  # uniform points outside the gap (rejection)
+        if got >= max(n_far, 2):
+            break
+        P = rng.uniform(-1.0, 1.0, (max(2 * n_far, 1000), d))
+        keep = P[np.abs(g(P)) >= 2 * rho]
+        far.append(keep)
+        got += keep.shape[0]
+    else:
+        raise ValueError(
+            f"rho={rho:g} is too large for this planted function: hardly any point of the "
+            f"cube has |g(x)| >= 2 rho (found {got} in {_RBF_MAX_ROUNDS} rounds). Use a "
+            "smaller rho."
+        )
+    F = np.vstack(far)
+    gf = g(F)
+    pos, neg = F[gf > 0], F[gf < 0]
+    if pos.shape[0] == 0 or neg.shape[0] == 0:
+        raise ValueError(
+            f"the planted function of seed={seed} has one sign on the cube; use another seed."
+        )
+    # near points: on a segment from a positive to a negative point, where g = +-t
+    a = pos[rng.integers(0, pos.shape[0], n_near)]
+    b = neg[rng.integers(0, neg.shape[0], n_near)]
+    t = rng.uniform(rho * (1 + 1e-6), 2 * rho, n_near) * rng.choice([-1.0, 1.0], n_near)
+    lo, hi = np.zeros(n_near), np.ones(n_near)  # g(a) - t > 0 at lo, g(b) - t < 0 at hi
+    for _ in range(60 if n_near else 0):
+        mid = 0.5 * (lo + hi)
+        above = g(a + mid[:, None] * (b - a)) - t > 0
+        lo = np.where(above, mid, lo)
+        hi = np.where(above, hi, mid)
+    X = np.vstack([F[:n_far], a + lo[:, None] * (b - a)])
+    X = X[rng.permutation(n)]
+    gx = g(X)
+    y = np.where(gx > 0, 1.0, -1.0)
+    info = {
+        "rho": float(rho),
+        "planted_margin": float(np.min(np.abs(gx))),
+        "gamma": float(gamma),
+        "centers": centers,
+        "coef": coef,
+    }
+    return Dataset(X, y, info)
 
 
 def two_rays(r: float = 10.0, n_per_ray: int = 10) -> Dataset:
