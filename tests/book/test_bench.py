@@ -649,7 +649,14 @@ def test_book_tools_need_a_checkout(monkeypatch, tmp_path, capsys):
 
 
 @pytest.mark.parametrize(
-    "modname", ["kperc_book.machine", "benchmarks._timing", "benchmarks.suites", "benchmarks.peers"]
+    "modname",
+    [
+        "kperc_book.machine",
+        "benchmarks._timing",
+        "benchmarks.suites",
+        "benchmarks.peers.analysis",
+        "benchmarks.peers.markdown",
+    ],
 )
 def test_harness_doctests(modname):
     import doctest
