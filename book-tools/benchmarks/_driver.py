@@ -10,14 +10,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from benchmarks._config import (
-    SCHEMA_VERSION,
-    BenchConfig,
-    _display_path,
-)
+from benchmarks._config import SCHEMA_VERSION, BenchConfig
 from benchmarks._machine import _blas_threads, busy_verdict, loadavg, machine_info
 from benchmarks._timing import _now
-from benchmarks.record import _clean
+from benchmarks.record import clean_json, display_path
 from benchmarks.suites import SUITES, UNTIMED_SUITES, suite_func
 from benchmarks.targets import evaluate_targets
 from kperc_book.chapter import _json_default
@@ -63,7 +59,7 @@ def run(
                 )
     settings = asdict(cfg)
     if settings.get("timings_dir"):  # no machine paths in the record
-        settings["timings_dir"] = _display_path(Path(settings["timings_dir"]))
+        settings["timings_dir"] = display_path(Path(settings["timings_dir"]))
     record = {
         "schema": SCHEMA_VERSION,
         "command": command or "python -m benchmarks.bench",
@@ -79,4 +75,4 @@ def run(
         "busy_suites": [k for k, v in suites.items() if v["measured"]["busy"]],
         "targets": evaluate_targets(suites, cfg),
     }
-    return _clean(json.loads(json.dumps(record, default=_json_default)))
+    return clean_json(json.loads(json.dumps(record, default=_json_default)))

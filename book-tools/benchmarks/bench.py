@@ -84,11 +84,10 @@ from benchmarks._config import (  # noqa: F401
     REPO_DIR,
     SCHEMA_VERSION,
     BenchConfig,
-    _display_path,
     default_config,
     quick_config,
 )
-from benchmarks._driver import _clean, run  # noqa: F401
+from benchmarks._driver import run  # noqa: F401
 from benchmarks._instances import (  # noqa: F401
     _fixed_run,
     _products,
@@ -115,7 +114,7 @@ from benchmarks._timing import (  # noqa: F401
     summarize,
     time_matvec,
 )
-from benchmarks.record import load_record, merge, write_json  # noqa: F401
+from benchmarks.record import display_path, load_record, merge, write_json  # noqa: F401
 from benchmarks.report import format_table, target_verdict  # noqa: F401
 from benchmarks.suites import SUITE_ENTRY_POINTS, SUITES, suite_func  # noqa: F401
 from benchmarks.suites.certificates import _clarabel_certificate, suite_certificates  # noqa: F401
@@ -245,11 +244,11 @@ def main(argv: list[str] | None = None) -> int:
             skip = False
             continue
         if a in ("--out", "--timings-dir") and i + 1 < len(argv_used):
-            shown += [a, _display_path(Path(argv_used[i + 1]))]
+            shown += [a, display_path(Path(argv_used[i + 1]))]
             skip = True
         elif a.startswith(("--out=", "--timings-dir=")):
             opt, _, val = a.partition("=")
-            shown.append(f"{opt}={_display_path(Path(val))}")
+            shown.append(f"{opt}={display_path(Path(val))}")
         else:
             shown.append(a)
     command = " ".join(["python -m benchmarks.bench", *shown])
@@ -260,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
         record = merge(load_record(out), record)
     write_json(out, record)
     print(format_table(record))
-    print(f"wrote {_display_path(out)}")
+    print(f"wrote {display_path(out)}")
     return 0
 
 

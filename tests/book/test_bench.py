@@ -656,6 +656,7 @@ def test_book_tools_need_a_checkout(monkeypatch, tmp_path, capsys):
         "benchmarks.suites",
         "benchmarks.peers.analysis",
         "benchmarks.peers.markdown",
+        "benchmarks.record",
     ],
 )
 def test_harness_doctests(modname):

@@ -17,6 +17,7 @@ import pytest
 
 from benchmarks import _peer_runners as runners
 from benchmarks.peers import analysis, cli, config, figure, markdown, measure
+from benchmarks.record import write_json
 from kperc_book.chapter import COLUMN_WIDTH
 
 STATUSES = {"finished", "timeout", "skipped", "error"}
@@ -246,12 +247,12 @@ def test_crossovers_group_by_family_and_margin():
 # --------------------------------------------------------------------------- output
 
 
-def test_write_record_is_atomic(tmp_path):
+def test_write_json_is_atomic(tmp_path):
     path = tmp_path / "peers.json"
-    measure.write_record({"a": 1}, path)
+    write_json(path, {"a": 1})
     assert json.loads(path.read_text()) == {"a": 1}
     with pytest.raises(ValueError):  # NaN is refused: the old file stays as it was
-        measure.write_record({"a": float("nan")}, path)
+        write_json(path, {"a": float("nan")})
     assert json.loads(path.read_text()) == {"a": 1}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["peers.json"]  # no temporary left
 

@@ -8,15 +8,8 @@ from typing import Any
 
 from benchmarks.peers.config import DEFAULT_OUT, default_config, quick_config
 from benchmarks.peers.markdown import peers_markdown
-from benchmarks.peers.measure import run, write_record
-from kperc_book import paths as _paths
-
-
-def _display_path(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(_paths.ROOT))
-    except ValueError:
-        return path.name
+from benchmarks.peers.measure import run
+from benchmarks.record import display_path, write_json
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,14 +38,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.cap is not None:
         shown.append(f"--cap {args.cap:g}")
     if args.out != str(DEFAULT_OUT):
-        shown.append(f"--out {_display_path(out)}")
+        shown.append(f"--out {display_path(out)}")
     log = (lambda s: None) if args.quiet else (lambda s: print(s, flush=True))
     record = run(cfg, log=log, command=" ".join(shown))
-    write_record(record, out)
+    write_json(out, record)
     print(peers_markdown(record))
     print(
         f"elapsed {record['elapsed_s']:.0f} s; load average {record['loadavg_1min_before']} -> "
         f"{record['loadavg_1min_after']}{' (busy)' if record['busy'] else ''}"
     )
-    print(f"wrote {_display_path(out)}")
+    print(f"wrote {display_path(out)}")
     return 0

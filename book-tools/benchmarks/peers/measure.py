@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import json
-import math
-import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
 from benchmarks import _machine
 from benchmarks.bench import machine_info
 from benchmarks.peers.analysis import crossovers
-from benchmarks.peers.config import DEFAULT_OUT, SCHEMA_VERSION, PeersConfig
+from benchmarks.peers.config import SCHEMA_VERSION, PeersConfig
 from benchmarks.peers.worker import _Worker
+from benchmarks.record import clean_json
 from kperc_book.machine import loadavg
 
 
@@ -134,7 +131,7 @@ def run(cfg: PeersConfig, log: Callable[[str], None] = print, command: str | Non
         "rows": rows,
     }
     record["crossovers"] = crossovers(record)
-    return _clean(record)
+    return clean_json(record)
 
 
 def _progress(row: dict[str, Any]) -> str:
@@ -150,37 +147,3 @@ def _progress(row: dict[str, Any]) -> str:
     if st == "timeout":
         return f"{head} did not finish within the cap ({row['cap_s']:g} s)"
     return f"{head} {st}: {row.get('error', row.get('reason', ''))}"
-
-
-def _clean(obj):
-    """JSON-ready: numpy scalars to Python, NaN/inf to None."""
-    import numpy as np
-
-    if isinstance(obj, dict):
-        return {str(k): _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
-
-
-def write_record(record: dict[str, Any], path: Path | str = DEFAULT_OUT) -> Path:
-    """Write ``record`` as JSON atomically (a temporary file, then :func:`os.replace`)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(json.dumps(record, indent=1, sort_keys=True, allow_nan=False) + "\n")
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return path
-
-
-def load_record(path: Path | str | None = None) -> dict[str, Any]:
-    """Read a record (default ``book/_generated/peers.json``)."""
-    return json.loads(Path(path or DEFAULT_OUT).read_text())

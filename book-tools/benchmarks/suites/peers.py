@@ -15,6 +15,7 @@ from typing import Any
 
 from benchmarks._config import BenchConfig
 from benchmarks.peers import analysis, config, measure
+from benchmarks.record import write_json
 
 #: The command recorded in the file when the harness writes it.
 COMMAND = "python -m benchmarks.bench --suite peers"
@@ -31,7 +32,7 @@ def suite_peers(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[st
     pcfg = config.quick_config() if cfg.quick else config.default_config()
     record = measure.run(pcfg, log=log, command=COMMAND + (" --quick" if cfg.quick else ""))
     path = peers_path(cfg)
-    measure.write_record(record, path)
+    write_json(path, record)
     return {
         "file": path.name,
         "busy": record["busy"],
