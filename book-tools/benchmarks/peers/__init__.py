@@ -12,10 +12,11 @@ One run, the same instances for every solver:
 * **Problems.** Planted linear instances (``d = 20``, unit-norm points, normalised margin
   exactly ``rho``) and RBF instances whose margin in the kernel's feature space is planted
   (:func:`benchmarks._peer_runners.rbf_instance`), for the margins and sizes of
-  :class:`PeersConfig`.
+  :class:`~benchmarks.peers.config.PeersConfig`.
 * **Per run.** Wall time, end to end (building ``G``, the operator or the features
   included); whether the result separates the training data; the normalised margin it
-  reached. Both are decided the same way for every solver (:func:`evaluate`): with
+  reached. Both are decided the same way for every solver
+  (:func:`benchmarks._peer_runners.evaluate`): with
   ``f(x) = <w, phi(x)> + b`` the trained decision function (``b = 0`` for the homogeneous
   solvers: kperc, ``Perceptron``, ``LinearSVC``),
 
@@ -37,7 +38,30 @@ One run, the same instances for every solver:
 
 The record (default ``book/_generated/peers.json``, written atomically) holds the machine,
 the 1-minute load average before and after with a ``busy`` flag, the configuration and
-one row per (family, margin, n, solver). :func:`crossovers` finds the fastest solver that
-separated at each ``n``, and where SNKP or the peers win; :func:`peers_markdown` renders
-tables and :func:`figure` the time to a separator against ``n``.
+one row per (family, margin, n, solver).
+
+The modules, by job:
+
+``config``
+    ``PeersConfig`` (problems, solvers, caps), ``default_config``, ``quick_config``,
+    the solvers' display names and ``DEFAULT_OUT``.
+``worker``
+    ``Worker``: the process that builds an instance and runs one solver on it, ended
+    when a run exceeds its cap.
+``measure``
+    ``run(cfg)``: the loop over (family, margin, n, solver), the skip rules and the record;
+    ``is_busy``.
+``analysis``
+    ``crossovers`` (the fastest solver that separated at each ``n``, and where SNKP or the
+    peers win), ``snkp_goal`` and ``kernel_goal_miss``.
+``markdown``
+    ``peers_markdown`` (the tables of the benchmarks page), ``crossover_grid_markdown``
+    (chapter 7's grid) and ``short_number``.
+``figure``
+    ``figure``: the time to a separator against ``n``.
+``cli``
+    ``main``, the command ``python -m benchmarks.peers`` (``__main__`` calls it).
+
+The record is written by :func:`benchmarks.record.write_json` and read back with
+``benchmarks.record.load_record(benchmarks.peers.config.DEFAULT_OUT)``.
 """

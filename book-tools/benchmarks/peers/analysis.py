@@ -7,7 +7,7 @@ from typing import Any
 from benchmarks.peers.config import KPERC_SNKP, PEERS
 
 
-def _ok(r: dict[str, Any]) -> bool:
+def is_separator(r: dict[str, Any]) -> bool:
     """A run counts as a separator when it separated, and, for a run on an approximate
     kernel (Nystroem), when the exact kernel's check found no point on the wrong side."""
     return (
@@ -45,7 +45,7 @@ def crossovers(record: dict[str, Any]) -> list[dict[str, Any]]:
         by_n = []
         for n in sorted({r["n"] for r in sub}):
             at = [r for r in sub if r["n"] == n]
-            ok = sorted((r for r in at if _ok(r)), key=lambda r: r["time_s"])
+            ok = sorted((r for r in at if is_separator(r)), key=lambda r: r["time_s"])
             s = next((r for r in ok if r["solver"] in KPERC_SNKP), None)
             p = next((r for r in ok if r["solver"] in PEERS), None)
             entry: dict[str, Any] = {

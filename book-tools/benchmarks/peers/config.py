@@ -35,7 +35,8 @@ SHORT_LABELS = {
 }
 #: Display names of the problem families.
 FAMILY_LABELS = {"linear": "linear", "rbf": "RBF"}
-#: kperc's SNKP variants and the scikit-learn peers, as compared by :func:`crossovers`.
+#: kperc's SNKP variants and the scikit-learn peers, as compared by
+#: :func:`benchmarks.peers.analysis.crossovers`.
 KPERC_SNKP = ("snkp-dense", "snkp-factored", "snkp-nystroem")
 PEERS = ("sklearn-perceptron", "linearsvc", "svc-linear", "svc-rbf")
 
@@ -139,11 +140,11 @@ def quick_config(**overrides: Any) -> PeersConfig:
     return PeersConfig(**base)
 
 
-def _label(solver: str | None) -> str:
+def label(solver: str | None) -> str:
     return SOLVER_LABELS.get(solver, str(solver))
 
 
-def _solvers_of(rows: Sequence[dict[str, Any]]) -> list[str]:
+def solvers_of(rows: Sequence[dict[str, Any]]) -> list[str]:
     """Solvers of ``rows``: the known ones in display order, then any others."""
     present = {r["solver"] for r in rows}
     return [s for s in SOLVER_LABELS if s in present] + sorted(present - set(SOLVER_LABELS))

@@ -6,10 +6,10 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from benchmarks.peers.analysis import _ok
-from benchmarks.peers.config import FAMILY_LABELS, _label, _solvers_of
+from benchmarks.peers.analysis import is_separator
+from benchmarks.peers.config import FAMILY_LABELS, label, solvers_of
 
-#: Line style of each solver in :func:`figure`.
+#: Line style of each solver in :func:`benchmarks.peers.figure.figure`.
 SOLVER_STYLES = {
     "snkp-dense": ("tab:red", "-"),
     "snkp-factored": ("tab:red", "--"),
@@ -42,7 +42,7 @@ def figure(record: dict[str, Any], family: str, rhos: Sequence[float] | None = N
     cols = 1 if len(rhos) == 1 else 2
     nrows = math.ceil(len(rhos) / cols)
     fig, axes = plt.subplots(nrows, cols, figsize=figsize(nrows, cols, aspect=0.8), squeeze=False)
-    solvers = _solvers_of(sub)
+    solvers = solvers_of(sub)
     handles = {}
     for ax, rho in zip(axes.flat, rhos, strict=False):
         for s in solvers:
@@ -56,7 +56,7 @@ def figure(record: dict[str, Any], family: str, rhos: Sequence[float] | None = N
             c, ls = SOLVER_STYLES.get(s, ("k", "-"))
             (h,) = ax.plot([r["n"] for r in rs], [r["time_s"] for r in rs], color=c, ls=ls, lw=1.3)
             handles[s] = h
-            ok = [r for r in rs if _ok(r)]
+            ok = [r for r in rs if is_separator(r)]
             bad = [r for r in rs if r["status"] == "finished" and not r["separated"]]
             cap = [r for r in rs if r["status"] == "timeout"]
             ax.plot([r["n"] for r in ok], [r["time_s"] for r in ok], "o", color=c, ms=4)
@@ -77,7 +77,7 @@ def figure(record: dict[str, Any], family: str, rhos: Sequence[float] | None = N
         Line2D([], [], color="k", marker="^", mfc="white", ls="", label="stopped at the cap"),
     ]
     hs = [handles[s] for s in solvers if s in handles] + marks
-    labs = [_label(s) for s in solvers if s in handles] + [m.get_label() for m in marks]
+    labs = [label(s) for s in solvers if s in handles] + [m.get_label() for m in marks]
     fig.tight_layout()
     # below every panel, where it cannot hide data (saved with bbox_inches="tight")
     fig.legend(hs, labs, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3)

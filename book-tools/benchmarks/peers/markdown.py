@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from benchmarks.peers.analysis import crossovers
-from benchmarks.peers.config import FAMILY_LABELS, SHORT_LABELS, _label, _solvers_of
+from benchmarks.peers.config import FAMILY_LABELS, SHORT_LABELS, label, solvers_of
 
 _SUP = str.maketrans(
     "-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
@@ -121,9 +121,9 @@ def peers_markdown(record: dict[str, Any]) -> str:
             at = [r for r in sub if r["rho"] == rho]
             ns = sorted({r["n"] for r in at})
             body = []
-            for s in _solvers_of(at):
+            for s in solvers_of(at):
                 by_n = {r["n"]: r for r in at if r["solver"] == s}
-                body.append([_label(s)] + [_cell(by_n.get(n)) for n in ns])
+                body.append([label(s)] + [_cell(by_n.get(n)) for n in ns])
             parts.append(
                 f"**{_cap(FAMILY_LABELS[fam])} problems, \u03c1 = {rho:g}**: "
                 "time to a separator\n\n"
@@ -150,7 +150,7 @@ def peers_markdown(record: dict[str, Any]) -> str:
                         lab(e["snkp"], e["snkp_s"]),
                         lab(e["peer"], e["peer_s"]),
                         spt,
-                        _label(e["fastest"]) if e["fastest"] else "none",
+                        label(e["fastest"]) if e["fastest"] else "none",
                     ]
                 )
         parts.append(

@@ -8,12 +8,11 @@ from dataclasses import asdict
 from typing import Any
 
 from benchmarks import _machine
-from benchmarks.bench import machine_info
 from benchmarks.peers.analysis import crossovers
 from benchmarks.peers.config import SCHEMA_VERSION, PeersConfig
-from benchmarks.peers.worker import _Worker
+from benchmarks.peers.worker import Worker
 from benchmarks.record import clean_json
-from kperc_book.machine import loadavg
+from kperc_book.machine import loadavg, machine_info
 
 
 def _loadavg() -> float | None:
@@ -52,7 +51,7 @@ def run(cfg: PeersConfig, log: Callable[[str], None] = print, command: str | Non
     load_before = _loadavg()
     rows: list[dict[str, Any]] = []
     instances: list[dict[str, Any]] = []
-    worker = _Worker(cfg.blas_threads)
+    worker = Worker(cfg.blas_threads)
     try:
         for family, ns, rhos, solvers, d in _families(cfg):
             for rho in rhos:

@@ -61,7 +61,7 @@ def _fit_fields(fit: runners.Fit) -> dict[str, Any]:
     }
 
 
-class _Worker:
+class Worker:
     """A worker process that can be ended when a run exceeds its cap."""
 
     def __init__(self, blas_threads: int):
