@@ -288,7 +288,7 @@ def test_short_number_writes_powers_of_ten_that_cannot_wrap():
 
 def test_harness_suite_writes_peers_json_where_told(tmp_path, monkeypatch, quick):
     """``python -m benchmarks.bench --suite peers`` runs the comparison and writes its file."""
-    from benchmarks.bench import quick_config as bench_quick
+    from benchmarks._config import quick_config as bench_quick
     from benchmarks.suites import SUITES, suite_func
 
     _, rec, _ = quick
