@@ -14,7 +14,7 @@ from benchmarks._config import SCHEMA_VERSION, BenchConfig
 from benchmarks._machine import _blas_threads, busy_verdict, loadavg, machine_info
 from benchmarks._timing import _now
 from benchmarks.record import clean_json, display_path
-from benchmarks.suites import SUITES, UNTIMED_SUITES, suite_func
+from benchmarks.suites import SUITES, is_timed, suite_func
 from benchmarks.targets import evaluate_targets
 from kperc_book.chapter import _json_default
 
@@ -40,7 +40,7 @@ def run(
             suites[name] = suite_func(name)(cfg, log)
             timings[name] = _now() - t0
             load1 = loadavg()
-            timed = name not in UNTIMED_SUITES or (name == "regen" and cfg.build)
+            timed = is_timed(name, cfg)
             verdict = busy_verdict(load0, load1, os.cpu_count(), cfg.blas_threads)
             suites[name]["measured"] = {
                 "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

@@ -615,6 +615,53 @@ def test_suites_register_by_name():
         suites.suite_func("nosuch")
 
 
+def test_a_suite_is_one_module_and_one_registry_line(monkeypatch):
+    """A new suite's module brings its run, targets, verdict direction, summary and timing."""
+    import sys
+    import types
+
+    from benchmarks import suites
+
+    toy = types.ModuleType("toy_suite")
+    toy.suite_toy = lambda cfg, log=print: {"rows": [{"speedup": 3.0}, {"speedup": 0.5}]}
+    toy.targets = lambda res, cfg: [
+        targets.target("toy-speedup", "toy speed-up", r["speedup"], 1.0, r["speedup"] >= 1, "")
+        for r in res["rows"]
+    ]
+    toy.HIGHER_IS_BETTER = frozenset({"toy-speedup"})
+    toy.summary = lambda res: ["", f"toy rows: {len(res['rows'])}"]
+    toy.timed = lambda cfg: cfg.quick
+    monkeypatch.setitem(sys.modules, "toy_suite", toy)
+    monkeypatch.setitem(suites.SUITE_ENTRY_POINTS, "toy", "toy_suite:suite_toy")
+    monkeypatch.setattr(suites, "SUITES", tuple(suites.SUITE_ENTRY_POINTS))
+
+    cfg = _config.quick_config()
+    result = suites.suite_func("toy")(cfg)
+    assert suites.is_timed("toy", cfg) and not suites.is_timed("toy", _config.default_config())
+    assert suites.report_order(["toy", "floor", "periter"]) == ["periter", "floor", "toy"]
+    result["measured"] = {"busy": False}
+    got = targets.evaluate_targets({"toy": result}, cfg)
+    assert [(t["id"], t["met"]) for t in got] == [("toy-speedup", True), ("toy-speedup", False)]
+    assert report.target_verdict(got[0]).startswith("**met** (3 >= 1)")
+    assert report.target_verdict(got[1]) == "**missed** (0.5 against at least 1)"
+    result["measured"] = {"busy": True, "busy_load_1min": 2.5, "busy_limit": 1.7}
+    (busy, _) = targets.evaluate_targets({"toy": result}, cfg)
+    assert busy["met"] is None and busy["met_if_not_busy"] is True
+    rec = {"suites": {"toy": result}, "targets": got, "elapsed_s": 1, "loadavg_start": None}
+    assert "toy rows: 2" in report.format_table({**rec, "loadavg_end": None})
+
+
+def test_every_target_names_its_suite(quick_record):
+    from benchmarks import suites
+
+    _, rec = quick_record
+    for t in rec["targets"]:
+        assert suites.suite_of_target(t["id"]) in rec["suites"], t["id"]
+    order = suites.report_order(rec["suites"])
+    seen = [suites.suite_of_target(t["id"]) for t in rec["targets"]]
+    assert seen == sorted(seen, key=order.index)  # grouped by suite, in the report order
+
+
 # ------------------------------------------------------------ machine and checkout
 
 
