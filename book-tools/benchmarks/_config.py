@@ -184,11 +184,3 @@ def quick_config(**overrides: Any) -> BenchConfig:
 def timings_path(cfg: BenchConfig, name: str) -> Path:
     """Where a chapter's timing file ``name`` goes: ``cfg.timings_dir`` or the book's."""
     return (Path(cfg.timings_dir) if cfg.timings_dir else _paths.TIMINGS_DIR) / name
-
-
-def _display_path(path: Path) -> str:
-    """``path`` relative to the checkout, or only its name: records hold no machine paths."""
-    try:
-        return str(Path(path).resolve().relative_to(REPO_DIR))
-    except ValueError:
-        return Path(path).name

@@ -10,15 +10,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from benchmarks._config import (
-    SCHEMA_VERSION,
-    BenchConfig,
-    _display_path,
-)
+from benchmarks._config import SCHEMA_VERSION, BenchConfig
 from benchmarks._machine import _blas_threads, busy_verdict, loadavg, machine_info
 from benchmarks._timing import _now
-from benchmarks.record import _clean
-from benchmarks.suites import SUITES, UNTIMED_SUITES, suite_func
+from benchmarks.record import clean_json, display_path
+from benchmarks.suites import SUITES, is_timed, suite_func
 from benchmarks.targets import evaluate_targets
 from kperc_book.chapter import _json_default
 
@@ -44,7 +40,7 @@ def run(
             suites[name] = suite_func(name)(cfg, log)
             timings[name] = _now() - t0
             load1 = loadavg()
-            timed = name not in UNTIMED_SUITES or (name == "regen" and cfg.build)
+            timed = is_timed(name, cfg)
             verdict = busy_verdict(load0, load1, os.cpu_count(), cfg.blas_threads)
             suites[name]["measured"] = {
                 "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -63,7 +59,7 @@ def run(
                 )
     settings = asdict(cfg)
     if settings.get("timings_dir"):  # no machine paths in the record
-        settings["timings_dir"] = _display_path(Path(settings["timings_dir"]))
+        settings["timings_dir"] = display_path(Path(settings["timings_dir"]))
     record = {
         "schema": SCHEMA_VERSION,
         "command": command or "python -m benchmarks.bench",
@@ -79,4 +75,4 @@ def run(
         "busy_suites": [k for k, v in suites.items() if v["measured"]["busy"]],
         "targets": evaluate_targets(suites, cfg),
     }
-    return _clean(json.loads(json.dumps(record, default=_json_default)))
+    return clean_json(json.loads(json.dumps(record, default=_json_default)))

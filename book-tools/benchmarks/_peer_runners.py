@@ -23,7 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.bench import planted_instance, run_sklearn_perceptron
+from benchmarks._instances import planted_instance
+from benchmarks._runners import run_sklearn_perceptron
 
 __all__ = [
     "Instance",
@@ -99,7 +100,7 @@ class Fit:
 
 
 def linear_instance(n: int, d: int, rho: float, seed: int = 0) -> Instance:
-    """Planted linear instance (:func:`benchmarks.bench.planted_instance`): unit-norm points,
+    """Planted linear instance (:func:`benchmarks._instances.planted_instance`): unit-norm points,
     normalised margin exactly ``rho``, half the points in a band just above it."""
     ds = planted_instance(n, d, rho, seed)
     return Instance(
@@ -374,7 +375,7 @@ def _unit_rows(X: np.ndarray) -> np.ndarray:
 
 
 def run_sklearn_perceptron_peer(inst: Instance, cfg) -> Fit:
-    """scikit-learn's ``Perceptron`` (:func:`benchmarks.bench.run_sklearn_perceptron`).
+    """scikit-learn's ``Perceptron`` (:func:`benchmarks._runners.run_sklearn_perceptron`).
 
     It checks after every chunk of epochs whether ``w`` separates (the same check as
     :func:`evaluate`, on the unit-norm points), so it reports ``separated`` and the margin

@@ -12,7 +12,8 @@ Suites (``--suite``, default all):
     Time per iteration of NKP, NVN, SNKP and SNKPVN divided by the time of one product
     ``G @ v`` with the same ``G``, for a dense ``G`` and for the factored linear
     operator (:class:`kperc.GramOperator`). Each algorithm runs a fixed number of
-    iterations on an instance where it does not halt (:func:`periter_instance`), with
+    iterations on an instance where it does not halt
+    (:func:`benchmarks._instances.periter_instance`), with
     ``check_input=False``; the setup is removed by differencing two run lengths.
 ``floor``
     The fixed cost of SNKP's iteration apart from its product with ``G`` (the floor of
@@ -54,8 +55,9 @@ Suites (``--suite``, default all):
     ``python -m kperc_book.reproduce``) and, with ``--build``, the time of
     ``jupyter-book build``.
 
-Compared commands are measured interleaved (round robin, :func:`round_robin`), and
-repeated measurements are reported as medians with their spread (:func:`summarize`).
+Compared commands are measured interleaved (round robin,
+:func:`benchmarks._timing.round_robin`), and repeated measurements are reported as
+medians with their spread (:func:`benchmarks._timing.summarize`).
 The 1-minute load average is recorded before and after every suite; a suite measured
 while other processes kept the machine busy is flagged ``busy`` (the rule is in
 :mod:`benchmarks._machine`) and its targets are left undecided.
@@ -73,92 +75,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-# every name below is re-exported: the book and the tests import them from here
-from benchmarks._config import (  # noqa: F401
-    DEFAULT_OUT,
-    NEAR,
-    NEAR_WIDTH,
-    PERITER_ALGOS,
-    PERITER_RHO,
-    PERITER_TARGETS,
-    REPO_DIR,
-    SCHEMA_VERSION,
-    BenchConfig,
-    _display_path,
-    default_config,
-    quick_config,
-)
-from benchmarks._driver import _clean, run  # noqa: F401
-from benchmarks._instances import (  # noqa: F401
-    _fixed_run,
-    _products,
-    normalized_margin,
-    periter_instance,
-    planted_instance,
-    random_labels,
-)
-from benchmarks._machine import _blas_threads, busy_limit, busy_verdict, machine_info  # noqa: F401
-from benchmarks._runners import (  # noqa: F401
-    _kperc_row,
-    _signed_points,
-    run_sklearn_perceptron,
-    run_svc,
-)
-from benchmarks._timing import (  # noqa: F401
-    _cpu,
-    _now,
-    interleaved_times,
-    per_iteration,
-    per_iteration_interleaved,
-    round_robin,
-    run_capped,
-    summarize,
-    time_matvec,
-)
-from benchmarks.record import load_record, merge, write_json  # noqa: F401
-from benchmarks.report import format_table, target_verdict  # noqa: F401
-from benchmarks.suites import SUITE_ENTRY_POINTS, SUITES, suite_func  # noqa: F401
-from benchmarks.suites.certificates import _clarabel_certificate, suite_certificates  # noqa: F401
-from benchmarks.suites.kernels import suite_kernels  # noqa: F401
-from benchmarks.suites.large import suite_large  # noqa: F401
-from benchmarks.suites.memory import _MEMORY_CHILD, MEMORY_ALGOS, suite_memory  # noqa: F401
-from benchmarks.suites.periter import suite_periter  # noqa: F401
-from benchmarks.suites.regen import _toc_chapters, suite_regen  # noqa: F401
-from benchmarks.suites.separator import _separator_instance, crossover, suite_separator  # noqa: F401
-from benchmarks.targets import _target, evaluate_targets  # noqa: F401
+from benchmarks._config import DEFAULT_OUT, default_config, quick_config
+from benchmarks._driver import run
+from benchmarks.record import display_path, load_record, merge, write_json
+from benchmarks.report import format_table
+from benchmarks.suites import SUITES
 from kperc_book import paths as _paths
 
-__all__ = [
-    "BenchConfig",
-    "SUITES",
-    "PERITER_TARGETS",
-    "default_config",
-    "quick_config",
-    "machine_info",
-    "random_labels",
-    "planted_instance",
-    "normalized_margin",
-    "time_matvec",
-    "per_iteration",
-    "run_capped",
-    "run_sklearn_perceptron",
-    "run_svc",
-    "crossover",
-    "suite_periter",
-    "suite_separator",
-    "suite_kernels",
-    "suite_large",
-    "suite_certificates",
-    "suite_memory",
-    "suite_regen",
-    "evaluate_targets",
-    "run",
-    "merge",
-    "load_record",
-    "target_verdict",
-    "format_table",
-    "main",
-]
+__all__ = ["main"]
 
 
 def _parse_ints(s: str) -> tuple[int, ...]:
@@ -245,11 +169,11 @@ def main(argv: list[str] | None = None) -> int:
             skip = False
             continue
         if a in ("--out", "--timings-dir") and i + 1 < len(argv_used):
-            shown += [a, _display_path(Path(argv_used[i + 1]))]
+            shown += [a, display_path(Path(argv_used[i + 1]))]
             skip = True
         elif a.startswith(("--out=", "--timings-dir=")):
             opt, _, val = a.partition("=")
-            shown.append(f"{opt}={_display_path(Path(val))}")
+            shown.append(f"{opt}={display_path(Path(val))}")
         else:
             shown.append(a)
     command = " ".join(["python -m benchmarks.bench", *shown])
@@ -260,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         record = merge(load_record(out), record)
     write_json(out, record)
     print(format_table(record))
-    print(f"wrote {_display_path(out)}")
+    print(f"wrote {display_path(out)}")
     return 0
 
 

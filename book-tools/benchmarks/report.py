@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks._config import (
-    PERITER_ALGOS,
-)
+from benchmarks.suites import report_order, suite_module, suite_of_target
 
 
 def target_verdict(t: dict[str, Any], digits: int = 3) -> str:
@@ -18,7 +16,9 @@ def target_verdict(t: dict[str, Any], digits: int = 3) -> str:
     if val is None or t["met"] is None:
         return "**not decided** by this run"
     v = f"{val:.{digits}g}"
-    lower_is_better = not t["id"].startswith(("large-nkp", "large-sklearn"))
+    suite = suite_of_target(t["id"])
+    higher = getattr(suite_module(suite), "HIGHER_IS_BETTER", ()) if suite else ()
+    lower_is_better = t["id"] not in higher
     if t["met"]:
         rel = "<=" if lower_is_better else ">="
         return f"**met** ({v} {rel} {goal:g})"
@@ -28,7 +28,7 @@ def target_verdict(t: dict[str, Any], digits: int = 3) -> str:
 
 
 def format_table(record: dict[str, Any]) -> str:
-    """A plain-text summary: the targets, then the per-iteration ratios."""
+    """A plain-text summary: the targets, then each suite's ``summary`` lines."""
     lines = []
     t = record.get("targets", [])
     if t:
@@ -39,39 +39,10 @@ def format_table(record: dict[str, Any]) -> str:
             val = x["value"]
             val = f"{val:10.4g}" if isinstance(val, (int, float)) else f"{'-':>10s}"
             lines.append(f"{x['description']:{w}s}  {val}  {x['target']:7.4g}  {met}")
-    per = record["suites"].get("periter")
-    if per:
-        lines.append("")
-        lines.append("time per iteration / one product with G: median [min-max over repeats]")
-        ns = sorted({r["n"] for r in per["rows"]})
-        lines.append(f"{'':18s}" + "".join(f"{n:>22d}" for n in ns))
-        for kind in ("dense", "factored"):
-            for alg in PERITER_ALGOS:
-                vals = {
-                    r["n"]: r
-                    for r in per["rows"]
-                    if r["operator"] == kind and r["algorithm"] == alg
-                }
-                lines.append(f"{kind + ' ' + alg:18s}" + "".join(_cell(vals.get(n)) for n in ns))
-    sep = record["suites"].get("separator")
-    if sep:
-        lines.append("")
-        lines.append("crossover margin (SNKP faster than NKP below it)")
-        for c in sep["crossover"]:
-            rs = f"{c['rho_star']:.3g}" if c["rho_star"] else "-"
-            lines.append(
-                f"  {c['operator']:8s} n={c['n']:<6d} {c['kind']:12s} rho* = {rs}"
-                f"  bracket {c['bracket']}"
-            )
-    floor = record["suites"].get("floor")
-    if floor and floor.get("iteration_ratio"):
-        lines.append("")
-        lines.append(
-            f"SNKP iteration from its steps, factored G, n = {floor['n']} "
-            "(products per iteration, median [min-max])"
-        )
-        for v, r in floor["iteration_ratio"].items():
-            lines.append(f"  {v:8s} {r['median']:.3f} [{r['min']:.3f}-{r['max']:.3f}]")
+    for name in report_order(record["suites"]):
+        summary = getattr(suite_module(name), "summary", None)
+        if summary is not None:
+            lines += summary(record["suites"][name])
     busy = [
         f"{k} (load {v['measured']['busy_load_1min']:.2f} > {v['measured']['busy_limit']:.2f})"
         for k, v in record["suites"].items()
@@ -85,13 +56,3 @@ def format_table(record: dict[str, Any]) -> str:
         f"{record['loadavg_start']} -> {record['loadavg_end']}"
     )
     return "\n".join(lines)
-
-
-def _cell(row: dict[str, Any] | None) -> str:
-    """``median [min-max]`` of a per-iteration row, 22 characters wide."""
-    if row is None:
-        return f"{'-':>22s}"
-    sp = row.get("ratio_spread")
-    if not sp:
-        return f"{row['ratio']:22.3f}"
-    return f"{row['ratio']:8.3f} [{sp['min']:.2f}-{sp['max']:.2f}]".rjust(22)

@@ -15,8 +15,11 @@ import numpy as np
 import pytest
 
 import kperc
-from benchmarks import _timing, bench
+from benchmarks import _config, _driver, _instances, _machine, _timing, bench, report, targets
+from benchmarks.suites import SUITES
 from benchmarks.suites import dist as bench_dist
+from benchmarks.suites import memory as bench_memory
+from benchmarks.suites import separator as bench_separator
 from kperc._smoothing import entropy_prox, euclidean_prox
 
 
@@ -30,14 +33,14 @@ def quick_record(tmp_path_factory):
 
 def test_quick_run_writes_every_suite(quick_record):
     _, rec = quick_record
-    assert rec["schema"] == bench.SCHEMA_VERSION
-    assert set(rec["suites"]) == set(bench.SUITES)
+    assert rec["schema"] == _config.SCHEMA_VERSION
+    assert set(rec["suites"]) == set(SUITES)
     assert rec["settings"]["quick"] is True
     assert rec["command"].startswith("python -m benchmarks.bench --quick")
     for key in ("cpu", "cores", "python", "numpy", "scipy", "scikit-learn"):
         assert key in rec["machine"]
     assert rec["elapsed_s"] > 0
-    assert set(rec["suite_elapsed_s"]) == set(bench.SUITES)
+    assert set(rec["suite_elapsed_s"]) == set(SUITES)
 
 
 def test_record_has_no_machine_paths(quick_record):
@@ -49,15 +52,15 @@ def test_record_has_no_machine_paths(quick_record):
 def test_periter_rows_are_sane(quick_record):
     _, rec = quick_record
     rows = rec["suites"]["periter"]["rows"]
-    cfg = bench.quick_config()
-    assert len(rows) == len(cfg.sizes) * 2 * len(bench.PERITER_ALGOS)
+    cfg = _config.quick_config()
+    assert len(rows) == len(cfg.sizes) * 2 * len(_config.PERITER_ALGOS)
     for r in rows:
-        assert r["algorithm"] in bench.PERITER_TARGETS
+        assert r["algorithm"] in _config.PERITER_TARGETS
         assert r["operator"] in ("dense", "factored")
         assert r["full_length"] is True  # the instance did not let any run halt
         assert r["matvec_s"] > 0 and r["per_iter_s"] >= 0 and r["ratio"] >= 0
         assert r["iters"] >= 16
-        assert r["target"] == bench.PERITER_TARGETS[r["algorithm"]]
+        assert r["target"] == _config.PERITER_TARGETS[r["algorithm"]]
         cols = r["columns_per_iter"]
         if r["algorithm"] in ("nkp", "nvn"):  # a dense G computes no column
             assert (cols == 0) if r["operator"] == "dense" else (0 < cols <= 1)
@@ -80,7 +83,7 @@ def test_separator_rows_are_sane(quick_record):
     snkp_rows = [r for r in sep["rows"] if r["solver"] == "snkp"]
     assert all(r["separated"] for r in snkp_rows)  # tiny instances: never capped
     kinds = {(c["operator"], c["n"]) for c in sep["crossover"]}
-    assert kinds == {(k, n) for k in ("dense", "factored") for n in bench.quick_config().sizes}
+    assert kinds == {(k, n) for k in ("dense", "factored") for n in _config.quick_config().sizes}
 
 
 def test_other_suites_are_sane(quick_record):
@@ -108,7 +111,7 @@ def test_other_suites_are_sane(quick_record):
         assert r["separated"] and r["outcome"] == "separator" and r["train_fraction"] == 1.0
         assert r["time_s"] > 0 and r["peak_in_features"] > 0
     mem = s["memory"]["rows"]
-    assert {r["algorithm"] for r in mem} == set(bench.MEMORY_ALGOS)
+    assert {r["algorithm"] for r in mem} == set(bench_memory.MEMORY_ALGOS)
     for r in mem:
         assert r["gram_mb"] > 0 and r["build_peak_over_baseline_in_G"] > 0.5
     assert s["regen"]["total_runtime_s"] >= 0
@@ -117,7 +120,7 @@ def test_other_suites_are_sane(quick_record):
 def test_targets_are_listed_with_values(quick_record):
     _, rec = quick_record
     ids = {t["id"] for t in rec["targets"]}
-    for alg in bench.PERITER_ALGOS:
+    for alg in _config.PERITER_ALGOS:
         assert f"periter-dense-{alg}" in ids and f"periter-factored-{alg}" in ids
     assert {
         "large-nkp-speedup",
@@ -136,7 +139,7 @@ def test_targets_are_listed_with_values(quick_record):
 
 def test_format_table_mentions_every_target(quick_record):
     _, rec = quick_record
-    table = bench.format_table(rec)
+    table = report.format_table(rec)
     for t in rec["targets"]:
         assert t["description"] in table
     assert re.search(r"elapsed \d+ s", table)
@@ -150,8 +153,8 @@ def test_normalized_margin_dense_and_factored_agree():
     G = kperc.gram_matrix(ds.X, ds.y)
     op = kperc.gram_operator(ds.X, ds.y)
     r = kperc.snkp(G)
-    m1 = bench.normalized_margin(G, r.alpha)
-    m2 = bench.normalized_margin(op, r.alpha)
+    m1 = _instances.normalized_margin(G, r.alpha)
+    m2 = _instances.normalized_margin(op, r.alpha)
     assert m1 == pytest.approx(m2, rel=1e-9)
     assert 0 < m1 <= 0.1 + 1e-12
 
@@ -159,11 +162,11 @@ def test_normalized_margin_dense_and_factored_agree():
 def test_run_capped_stops_and_reports_a_lower_bound():
     ds = kperc.datasets.planted(200, 5, 1e-4, near=0.5, seed=0)
     G = kperc.gram_matrix(ds.X, ds.y)
-    out = bench.run_capped(lambda k: kperc.nkp(G, max_iter=k, check_input=False), 0.05)
+    out = _timing.run_capped(lambda k: kperc.nkp(G, max_iter=k, check_input=False), 0.05)
     assert out["capped"] and out["result"].outcome == "max_iter"
     easy = kperc.datasets.planted(200, 5, 0.2, seed=0)
     G2 = kperc.gram_matrix(easy.X, easy.y)
-    out = bench.run_capped(lambda k: kperc.nkp(G2, max_iter=k, check_input=False), 5.0)
+    out = _timing.run_capped(lambda k: kperc.nkp(G2, max_iter=k, check_input=False), 5.0)
     assert not out["capped"] and out["result"].outcome == "separator"
 
 
@@ -177,7 +180,7 @@ def test_run_capped_reaches_the_cap_when_iterations_get_cheaper(monkeypatch):
         clock["t"] += 1e-3 * min(k, 100) + 1e-6 * max(k - 100, 0)
         return kperc.KpercResult(outcome="max_iter", nit=k)
 
-    out = bench.run_capped(make, cap_s=1.0)
+    out = _timing.run_capped(make, cap_s=1.0)
     assert out["capped"] and 0.95 <= out["time_s"] <= 1.5
 
 
@@ -190,7 +193,7 @@ def _rows(spec):
 
 
 def test_crossover_interpolates_between_the_bracketing_margins():
-    c = bench.crossover(
+    c = bench_separator.crossover(
         _rows(
             [
                 (1e-1, 1.0, False, 0.1, False),
@@ -206,20 +209,20 @@ def test_crossover_interpolates_between_the_bracketing_margins():
 
 
 def test_crossover_uses_capped_runs_as_bounds():
-    c = bench.crossover(
+    c = bench_separator.crossover(
         _rows([(1e-1, 1.0, False, 0.1, False), (1e-2, 1.0, False, 3.0, True)])
     )  # NKP stopped: >= 3
     assert c["kind"] == "interpolated" and c["points"][1]["relation"] == ">="
-    both = bench.crossover(_rows([(1e-2, 5.0, True, 5.0, True)]))
+    both = bench_separator.crossover(_rows([(1e-2, 5.0, True, 5.0, True)]))
     assert both["kind"] == "undecided" and both["rho_star"] is None
-    always = bench.crossover(_rows([(1e-1, 1.0, False, 2.0, False)]))
+    always = bench_separator.crossover(_rows([(1e-1, 1.0, False, 2.0, False)]))
     assert always["kind"] == "snkp-always"
-    never = bench.crossover(_rows([(1e-1, 1.0, False, 0.5, False)]))
+    never = bench_separator.crossover(_rows([(1e-1, 1.0, False, 0.5, False)]))
     assert never["kind"] == "nkp-always"
 
 
 def test_evaluate_targets_on_a_synthetic_record():
-    cfg = bench.quick_config()
+    cfg = _config.quick_config()
     per = {
         "rows": [
             {"n": 500, "operator": "dense", "algorithm": "snkp", "ratio": 1.5},
@@ -255,7 +258,7 @@ def test_evaluate_targets_on_a_synthetic_record():
             },
         ]
     }
-    t = {x["id"]: x for x in bench.evaluate_targets({"periter": per, "large": large}, cfg)}
+    t = {x["id"]: x for x in targets.evaluate_targets({"periter": per, "large": large}, cfg)}
     assert t["periter-dense-snkp"]["value"] == 1.5 and t["periter-dense-snkp"]["met"] is False
     assert t["large-nkp-speedup"]["met"] is True  # a stopped NKP still proves >= 11
     assert ">=" in t["large-nkp-speedup"]["detail"]
@@ -264,10 +267,10 @@ def test_evaluate_targets_on_a_synthetic_record():
 
 
 def test_memory_child_instance_helpers_do_not_halt():
-    X, y = bench.periter_instance(150, 6)
+    X, y = _instances.periter_instance(150, 6)
     G = kperc.gram_matrix(X, y)
-    for alg in bench.PERITER_ALGOS:
-        assert bench._fixed_run(alg, G, 40).nit == 40, alg
+    for alg in _config.PERITER_ALGOS:
+        assert _instances._fixed_run(alg, G, 40).nit == 40, alg
 
 
 # --------------------------------------- fast loops equal the textbook iterations
@@ -344,7 +347,7 @@ def _textbook_nvn(G, iters):
 
 @pytest.mark.parametrize("factored", [False, True])
 def test_fast_loops_are_bit_identical_to_the_textbook_form(factored):
-    X, y = bench.periter_instance(120, 6, seed=4)
+    X, y = _instances.periter_instance(120, 6, seed=4)
     G = kperc.gram_matrix(X, y)
     GG = kperc.gram_operator(X, y) if factored else G
     Gref = GG.toarray() if factored else G
@@ -397,7 +400,7 @@ def test_gram_matrix_in_place_equals_the_allocating_form():
 
 
 def test_round_robin_alternates_and_rotates():
-    order = bench.round_robin(["a", "b", "c"], 4)
+    order = _timing.round_robin(["a", "b", "c"], 4)
     assert order == [
         (0, "a"), (0, "b"), (0, "c"),
         (1, "b"), (1, "c"), (1, "a"),
@@ -406,24 +409,24 @@ def test_round_robin_alternates_and_rotates():
     ]  # fmt: skip
     # no command runs twice in a row within a repeat, and none is always first
     assert {order[3 * r][1] for r in range(3)} == {"a", "b", "c"}
-    assert bench.round_robin([], 3) == []
+    assert _timing.round_robin([], 3) == []
 
 
 def test_interleaved_times_runs_the_commands_round_robin():
     ran: list[str] = []
     calls = {k: (lambda k=k: ran.append(k)) for k in ("product", "snkp")}
     ticks = iter(range(1000))
-    times = bench.interleaved_times(calls, 3, clock=lambda: float(next(ticks)))
+    times = _timing.interleaved_times(calls, 3, clock=lambda: float(next(ticks)))
     assert ran[:2] == ["product", "snkp"]  # the warm-up calls
     assert ran[2:] == ["product", "snkp", "snkp", "product", "product", "snkp"]
     assert {k: len(v) for k, v in times.items()} == {"product": 3, "snkp": 3}
     assert all(t == 1.0 for ts in times.values() for t in ts)
     with pytest.raises(ValueError, match="repeats"):
-        bench.interleaved_times(calls, 0)
+        _timing.interleaved_times(calls, 0)
 
 
 def test_per_iteration_interleaves_the_algorithms(monkeypatch):
-    X, y = bench.periter_instance(150, 6)
+    X, y = _instances.periter_instance(150, 6)
     G = kperc.gram_matrix(X, y)
     seen: list[tuple[str, int]] = []
     real = _timing._fixed_run
@@ -433,7 +436,7 @@ def test_per_iteration_interleaves_the_algorithms(monkeypatch):
         return real(alg, GG, iters)
 
     monkeypatch.setattr(_timing, "_fixed_run", spy)
-    out = bench.per_iteration_interleaved(["nkp", "snkp"], G, repeats=3, target_time=0.002)
+    out = _timing.per_iteration_interleaved(["nkp", "snkp"], G, repeats=3, target_time=0.002)
     timed = seen[-12:]  # 3 repeats x 2 algorithms x (K, 2K) runs, after the calibration
     algs = [a for a, _ in timed[::2]]
     assert algs == ["nkp", "snkp", "snkp", "nkp", "nkp", "snkp"]
@@ -447,45 +450,45 @@ def test_per_iteration_interleaves_the_algorithms(monkeypatch):
 
 
 def test_summarize_median_and_spread():
-    s = bench.summarize([4.0, 1.0, 3.0, 2.0])
+    s = _timing.summarize([4.0, 1.0, 3.0, 2.0])
     assert s == {"median": 2.5, "q1": 1.75, "q3": 3.25, "min": 1.0, "max": 4.0, "n": 4}
-    assert bench.summarize([7.0])["median"] == 7.0
+    assert _timing.summarize([7.0])["median"] == 7.0
     with pytest.raises(ValueError, match="at least one"):
-        bench.summarize([])
+        _timing.summarize([])
 
 
 def test_busy_rule():
     # own BLAS threads + 0.5 + 0.1 per core
-    assert bench.busy_limit(2, 1) == pytest.approx(1.7)
-    assert bench.busy_limit(8, 2) == pytest.approx(3.3)
-    assert bench.busy_limit(4, None) == pytest.approx(4 + 0.5 + 0.4)  # unlimited BLAS
-    quiet = bench.busy_verdict([1.2, 1, 1], [1.6, 1, 1], 2, 1)
+    assert _machine.busy_limit(2, 1) == pytest.approx(1.7)
+    assert _machine.busy_limit(8, 2) == pytest.approx(3.3)
+    assert _machine.busy_limit(4, None) == pytest.approx(4 + 0.5 + 0.4)  # unlimited BLAS
+    quiet = _machine.busy_verdict([1.2, 1, 1], [1.6, 1, 1], 2, 1)
     assert quiet == {"busy": False, "load_1min": 1.6, "limit": pytest.approx(1.7)}
-    assert bench.busy_verdict([0.3, 0, 0], [1.8, 1, 1], 2, 1)["busy"] is True
-    assert bench.busy_verdict([1.9, 0, 0], [0.1, 0, 0], 2, 1)["busy"] is True
-    assert bench.busy_verdict(None, None, 2, 1)["busy"] is None
+    assert _machine.busy_verdict([0.3, 0, 0], [1.8, 1, 1], 2, 1)["busy"] is True
+    assert _machine.busy_verdict([1.9, 0, 0], [0.1, 0, 0], 2, 1)["busy"] is True
+    assert _machine.busy_verdict(None, None, 2, 1)["busy"] is None
 
 
 def test_busy_suites_leave_their_targets_undecided(quick_record):
     _, rec = quick_record
-    cfg = bench.quick_config()
+    cfg = _config.quick_config()
     suites = json.loads(json.dumps(rec["suites"]))
     for s in suites.values():
         s["measured"].update(busy=False, busy_load_1min=0.1, busy_limit=1.7)
-    quiet = {t["id"]: t for t in bench.evaluate_targets(suites, cfg)}
+    quiet = {t["id"]: t for t in targets.evaluate_targets(suites, cfg)}
     assert not any(t.get("busy") for t in quiet.values())
     suites["periter"]["measured"].update(busy=True, busy_load_1min=3.2)
-    busy = {t["id"]: t for t in bench.evaluate_targets(suites, cfg)}
+    busy = {t["id"]: t for t in targets.evaluate_targets(suites, cfg)}
     for tid, t in busy.items():
         if tid.startswith("periter-"):
             assert t["busy"] and t["met"] is None and t["met_if_not_busy"] == quiet[tid]["met"]
             assert t["value"] == quiet[tid]["value"]
             assert "busy machine" in t["detail"] and "3.20 above 1.70" in t["detail"]
-            assert "busy machine" in bench.target_verdict(t)
+            assert "busy machine" in report.target_verdict(t)
         else:
             assert t == quiet[tid]
     rec2 = {**rec, "suites": suites, "targets": list(busy.values())}
-    table = bench.format_table(rec2)
+    table = report.format_table(rec2)
     assert "busy" in table and "periter (load 3.20 > 1.70)" in table
 
 
@@ -504,14 +507,14 @@ def test_record_has_spread_and_load_per_suite(quick_record):
     for r in rec["suites"]["periter"]["rows"]:
         sp = r["ratio_spread"]
         assert sp["min"] <= r["ratio"] <= sp["max"] and sp["n"] == 2
-    table = bench.format_table(rec)
+    table = report.format_table(rec)
     assert re.search(r"\d\.\d{3} \[\d+\.\d\d-\d+\.\d\d\]", table)
 
 
 def test_floor_suite_breaks_the_iteration_down(quick_record):
     _, rec = quick_record
     fl = rec["suites"]["floor"]
-    assert fl["n"] == bench.quick_config().floor_n
+    assert fl["n"] == _config.quick_config().floor_n
     assert set(fl["steps"]["numpy"]) == {"update", "softmax", "p_update"}
     assert set(fl["softmax_parts"]) == {"min", "shift", "mask", "exp", "normalise"}
     assert fl["product_s"]["median"] > 0
@@ -522,7 +525,7 @@ def test_floor_suite_breaks_the_iteration_down(quick_record):
     assert set(fl["library"]) == {"snkp", "snkpvn"}
     if fl["numexpr"] is not None:
         r_ne = fl["iteration_ratio"]["numexpr"]["median"]
-        assert fl["numexpr_meets_target"] == (r_ne <= bench.PERITER_TARGETS["snkp"])
+        assert fl["numexpr_meets_target"] == (r_ne <= _config.PERITER_TARGETS["snkp"])
     ids = {t["id"] for t in rec["targets"]}
     assert "floor-snkp" in ids
 
@@ -533,7 +536,7 @@ def test_floor_numexpr_step_matches_numpy():
     from benchmarks.suites import floor
 
     X, Y, Z, mu, theta, op = floor._state(300, 8, 0)
-    mv, _ = bench._products(op)
+    mv, _ = _instances._products(op)
     Xa, Ya, Za = X.copy(), Y.copy(), Z.copy()
     Xb, Yb, Zb = X.copy(), Y.copy(), Z.copy()
     a = floor._numpy_steps(Xa, Ya, Za, mu, theta, mv)
@@ -605,11 +608,58 @@ def test_cli_rejects_an_unknown_suite(tmp_path, capsys):
 def test_suites_register_by_name():
     from benchmarks import suites
 
-    assert bench.SUITES == tuple(suites.SUITE_ENTRY_POINTS)
-    for name in bench.SUITES:
+    assert SUITES == tuple(suites.SUITE_ENTRY_POINTS)
+    for name in SUITES:
         assert callable(suites.suite_func(name)), name
     with pytest.raises(ValueError, match="unknown suite"):
         suites.suite_func("nosuch")
+
+
+def test_a_suite_is_one_module_and_one_registry_line(monkeypatch):
+    """A new suite's module brings its run, targets, verdict direction, summary and timing."""
+    import sys
+    import types
+
+    from benchmarks import suites
+
+    toy = types.ModuleType("toy_suite")
+    toy.suite_toy = lambda cfg, log=print: {"rows": [{"speedup": 3.0}, {"speedup": 0.5}]}
+    toy.targets = lambda res, cfg: [
+        targets.target("toy-speedup", "toy speed-up", r["speedup"], 1.0, r["speedup"] >= 1, "")
+        for r in res["rows"]
+    ]
+    toy.HIGHER_IS_BETTER = frozenset({"toy-speedup"})
+    toy.summary = lambda res: ["", f"toy rows: {len(res['rows'])}"]
+    toy.timed = lambda cfg: cfg.quick
+    monkeypatch.setitem(sys.modules, "toy_suite", toy)
+    monkeypatch.setitem(suites.SUITE_ENTRY_POINTS, "toy", "toy_suite:suite_toy")
+    monkeypatch.setattr(suites, "SUITES", tuple(suites.SUITE_ENTRY_POINTS))
+
+    cfg = _config.quick_config()
+    result = suites.suite_func("toy")(cfg)
+    assert suites.is_timed("toy", cfg) and not suites.is_timed("toy", _config.default_config())
+    assert suites.report_order(["toy", "floor", "periter"]) == ["periter", "floor", "toy"]
+    result["measured"] = {"busy": False}
+    got = targets.evaluate_targets({"toy": result}, cfg)
+    assert [(t["id"], t["met"]) for t in got] == [("toy-speedup", True), ("toy-speedup", False)]
+    assert report.target_verdict(got[0]).startswith("**met** (3 >= 1)")
+    assert report.target_verdict(got[1]) == "**missed** (0.5 against at least 1)"
+    result["measured"] = {"busy": True, "busy_load_1min": 2.5, "busy_limit": 1.7}
+    (busy, _) = targets.evaluate_targets({"toy": result}, cfg)
+    assert busy["met"] is None and busy["met_if_not_busy"] is True
+    rec = {"suites": {"toy": result}, "targets": got, "elapsed_s": 1, "loadavg_start": None}
+    assert "toy rows: 2" in report.format_table({**rec, "loadavg_end": None})
+
+
+def test_every_target_names_its_suite(quick_record):
+    from benchmarks import suites
+
+    _, rec = quick_record
+    for t in rec["targets"]:
+        assert suites.suite_of_target(t["id"]) in rec["suites"], t["id"]
+    order = suites.report_order(rec["suites"])
+    seen = [suites.suite_of_target(t["id"]) for t in rec["targets"]]
+    assert seen == sorted(seen, key=order.index)  # grouped by suite, in the report order
 
 
 # ------------------------------------------------------------ machine and checkout
@@ -630,7 +680,7 @@ def test_machine_info_keys():
     text = json.dumps(info)
     for root in ("/" + "work", "/" + "root", "/" + "tmp", "/" + "home"):
         assert root + "/" not in text, root
-    assert bench.machine_info is machine.machine_info
+    assert _driver.machine_info is machine.machine_info  # the record's machine block
     from kperc_book import reproduce
 
     v = reproduce.versions()
@@ -649,7 +699,15 @@ def test_book_tools_need_a_checkout(monkeypatch, tmp_path, capsys):
 
 
 @pytest.mark.parametrize(
-    "modname", ["kperc_book.machine", "benchmarks._timing", "benchmarks.suites", "benchmarks.peers"]
+    "modname",
+    [
+        "kperc_book.machine",
+        "benchmarks._timing",
+        "benchmarks.suites",
+        "benchmarks.peers.analysis",
+        "benchmarks.peers.markdown",
+        "benchmarks.record",
+    ],
 )
 def test_harness_doctests(modname):
     import doctest

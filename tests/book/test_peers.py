@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from benchmarks import _peer_runners as runners
-from benchmarks import peers
+from benchmarks.peers import analysis, cli, config, figure, markdown, measure
+from benchmarks.record import write_json
 from kperc_book.chapter import COLUMN_WIDTH
 
 STATUSES = {"finished", "timeout", "skipped", "error"}
@@ -26,7 +27,7 @@ STATUSES = {"finished", "timeout", "skipped", "error"}
 def quick(tmp_path_factory):
     out = tmp_path_factory.mktemp("peers") / "peers.json"
     t0 = time.perf_counter()
-    assert peers.main(["--quick", "--quiet", "--out", str(out)]) == 0
+    assert cli.main(["--quick", "--quiet", "--out", str(out)]) == 0
     elapsed = time.perf_counter() - t0
     text = out.read_text()
     return text, json.loads(text), elapsed
@@ -34,7 +35,7 @@ def quick(tmp_path_factory):
 
 def test_quick_rows_complete(quick):
     _, rec, elapsed = quick
-    cfg = peers.quick_config()
+    cfg = config.quick_config()
     assert elapsed < 60
     expected = {
         (fam, rho, n, s)
@@ -85,7 +86,7 @@ def test_quick_margins_are_consistent(quick):
 def test_quick_rbf_instances_have_a_measured_margin(quick):
     _, rec, _ = quick
     rbf = [i for i in rec["instances"] if i["family"] == "rbf"]
-    small = [i for i in rbf if i["n"] <= peers.quick_config().margin_max_n]
+    small = [i for i in rbf if i["n"] <= config.quick_config().margin_max_n]
     assert small
     for i in small:  # the planted function bounds the kernel margin from below
         assert i["kernel_margin"] >= i["planted_margin"] * (1 - 1e-6) >= i["rho"] * (1 - 1e-6)
@@ -126,13 +127,13 @@ def _small_cfg(**over):
         },
     }
     base.update(over)
-    return peers.quick_config(**base)
+    return config.quick_config(**base)
 
 
 def test_cap_stops_a_slow_solver_and_skips_it_at_larger_n():
     cfg = _small_cfg(linear_solvers=("slow", "snkp-factored"), cap_s=1.0)
     t0 = time.perf_counter()
-    rec = peers.run(cfg, log=lambda s: None)
+    rec = measure.run(cfg, log=lambda s: None)
     assert time.perf_counter() - t0 < 30  # the 60 s sleep was cut short
     rows = {(r["n"], r["solver"]): r for r in rec["rows"]}
     assert rows[(200, "slow")]["status"] == "timeout"
@@ -143,13 +144,13 @@ def test_cap_stops_a_slow_solver_and_skips_it_at_larger_n():
     for n in (200, 400):
         assert rows[(n, "snkp-factored")]["status"] == "finished"
         assert rows[(n, "snkp-factored")]["separated"] is True
-    md = peers.peers_markdown(rec)
+    md = markdown.peers_markdown(rec)
     assert "> 1 s" in md and "skipped" in md
 
 
 def test_non_separating_result_is_recorded_as_not_separated():
     cfg = _small_cfg(linear_solvers=("wrong",), linear_ns=(200,))
-    rec = peers.run(cfg, log=lambda s: None)
+    rec = measure.run(cfg, log=lambda s: None)
     (row,) = rec["rows"]
     assert row["status"] == "finished"
     assert row["separated"] is False  # decided from y f(x), whatever the solver claims
@@ -159,7 +160,7 @@ def test_non_separating_result_is_recorded_as_not_separated():
 
 def test_dense_is_skipped_with_the_memory_it_needs():
     cfg = _small_cfg(linear_solvers=("snkp-dense",), linear_ns=(200,), dense_max_gb=1e-4)
-    (row,) = peers.run(cfg, log=lambda s: None)["rows"]
+    (row,) = measure.run(cfg, log=lambda s: None)["rows"]
     assert row["status"] == "skipped"
     assert row["memory_needed_gb"] == pytest.approx(8 * 200**2 / 2**30)
     assert "GB" in row["reason"]
@@ -176,11 +177,11 @@ def test_evaluate_is_the_one_check():
 
 def test_config_errors_name_the_parameter():
     with pytest.raises(ValueError, match="cap_s"):
-        peers.quick_config(cap_s=0)
+        config.quick_config(cap_s=0)
     with pytest.raises(ValueError, match="unknown solver 'nope'"):
-        peers.quick_config(linear_solvers=("nope",))
+        config.quick_config(linear_solvers=("nope",))
     with pytest.raises(SystemExit):
-        peers.main(["--quick", "--cap", "-1"])
+        cli.main(["--quick", "--cap", "-1"])
 
 
 # --------------------------------------------------------------------------- crossovers
@@ -213,7 +214,7 @@ def test_crossovers_on_a_synthetic_record():
         _row("snkp-factored", 100000, 10.0, status="timeout"),
         _row("svc-linear", 100000, None, status="skipped"),
     ]
-    (c,) = peers.crossovers({"rows": rows})
+    (c,) = analysis.crossovers({"rows": rows})
     by = {e["n"]: e for e in c["by_n"]}
     assert by[100]["fastest"] == "nkp" and by[100]["winner"] == "peers"
     assert by[100]["speedup"] == pytest.approx(0.2) and by[100]["speedup_bound"] == "="
@@ -233,7 +234,7 @@ def test_crossovers_group_by_family_and_margin():
         _row("svc-rbf", 100, 5.0, family="rbf", rho=0.001),
         _row("snkp-factored", 100, 1.0, family="linear", rho=0.1),
     ]
-    cr = peers.crossovers({"rows": rows})
+    cr = analysis.crossovers({"rows": rows})
     assert [(c["family"], c["rho"]) for c in cr] == [
         ("linear", 0.1),
         ("rbf", 0.1),
@@ -246,12 +247,12 @@ def test_crossovers_group_by_family_and_margin():
 # --------------------------------------------------------------------------- output
 
 
-def test_write_record_is_atomic(tmp_path):
+def test_write_json_is_atomic(tmp_path):
     path = tmp_path / "peers.json"
-    peers.write_record({"a": 1}, path)
+    write_json(path, {"a": 1})
     assert json.loads(path.read_text()) == {"a": 1}
     with pytest.raises(ValueError):  # NaN is refused: the old file stays as it was
-        peers.write_record({"a": float("nan")}, path)
+        write_json(path, {"a": float("nan")})
     assert json.loads(path.read_text()) == {"a": 1}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["peers.json"]  # no temporary left
 
@@ -264,7 +265,7 @@ def test_figure_fits_the_column(quick):
 
     _, rec, _ = quick
     for fam in ("linear", "rbf"):
-        fig = peers.figure(rec, fam)
+        fig = figure.figure(rec, fam)
         w, _ = fig.get_size_inches()
         assert w <= COLUMN_WIDTH + 1e-9
         visible = [ax for ax in fig.axes if ax.get_visible()]
@@ -272,22 +273,22 @@ def test_figure_fits_the_column(quick):
         assert len(cols) <= 2  # at most two panels side by side
         plt.close(fig)
     with pytest.raises(ValueError, match="family"):
-        peers.figure(rec, "poly")
+        figure.figure(rec, "poly")
 
 
 def test_short_number_writes_powers_of_ten_that_cannot_wrap():
-    assert peers.short_number(1e-2) == "1\u20600\u2060\u207b\u2060\u00b2"  # joined
+    assert markdown.short_number(1e-2) == "1\u20600\u2060\u207b\u2060\u00b2"  # joined
 
-    assert peers.short_number(1e-4).replace("\u2060", "") == "10\u207b\u2074"
-    assert peers.short_number(100_000).replace("\u2060", "") == "10\u2075"
-    assert peers.short_number(1).replace("\u2060", "") == "10\u2070"
-    assert peers.short_number(3e-3) == "0.003"
-    assert peers.short_number(1500) == "1500"
+    assert markdown.short_number(1e-4).replace("\u2060", "") == "10\u207b\u2074"
+    assert markdown.short_number(100_000).replace("\u2060", "") == "10\u2075"
+    assert markdown.short_number(1).replace("\u2060", "") == "10\u2070"
+    assert markdown.short_number(3e-3) == "0.003"
+    assert markdown.short_number(1500) == "1500"
 
 
 def test_harness_suite_writes_peers_json_where_told(tmp_path, monkeypatch, quick):
     """``python -m benchmarks.bench --suite peers`` runs the comparison and writes its file."""
-    from benchmarks.bench import quick_config as bench_quick
+    from benchmarks._config import quick_config as bench_quick
     from benchmarks.suites import SUITES, suite_func
 
     _, rec, _ = quick
@@ -297,11 +298,11 @@ def test_harness_suite_writes_peers_json_where_told(tmp_path, monkeypatch, quick
         seen["quick"], seen["command"] = cfg.quick, command
         return rec
 
-    monkeypatch.setattr(peers, "run", fake_run)
+    monkeypatch.setattr(measure, "run", fake_run)
     assert "peers" in SUITES
     out = suite_func("peers")(bench_quick(timings_dir=str(tmp_path)), log=lambda s: None)
     assert seen == {"quick": True, "command": "python -m benchmarks.bench --suite peers --quick"}
-    assert out["file"] == "peers.json" and out["crossovers"] == peers.crossovers(rec)
+    assert out["file"] == "peers.json" and out["crossovers"] == analysis.crossovers(rec)
     assert json.loads((tmp_path / "peers.json").read_text())["rows"] == rec["rows"]
 
 
@@ -309,9 +310,9 @@ def test_busy_rule_is_the_harness_rule():
     from benchmarks._machine import busy_limit
 
     limit = busy_limit(2, 1)
-    assert peers.is_busy(0.1, limit - 0.01, 2) is False
-    assert peers.is_busy(limit + 0.01, 0.1, 2) is True
-    assert peers.is_busy(None, 0.1, 2) is None
+    assert measure.is_busy(0.1, limit - 0.01, 2) is False
+    assert measure.is_busy(limit + 0.01, 0.1, 2) is True
+    assert measure.is_busy(None, 0.1, 2) is None
 
 
 def test_a_separator_of_the_approximate_kernel_only_does_not_count():
@@ -319,11 +320,11 @@ def test_a_separator_of_the_approximate_kernel_only_does_not_count():
     fast = _row("snkp-nystroem", 1000, 0.1)
     fast["exact_separated"] = False
     rows = [fast, _row("svc-rbf", 1000, 1.0)]
-    (c,) = peers.crossovers({"rows": rows})
+    (c,) = analysis.crossovers({"rows": rows})
     (e,) = c["by_n"]
     assert e["winner"] == "peers" and e["snkp"] is None and e["fastest"] == "svc-rbf"
     fast["exact_separated"] = True
-    (c,) = peers.crossovers({"rows": rows})
+    (c,) = analysis.crossovers({"rows": rows})
     assert c["by_n"][0]["winner"] == "snkp"
 
 
@@ -338,19 +339,19 @@ def test_crossover_grid_and_goal_count():
         _row("snkp-factored", 1000000, 5.0, status="timeout"),
         _row("svc-linear", 1000000, 1.0),
     ]
-    lines = peers.crossover_grid_markdown({"rows": rows}).splitlines()
+    lines = markdown.crossover_grid_markdown({"rows": rows}).splitlines()
     assert lines[0].count("|") == 7  # problem, rho and four sizes
     assert lines[2].split("|")[3].strip() == "SVC 4x"  # rho = 0.1, n = 1e3: a peer 4x faster
     row = [c.strip() for c in lines[3].split("|")[3:-1]]
     assert row == ["", "SNKP 4x", "SNKP ≥ 5x", "SVC only"]
     # one family per table: the same cells without the problem column
-    own = peers.crossover_grid_markdown({"rows": rows}, "linear").splitlines()
+    own = markdown.crossover_grid_markdown({"rows": rows}, "linear").splitlines()
     assert own[0].count("|") == 6
     assert [c.strip() for c in own[3].split("|")[2:-1]] == row
-    assert peers.crossover_grid_markdown({"rows": rows}, "rbf").splitlines()[2:] == []
+    assert markdown.crossover_grid_markdown({"rows": rows}, "rbf").splitlines()[2:] == []
     with pytest.raises(ValueError, match="family"):
-        peers.crossover_grid_markdown({"rows": rows}, "poly")
-    goal = peers.snkp_goal({"rows": rows})
+        markdown.crossover_grid_markdown({"rows": rows}, "poly")
+    goal = analysis.snkp_goal({"rows": rows})
     assert goal == {
         "cases": 3,
         "snkp_wins": 2,
@@ -386,12 +387,12 @@ def test_kernel_goal_miss_collects_the_losses_and_their_reasons():
         _row("svc-linear", 10_000, 0.01),
         _row("snkp-factored", 10_000, 1.0),
     ]
-    miss = peers.kernel_goal_miss({"rows": rows})
+    miss = analysis.kernel_goal_miss({"rows": rows})
     assert miss["slower"] == [(0.01, 10_000, 0.4, 0.1)]
     assert miss["unsolved"] == [(0.001, 10_000, 3.0)]
     assert miss["svc_support"] == (30, 120) and miss["svc_ns"] == (1000, 10_000)
     assert miss["snkp_nit"] == [(10_000, 120)]
     assert miss["nystroem_wrong"] == [(0.001, 10_000, 3)]
     assert miss["dense_cap_n"] == 10_000
-    empty = peers.kernel_goal_miss({"rows": rows[-2:]})
+    empty = analysis.kernel_goal_miss({"rows": rows[-2:]})
     assert empty["slower"] == empty["unsolved"] == [] and empty["svc_support"] is None

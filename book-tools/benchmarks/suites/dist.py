@@ -17,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._config import BenchConfig
+from benchmarks._config import DIST_TARGET_S, BenchConfig
 from benchmarks._timing import interleaved_times, summarize
+from benchmarks.targets import target
 from kperc._kernels import gram_matrix
 from kperc._margins import dist_to_witness
 from kperc_book import data as _data
@@ -95,3 +96,25 @@ def suite_dist(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[str
                 f"dist={r.dist:.4g} gap={r.gap:.2g}"
             )
     return {"rows": rows}
+
+
+def targets(dist: dict[str, Any], cfg: BenchConfig) -> list[dict[str, Any]]:
+    """Seconds for ``dist_to_witness`` at the largest ``n`` (the slowest family)."""
+    out: list[dict[str, Any]] = []
+    if dist and dist["rows"]:
+        big = max(r["n"] for r in dist["rows"])
+        worst = max((r for r in dist["rows"] if r["n"] == big), key=lambda r: r["time_s"])
+        gap = max(r["gap"] for r in dist["rows"])
+        out.append(
+            target(
+                "dist-time",
+                f"exact distance to the witness set (dist_to_witness), n = {big}, seconds",
+                worst["time_s"],
+                DIST_TARGET_S,
+                worst["time_s"] <= DIST_TARGET_S,
+                f"slowest family: {worst['family']}, median {worst['time_s']:.3g} s "
+                f"(spread {worst['time_min_s']:.3g}-{worst['time_max_s']:.3g}); largest "
+                f"certified gap over all runs {gap:.2g}",
+            )
+        )
+    return out

@@ -28,6 +28,7 @@ from benchmarks._timing import (
     per_iteration_interleaved,
     summarize,
 )
+from benchmarks.targets import target
 from kperc._kernels import gram_operator
 from kperc._perceptrons import snkp
 from kperc._smoothing import EXP_FLOOR, entropy_prox
@@ -259,3 +260,43 @@ def _time_once(f: Callable[[], None]) -> float:
     t0 = _cpu()
     f()
     return _cpu() - t0
+
+
+def targets(floor: dict[str, Any], cfg: BenchConfig) -> list[dict[str, Any]]:
+    """SNKP's iteration rebuilt from its steps, against the SNKP per-iteration target."""
+    out: list[dict[str, Any]] = []
+    if floor and floor.get("iteration_ratio"):
+        tgt = PERITER_TARGETS["snkp"]
+        best = min(floor["iteration_ratio"], key=lambda v: floor["iteration_ratio"][v]["median"])
+        r = floor["iteration_ratio"][best]
+        parts = floor.get("softmax_parts", {})
+        out.append(
+            target(
+                "floor-snkp",
+                f"SNKP iteration built from its steps, factored G, n = {floor['n']}, "
+                f"best of {', '.join(floor['iteration_ratio'])}",
+                r["median"],
+                tgt,
+                r["median"] <= tgt,
+                f"{best}: {r['median']:.3g} products per iteration "
+                f"(spread {r['min']:.3g}-{r['max']:.3g}); the softmax's masked exp alone "
+                f"takes {parts.get('exp', {}).get('median', float('nan')) * 1e6:.3g} us against "
+                f"{floor['product_s']['median'] * 1e6:.3g} us for the product. "
+                f"{floor['verdict']}",
+            )
+        )
+    return out
+
+
+def summary(floor: dict[str, Any]) -> list[str]:
+    """Lines of the text summary: SNKP's iteration from its steps, per variant."""
+    lines: list[str] = []
+    if floor and floor.get("iteration_ratio"):
+        lines.append("")
+        lines.append(
+            f"SNKP iteration from its steps, factored G, n = {floor['n']} "
+            "(products per iteration, median [min-max])"
+        )
+        for v, r in floor["iteration_ratio"].items():
+            lines.append(f"  {v:8s} {r['median']:.3f} [{r['min']:.3f}-{r['max']:.3f}]")
+    return lines

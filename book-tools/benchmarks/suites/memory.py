@@ -14,12 +14,13 @@ from benchmarks._config import (
     REPO_DIR,
     BenchConfig,
 )
+from benchmarks.targets import target
 
 _MEMORY_CHILD = r"""
 import json, sys
 from benchmarks._procmem import reset_peak, status
 import kperc
-from benchmarks.bench import random_labels, _fixed_run
+from benchmarks._instances import random_labels, _fixed_run
 n, d, iters, threads = (int(a) for a in sys.argv[1:5])
 algs = sys.argv[5].split(",")
 if threads > 0:
@@ -109,3 +110,40 @@ def suite_memory(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[s
             f"{row['extra_iter_in_G']:.3f} G)"
         )
     return {"rows": rows, "kernel": "rbf", "iterations": iters}
+
+
+def targets(mem: dict[str, Any], cfg: BenchConfig) -> list[dict[str, Any]]:
+    """Peak memory and the memory added by the iterations, in units of ``G``."""
+    out: list[dict[str, Any]] = []
+    if mem and mem["rows"]:
+        worst = max(mem["rows"], key=lambda r: r["peak_over_baseline_in_G"])
+        out.append(
+            target(
+                "memory-peak",
+                f"peak RSS - baseline, in units of G (n = {worst['n']})",
+                worst["peak_over_baseline_in_G"],
+                2.0,
+                worst["peak_over_baseline_in_G"] <= 2.0,
+                f"worst: {worst['algorithm']} ({worst['gram_mb']:.0f} MB G)",
+            )
+        )
+        it = max(
+            (r for r in mem["rows"] if r["algorithm"] != "validate"),
+            key=lambda r: r["extra_iter_in_G"],
+        )
+        out.append(
+            target(
+                "memory-iterations",
+                "memory added by the iterations, units of G",
+                it["extra_iter_in_G"],
+                0.5,
+                it["extra_iter_in_G"] < 0.5,
+                f"worst: {it['algorithm']}; an n x n temporary would add ~1",
+            )
+        )
+    return out
+
+
+def timed(cfg: BenchConfig) -> bool:
+    """Never: the suite measures memory, which other processes' load does not change."""
+    return False

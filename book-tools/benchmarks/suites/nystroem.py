@@ -19,7 +19,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks._config import REPO_DIR, BenchConfig
+from benchmarks._config import (
+    NYSTROEM_MEMORY_TARGET,
+    NYSTROEM_TARGETS_S,
+    REPO_DIR,
+    BenchConfig,
+)
+from benchmarks.targets import target
 
 _CHILD = r"""
 import json, sys, time
@@ -99,3 +105,42 @@ def suite_nystroem(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict
             f"{row['peak_mb']:.0f} MB = {row['peak_in_features']:.2f} x 8nm"
         )
     return {"rows": rows}
+
+
+def targets(ny: dict[str, Any], cfg: BenchConfig) -> list[dict[str, Any]]:
+    """Seconds to a separator at each ``n`` with a target, and the peak memory of a fit."""
+    out: list[dict[str, Any]] = []
+    if ny and ny["rows"]:
+        for r in ny["rows"]:
+            tgt = NYSTROEM_TARGETS_S.get(r["n"])
+            if tgt is None:
+                continue
+            ok = r["separated"] and r["time_s"] <= tgt
+            out.append(
+                target(
+                    f"nystroem-time-{r['n']}",
+                    f"RBF classifier on Nystroem features, n = {r['n']:,}, seconds to a "
+                    "separator, end to end",
+                    r["time_s"],
+                    tgt,
+                    ok,
+                    f"{r['n_components']} features, {r['nit']} iterations, outcome "
+                    f"{r['outcome']}; separates {100 * r['train_fraction']:.4g} % of the "
+                    "training points",
+                )
+            )
+        worst = max(ny["rows"], key=lambda r: r["peak_in_features"])
+        out.append(
+            target(
+                "nystroem-memory",
+                "peak memory of a Nystroem fit, units of its n x m features, worst n",
+                worst["peak_in_features"],
+                NYSTROEM_MEMORY_TARGET,
+                worst["peak_in_features"] <= NYSTROEM_MEMORY_TARGET,
+                "; ".join(
+                    f"n = {r['n']:,}: {r['peak_mb']:.0f} MB = {r['peak_in_features']:.2f} x 8nm"
+                    for r in ny["rows"]
+                ),
+            )
+        )
+    return out

@@ -1,6 +1,6 @@
 """The ``peers`` suite: time to a separator, kperc against scikit-learn's solvers.
 
-The comparison itself lives in :mod:`benchmarks.peers` (its own command,
+The comparison itself lives in the package :mod:`benchmarks.peers` (its own command,
 ``python -m benchmarks.peers``); this suite runs it from the harness so that
 ``make bench`` measures everything in one command. It writes
 ``book/_generated/peers.json`` (the file the benchmarks page reads; a ``--quick`` run
@@ -13,8 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks import peers
 from benchmarks._config import BenchConfig
+from benchmarks.peers import analysis, config, measure
+from benchmarks.record import write_json
 
 #: The command recorded in the file when the harness writes it.
 COMMAND = "python -m benchmarks.bench --suite peers"
@@ -22,18 +23,19 @@ COMMAND = "python -m benchmarks.bench --suite peers"
 
 def peers_path(cfg: BenchConfig) -> Path:
     """``peers.json`` in ``cfg.timings_dir`` when one is set, else the book's copy."""
-    return Path(cfg.timings_dir) / peers.DEFAULT_OUT.name if cfg.timings_dir else peers.DEFAULT_OUT
+    out = config.DEFAULT_OUT
+    return Path(cfg.timings_dir) / out.name if cfg.timings_dir else out
 
 
 def suite_peers(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[str, Any]:
     """Run the peer comparison (quick sizes when ``cfg.quick``) and write its file."""
-    pcfg = peers.quick_config() if cfg.quick else peers.default_config()
-    record = peers.run(pcfg, log=log, command=COMMAND + (" --quick" if cfg.quick else ""))
+    pcfg = config.quick_config() if cfg.quick else config.default_config()
+    record = measure.run(pcfg, log=log, command=COMMAND + (" --quick" if cfg.quick else ""))
     path = peers_path(cfg)
-    peers.write_record(record, path)
+    write_json(path, record)
     return {
         "file": path.name,
         "busy": record["busy"],
         "elapsed_s": record["elapsed_s"],
-        "crossovers": peers.crossovers(record),
+        "crossovers": analysis.crossovers(record),
     }

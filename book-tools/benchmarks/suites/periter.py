@@ -15,6 +15,7 @@ from benchmarks._instances import (
     periter_instance,
 )
 from benchmarks._timing import _now, per_iteration_interleaved
+from benchmarks.targets import target
 from kperc._kernels import gram_matrix, gram_operator
 
 
@@ -60,3 +61,57 @@ def suite_periter(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[
         "clock": "thread CPU time",
         "schedule": "round robin over the algorithms, each repeat next to its own product",
     }
+
+
+def targets(per: dict[str, Any], cfg: BenchConfig) -> list[dict[str, Any]]:
+    """The per-iteration targets: for each operator and algorithm, the worst ratio over ``n``."""
+    out: list[dict[str, Any]] = []
+    if per:
+        for kind in ("dense", "factored"):
+            for alg in PERITER_ALGOS:
+                rs = [r for r in per["rows"] if r["operator"] == kind and r["algorithm"] == alg]
+                if not rs:
+                    continue
+                worst = max(rs, key=lambda r: r["ratio"])
+                tgt = PERITER_TARGETS[alg]
+                out.append(
+                    target(
+                        f"periter-{kind}-{alg}",
+                        f"{alg.upper()} time per iteration / one product ({kind} G), worst n",
+                        worst["ratio"],
+                        tgt,
+                        worst["ratio"] <= tgt,
+                        f"worst at n = {worst['n']}: {worst['ratio']:.3g} (target <= {tgt}); "
+                        f"{sum(r['ratio'] <= tgt for r in rs)} of {len(rs)} sizes meet it",
+                    )
+                )
+    return out
+
+
+def summary(per: dict[str, Any]) -> list[str]:
+    """Lines of the text summary: the ratios per operator, algorithm and ``n``."""
+    lines: list[str] = []
+    if per:
+        lines.append("")
+        lines.append("time per iteration / one product with G: median [min-max over repeats]")
+        ns = sorted({r["n"] for r in per["rows"]})
+        lines.append(f"{'':18s}" + "".join(f"{n:>22d}" for n in ns))
+        for kind in ("dense", "factored"):
+            for alg in PERITER_ALGOS:
+                vals = {
+                    r["n"]: r
+                    for r in per["rows"]
+                    if r["operator"] == kind and r["algorithm"] == alg
+                }
+                lines.append(f"{kind + ' ' + alg:18s}" + "".join(_cell(vals.get(n)) for n in ns))
+    return lines
+
+
+def _cell(row: dict[str, Any] | None) -> str:
+    """``median [min-max]`` of a per-iteration row, 22 characters wide."""
+    if row is None:
+        return f"{'-':>22s}"
+    sp = row.get("ratio_spread")
+    if not sp:
+        return f"{row['ratio']:22.3f}"
+    return f"{row['ratio']:8.3f} [{sp['min']:.2f}-{sp['max']:.2f}]".rjust(22)

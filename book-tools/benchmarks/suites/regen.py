@@ -15,6 +15,7 @@ from benchmarks._config import (
     BenchConfig,
 )
 from benchmarks._timing import _now
+from benchmarks.targets import target
 
 
 def _toc_chapters() -> list[str]:
@@ -76,3 +77,32 @@ def suite_regen(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[st
             out["build_ok"] = proc.returncode == 0
     log(f"regen: {len(default)} chapters recorded, total {total:.1f}s, missing {missing}")
     return out
+
+
+def targets(regen: dict[str, Any], cfg: BenchConfig) -> list[dict[str, Any]]:
+    """The whole regeneration and the slowest chapter, in seconds."""
+    out: list[dict[str, Any]] = []
+    if regen:
+        tot, mx = regen["total_runtime_s"], regen["max_chapter_s"]
+        complete = not regen["missing"]
+        out.append(
+            target(
+                "regen-total",
+                "whole regeneration (chapters, default parameters)",
+                tot,
+                180.0,
+                (tot < 180.0) if complete else None,
+                f"{tot:.1f} s over {len(regen['chapters'])} recorded chapters"
+                + ("" if complete else f"; not recorded yet: {', '.join(regen['missing'])}"),
+            )
+        )
+        if mx is not None:
+            out.append(
+                target("regen-max-chapter", "slowest chapter", mx, 90.0, mx <= 90.0, f"{mx:.1f} s")
+            )
+    return out
+
+
+def timed(cfg: BenchConfig) -> bool:
+    """Only with ``--build``: otherwise it reads the chapters' recorded run times."""
+    return cfg.build

@@ -151,3 +151,18 @@ def suite_separator(cfg: BenchConfig, log: Callable[[str], None] = print) -> dic
             cross.append({"operator": kind, "n": n, **c})
             log(f"crossover {kind:8s} n={n:<5d} {c['kind']:12s} rho* = {c['rho_star']}")
     return {"rows": rows, "crossover": cross}
+
+
+def summary(sep: dict[str, Any]) -> list[str]:
+    """Lines of the text summary: the crossover margin per ``n`` and operator."""
+    lines: list[str] = []
+    if sep:
+        lines.append("")
+        lines.append("crossover margin (SNKP faster than NKP below it)")
+        for c in sep["crossover"]:
+            rs = f"{c['rho_star']:.3g}" if c["rho_star"] else "-"
+            lines.append(
+                f"  {c['operator']:8s} n={c['n']:<6d} {c['kind']:12s} rho* = {rs}"
+                f"  bracket {c['bracket']}"
+            )
+    return lines

@@ -1,0 +1,150 @@
+"""The peer comparison's configuration: solvers, labels, problems, caps."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchmarks import _peer_runners as runners
+from kperc_book import paths as _paths
+
+DEFAULT_OUT = _paths.GENERATED_DIR / "peers.json"
+SCHEMA_VERSION = 1
+#: Display names of the solvers.
+SOLVER_LABELS = {
+    "snkp-dense": "SNKP, dense G",
+    "snkp-factored": "SNKP, factored G",
+    "snkp-nystroem": "SNKP, Nystroem",
+    "nkp": "NKP",
+    "sklearn-perceptron": "sklearn Perceptron",
+    "linearsvc": "LinearSVC (hinge)",
+    "svc-linear": "SVC, linear",
+    "svc-rbf": "SVC, RBF",
+}
+#: Short names of the solvers, for table cells.
+SHORT_LABELS = {
+    "snkp-dense": "dense",
+    "snkp-factored": "factored",
+    "snkp-nystroem": "Nystroem",
+    "nkp": "NKP",
+    "sklearn-perceptron": "Perceptron",
+    "linearsvc": "LinearSVC",
+    "svc-linear": "SVC",
+    "svc-rbf": "SVC",
+}
+#: Display names of the problem families.
+FAMILY_LABELS = {"linear": "linear", "rbf": "RBF"}
+#: kperc's SNKP variants and the scikit-learn peers, as compared by
+#: :func:`benchmarks.peers.analysis.crossovers`.
+KPERC_SNKP = ("snkp-dense", "snkp-factored", "snkp-nystroem")
+PEERS = ("sklearn-perceptron", "linearsvc", "svc-linear", "svc-rbf")
+
+
+@dataclass
+class PeersConfig:
+    """Problems, solvers and caps of a run.
+
+    Attributes
+    ----------
+    linear_ns, rbf_ns : tuple of int
+        Sizes of the linear and RBF families (ascending).
+    linear_rhos, rbf_rhos : tuple of float
+        Planted margins (largest first).
+    d : int
+        Dimension of the linear instances.
+    rbf_d : int
+        Dimension of the RBF instances.
+    rbf_gamma : float
+        RBF parameter of the instances and of every kernel solver.
+    linear_solvers, rbf_solvers : tuple of str
+        Solvers per family (names of :data:`benchmarks._peer_runners.SOLVERS`).
+    cap_s : float
+        Longest run of one solver on one instance, seconds (a hard cap).
+    dense_max_gb : float
+        The dense ``G`` is skipped where ``8 n^2`` bytes exceed this.
+    nkp_dense_max_n : int
+        NKP uses the dense ``G`` up to this ``n``, an operator above.
+    nystroem_components : int
+        Landmarks of the Nystroem features.
+    exact_max_n : int
+        Nystroem results are checked under the exact kernel on every point up to this ``n``.
+    exact_rows : int
+        Above it, on this many random points.
+    margin_max_n : int
+        The exact kernel margin of an RBF instance is measured up to this ``n``.
+    linearsvc_C, svc_C : float
+        The large ``C`` of ``LinearSVC`` and of the hard-margin ``SVC``.
+    blas_threads : int
+        BLAS threads of every solver.
+    seed : int
+        Seed of every instance and solver.
+    quick : bool
+        Smoke-run sizes.
+    """
+
+    linear_ns: tuple[int, ...] = (1_000, 10_000, 100_000, 1_000_000)
+    rbf_ns: tuple[int, ...] = (1_000, 10_000, 100_000)
+    linear_rhos: tuple[float, ...] = (1e-1, 1e-2, 1e-3, 1e-4)
+    rbf_rhos: tuple[float, ...] = (1e-1, 1e-2, 1e-3)
+    d: int = 20
+    rbf_d: int = 3
+    rbf_gamma: float = 2.0
+    linear_solvers: tuple[str, ...] = runners.LINEAR_SOLVERS
+    rbf_solvers: tuple[str, ...] = runners.RBF_SOLVERS
+    cap_s: float = 20.0
+    dense_max_gb: float = 1.0
+    nkp_dense_max_n: int = 5_000
+    nystroem_components: int = 300
+    exact_max_n: int = 10_000
+    exact_rows: int = 2_000
+    margin_max_n: int = 1_000
+    linearsvc_C: float = 1e6
+    svc_C: float = 1e8
+    blas_threads: int = 1
+    seed: int = 0
+    quick: bool = False
+    extra_solvers: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.cap_s > 0:
+            raise ValueError(f"cap_s must be positive (seconds); got {self.cap_s}")
+        for name in (*self.linear_solvers, *self.rbf_solvers):
+            if name not in runners.SOLVERS and name not in self.extra_solvers:
+                raise ValueError(
+                    f"unknown solver {name!r} in the config; choose from {sorted(runners.SOLVERS)}"
+                )
+
+
+def default_config(**overrides: Any) -> PeersConfig:
+    """The full comparison (about 15 minutes on 2 cores)."""
+    return PeersConfig(**overrides)
+
+
+def quick_config(**overrides: Any) -> PeersConfig:
+    """Tiny sizes for tests and development (well under a minute)."""
+    base: dict[str, Any] = {
+        "linear_ns": (200, 1_000),
+        "rbf_ns": (200, 600),
+        "linear_rhos": (1e-1, 1e-2),
+        "rbf_rhos": (1e-1,),
+        "cap_s": 5.0,
+        "nkp_dense_max_n": 500,
+        "nystroem_components": 100,
+        "exact_max_n": 300,
+        "exact_rows": 200,
+        "margin_max_n": 200,
+        "quick": True,
+    }
+    base.update(overrides)
+    return PeersConfig(**base)
+
+
+def label(solver: str | None) -> str:
+    return SOLVER_LABELS.get(solver, str(solver))
+
+
+def solvers_of(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Solvers of ``rows``: the known ones in display order, then any others."""
+    present = {r["solver"] for r in rows}
+    return [s for s in SOLVER_LABELS if s in present] + sorted(present - set(SOLVER_LABELS))
