@@ -25,6 +25,7 @@ import numpy as np
 
 from benchmarks._instances import planted_instance
 from benchmarks._runners import run_sklearn_perceptron
+from kperc.datasets import planted_rbf
 
 __all__ = [
     "Instance",
@@ -130,66 +131,25 @@ def rbf_instance(
     n_centers: int = 12,
     near: float = 0.5,
 ) -> Instance:
-    """An RBF problem whose margin in the kernel's feature space is planted.
-
-    A smooth function ``f = sum_j c_j K(z_j, .)`` (``n_centers`` centres ``z_j`` uniform in
-    ``[-1, 1]^d``, ``c_j = +-1``) lies in the RBF kernel's feature space, with norm
-    ``||f|| = sqrt(c^T K(Z, Z) c)``; since ``K(x, x) = 1`` the normalised value of a point
-    is ``g(x) = f(x) / ||f||``. Points get the label ``sign g(x)`` and are kept only where
-    ``|g(x)| >= rho`` (a gap around the decision boundary), so ``f`` separates them with
-    normalised margin at least ``rho``. As in the planted linear instances, a fraction
-    ``near`` of the points lies in the band ``rho <= |g| <= 2 rho`` (found by bisection on
-    segments that cross the boundary); the others are uniform in the cube outside the gap.
+    """An RBF problem whose margin in the kernel's feature space is planted:
+    :func:`kperc.datasets.planted_rbf` (its docstring says how).
 
     The instance's own kernel margin ``rho_K`` is at least the planted one; the harness
     measures it exactly where ``n`` allows (:func:`kperc.margin`).
     """
-    rng = np.random.default_rng(seed)
-    Zc = rng.uniform(-1.0, 1.0, (n_centers, d))
-    c = rng.choice([-1.0, 1.0], n_centers)
-    fnorm = math.sqrt(float(c @ _rbf(Zc, Zc, gamma) @ c))
-
-    def g(P: np.ndarray) -> np.ndarray:
-        return (_rbf(P, Zc, gamma) @ c) / fnorm
-
-    n_near = int(round(near * n))
-    n_far = n - n_near
-    far: list[np.ndarray] = []
-    got = 0
-    while got < max(n_far, 2):  # uniform points outside the gap (rejection)
-        P = rng.uniform(-1.0, 1.0, (max(2 * n_far, 1000), d))
-        keep = P[np.abs(g(P)) >= 2 * rho]
-        far.append(keep)
-        got += keep.shape[0]
-    F = np.vstack(far)
-    gf = g(F)
-    pos, neg = F[gf > 0], F[gf < 0]
-    if pos.shape[0] == 0 or neg.shape[0] == 0:
-        raise ValueError("rbf_instance: the planted function has one sign on the cube; change seed")
-    # near points: on a segment from a positive to a negative point, where g = +-t
-    a = pos[rng.integers(0, pos.shape[0], n_near)]
-    b = neg[rng.integers(0, neg.shape[0], n_near)]
-    t = rng.uniform(rho * (1 + 1e-6), 2 * rho, n_near) * rng.choice([-1.0, 1.0], n_near)
-    lo, hi = np.zeros(n_near), np.ones(n_near)  # g(a) - t > 0 at lo, g(b) - t < 0 at hi
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        above = g(a + mid[:, None] * (b - a)) - t > 0
-        lo = np.where(above, mid, lo)
-        hi = np.where(above, hi, mid)
-    Nn = a + lo[:, None] * (b - a)
-    X = np.vstack([F[:n_far], Nn])
-    X = X[rng.permutation(n)]
-    gx = g(X)
-    y = np.where(gx > 0, 1.0, -1.0)
-    planted = float(np.min(np.abs(gx)))
+    ds = planted_rbf(n, d, rho, gamma=gamma, n_centers=n_centers, near=near, seed=seed)
     return Instance(
         "rbf",
-        X,
-        y,
+        ds.X,
+        ds.y,
         rho,
         "rbf",
         gamma,
-        {"planted_margin": planted, "kernel_margin": None, "n_centers": n_centers},
+        {
+            "planted_margin": ds.info["planted_margin"],
+            "kernel_margin": None,
+            "n_centers": n_centers,
+        },
     )
 
 
