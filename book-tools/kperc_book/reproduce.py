@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import _fsio
+from . import _fsio, figure_drift
 from . import _notebooks as nbu
 from . import machine as _machine
 from . import paths as _paths
@@ -732,6 +732,10 @@ def run_notebook(
             _step("executed", out_tmp)
             done = nbformat.read(out_tmp, as_version=4)
             nbu.normalise(done, nb_dir=path.parent, repo_dir=repo_dir)
+            # images that differ from the committed ones only by round-off keep their
+            # committed bytes (another machine's rounding must not dirty the checkout)
+            figure_drift.keep_committed_figures(stage, path.parent, key)
+            figure_drift.keep_committed_notebook_images(done, path)
             _fsio.atomic_write(final_tmp, nbu.dumps(done), durable=False)
             result = RunResult(path, params, cli, preset, runtime)
             runs = None
