@@ -589,7 +589,7 @@ def collect(
 ) -> list[Row]:
     """Assemble the ledger rows, in registry order."""
     book_dir = Path(book_dir)
-    generated_dir = Path(generated_dir) if generated_dir else book_dir / "_generated"
+    generated_dir = Path(generated_dir) if generated_dir else _paths.record_dirs(book_dir)[0]
     notebooks = chapter_notebooks(book_dir)
     labels = {ch: book_labels(p) for ch, p in notebooks.items()}
     checks_static = {ch: check_cells(p) for ch, p in notebooks.items()}
