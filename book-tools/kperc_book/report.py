@@ -28,6 +28,7 @@ from typing import Any
 
 from . import _notebooks as nbu
 from . import paths
+from ._markdown import table_lines, text_cell
 
 __all__ = [
     "chapter_rows",
@@ -57,13 +58,8 @@ def _read_json(path: Path, default):
         ) from None
 
 
-def _cell(text: Any) -> str:
-    """A value safe inside a Markdown table cell."""
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
 def _code(text: Any) -> str:
-    s = _cell(text)
+    s = text_cell(text)
     return f"``{s}``" if "`" in s else f"`{s}`"
 
 
@@ -194,15 +190,15 @@ def _versions_table(rows) -> list[str]:
                 by_pkg.setdefault(pkg, {}).setdefault(ver, []).append(r["stem"])
     if not by_pkg:
         return []
-    out = ["| Package | Version (chapters, when they differ) |", "|---|---|"]
+    body = []
     for pkg in sorted(by_pkg):
         vers = by_pkg[pkg]
         if len(vers) == 1:
             text = _code(next(iter(vers)))
         else:
             text = "; ".join(f"{_code(v)} ({', '.join(s)})" for v, s in sorted(vers.items()))
-        out.append(f"| {_cell(pkg)} | {text} |")
-    return out
+        body.append([text_cell(pkg), text])
+    return table_lines(["Package", "Version (chapters, when they differ)"], body)
 
 
 def blas_text(lib: dict[str, Any]) -> str:
@@ -239,7 +235,7 @@ def _blas_list(rows) -> list[str]:
             else ("none loaded" if libs == [] else "not recorded (run before this was recorded)")
         )
         by_conf.setdefault(text, []).append(r["stem"])
-    return [f"* {_cell(text)}: {', '.join(stems)}" for text, stems in sorted(by_conf.items())]
+    return [f"* {text_cell(text)}: {', '.join(stems)}" for text, stems in sorted(by_conf.items())]
 
 
 def render(root: Path | str = paths.ROOT) -> str:
@@ -323,8 +319,8 @@ def render(root: Path | str = paths.ROOT) -> str:
                 continue
             params = ", ".join(f"{k}={_fmt_value(v)}" for k, v in run["parameters"].items())
             lines += [
-                f"* {doc(r['stem'])}: preset {_cell(run['preset'])}, "
-                f"{run['runtime_s']:.1f} s, finished {_cell(run.get('finished_utc', ''))}",
+                f"* {doc(r['stem'])}: preset {text_cell(run['preset'])}, "
+                f"{run['runtime_s']:.1f} s, finished {text_cell(run.get('finished_utc', ''))}",
                 f"  - parameters: {_code(params) if params else '(none)'}",
                 f"  - command: {_code(run['command'])}",
             ]
@@ -375,7 +371,7 @@ def render(root: Path | str = paths.ROOT) -> str:
             sha = _code(f["sha256"]) + (
                 "" if f["file_matches"] else " (the PNG on disk differs: rerun the chapter)"
             )
-            data = "; ".join(f"{_cell(n)}: {_code(h)}" for n, h in sorted(f["data"].items()))
+            data = "; ".join(f"{text_cell(n)}: {_code(h)}" for n, h in sorted(f["data"].items()))
             lines.append(
                 f"* {name} ({png}), saved by {cells}; sha256 {sha}; data read: "
                 f"{data or 'generated instances only'}"
@@ -399,7 +395,7 @@ def render(root: Path | str = paths.ROOT) -> str:
             shape = " x ".join(str(n) for n in d.get("shape", {}).get("X", []))
             lines += [
                 f"* {_code(d['name'])}: {_code(d.get('generator', ''))} with {_code(params)}, "
-                f"X of shape {shape or '?'}; {_cell(d.get('provenance', ''))}",
+                f"X of shape {shape or '?'}; {text_cell(d.get('provenance', ''))}",
                 f"  - sha256 {_code(d.get('sha256', ''))}",
             ]
     else:
