@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.timings_dir:
         over["timings_dir"] = str(Path(args.timings_dir))
     elif args.quick:  # a smoke run never overwrites the chapters' timing files
-        over["timings_dir"] = str(out.parent / "timings")
+        over["timings_dir"] = str(out.parent / _paths.TIMINGS_DIR.name)
     unknown = set(over.get("suites", ())) - set(SUITES)
     if unknown:
         ap.error(

@@ -19,7 +19,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .paths import ROOT as REPO_DIR  # noqa: E402
+from . import paths
+from .paths import ROOT
 
 INJECTED_TAG = "injected-parameters"
 PARAMETERS_TAG = "parameters"
@@ -27,11 +28,11 @@ INJECTED_ID = "injected-parameters"
 
 
 # --------------------------------------------------------------------------- toc
-def toc_entries(repo_dir: Path | str = REPO_DIR) -> list[str]:
+def toc_entries(root: Path | str = ROOT) -> list[str]:
     """The ``file:`` entries of ``_toc.yml`` (root first), without suffix, in order."""
     import yaml
 
-    toc = yaml.safe_load((Path(repo_dir) / "_toc.yml").read_text())
+    toc = yaml.safe_load(paths.toc_path(root).read_text())
     out = [toc["root"]]
 
     def walk(node):
@@ -49,14 +50,14 @@ def toc_entries(repo_dir: Path | str = REPO_DIR) -> list[str]:
     return out
 
 
-def toc_pages(repo_dir: Path | str = REPO_DIR) -> list[tuple[str, Path | None]]:
+def toc_pages(root: Path | str = ROOT) -> list[tuple[str, Path | None]]:
     """``(entry, path)`` for every toc entry; ``path`` is None when no file exists yet."""
-    repo_dir = Path(repo_dir)
+    root = Path(root)
     pages = []
-    for entry in toc_entries(repo_dir):
+    for entry in toc_entries(root):
         found = None
         for suffix in (".ipynb", ".md"):
-            p = repo_dir / f"{entry}{suffix}"
+            p = root / f"{entry}{suffix}"
             if p.exists():
                 found = p
                 break
@@ -64,9 +65,9 @@ def toc_pages(repo_dir: Path | str = REPO_DIR) -> list[tuple[str, Path | None]]:
     return pages
 
 
-def toc_notebooks(repo_dir: Path | str = REPO_DIR) -> list[Path]:
+def toc_notebooks(root: Path | str = ROOT) -> list[Path]:
     """Existing ``.ipynb`` pages of the table of contents, in book order."""
-    return [p for _, p in toc_pages(repo_dir) if p is not None and p.suffix == ".ipynb"]
+    return [p for _, p in toc_pages(root) if p is not None and p.suffix == ".ipynb"]
 
 
 def resolve(name: str, notebooks: list[Path]) -> Path:
@@ -184,11 +185,11 @@ def strip_injected(nb) -> None:
 
 
 # ------------------------------------------------------------------ normalisation
-def machine_paths(nb_dir: Path, repo_dir: Path = REPO_DIR) -> list[tuple[str, str]]:
+def machine_paths(nb_dir: Path, root: Path = ROOT) -> list[tuple[str, str]]:
     """Absolute paths of this machine and their neutral replacements, longest first."""
     pairs = {
         str(Path(nb_dir).resolve()): ".",
-        str(Path(repo_dir).resolve()): "<repo>",
+        str(Path(root).resolve()): "<repo>",
         str(Path(tempfile.gettempdir()).resolve()): "<tmp>",
         str(Path.home().resolve()): "~",
     }
@@ -214,7 +215,7 @@ def _scrub(obj, pairs):
     return obj
 
 
-def normalise(nb, *, nb_dir: Path, repo_dir: Path = REPO_DIR):
+def normalise(nb, *, nb_dir: Path, root: Path = ROOT):
     """Remove run-to-run noise from an executed notebook (in place; also returned).
 
     * ``metadata.papermill`` (timestamps, absolute input/output paths);
@@ -229,7 +230,7 @@ def normalise(nb, *, nb_dir: Path, repo_dir: Path = REPO_DIR):
     from nbformat import from_dict
 
     nb["metadata"].pop("papermill", None)
-    pairs = machine_paths(nb_dir, repo_dir)
+    pairs = machine_paths(nb_dir, root)
     seen = set()
     for i, cell in enumerate(nb["cells"]):
         meta = cell.setdefault("metadata", {})

@@ -50,7 +50,8 @@ __all__ = [
     "FIGURES_DIR",
 ]
 
-from .paths import BOOK_DIR, BUILD_DIR, FIGURES_DIR, GENERATED_DIR  # noqa: E402
+from . import paths  # noqa: E402
+from .paths import BOOK_DIR, FIGURES_DIR, GENERATED_DIR  # noqa: E402
 
 #: Environment variable naming the staging folder of a run of :mod:`kperc_book.reproduce`.
 STAGING_ENV = "KPERC_BOOK_STAGING"
@@ -62,8 +63,7 @@ def _record_dirs() -> tuple[Path, Path]:
     Under :mod:`kperc_book.reproduce` the staging folder it names in ``KPERC_BOOK_STAGING``;
     otherwise ``_build/scratch/`` (nbval and plain Jupyter runs change nothing committed).
     """
-    base = Path(os.environ.get(STAGING_ENV) or BUILD_DIR / "scratch")
-    return base / GENERATED_DIR.name, base / FIGURES_DIR.name
+    return paths.record_dirs(os.environ.get(STAGING_ENV) or paths.scratch_dir())
 
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -367,7 +367,7 @@ class Chapter:
         atomic_write(path, buf.getvalue(), durable=False)
         used = self.datasets if data is None else {d: _data.manifest()[d]["sha256"] for d in data}
         self.figures[fname] = {
-            "file": f"figures/{fname}",
+            "file": paths.figure_file(fname),
             "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
             "data": dict(used),
         }

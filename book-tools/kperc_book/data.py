@@ -42,7 +42,7 @@ from kperc.datasets import (  # noqa: F401  (re-exported for the chapters)
 )
 
 from ._fsio import atomic_write
-from .paths import DATA_DIR, require_checkout
+from .paths import DATA_DIR, manifest_path, require_checkout
 
 __all__ = [
     "Dataset",
@@ -62,7 +62,7 @@ __all__ = [
     "ManifestError",
 ]
 
-MANIFEST = "manifest.json"
+MANIFEST = manifest_path().name
 
 
 #: Datasets stored in ``data/``: name -> (generator, keyword arguments, provenance).

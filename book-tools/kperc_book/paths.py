@@ -30,11 +30,47 @@ __all__ = [
     "BUILD_DIR",
     "TOC",
     "ROOT_ENV",
+    "LAYOUT_NAMES",
     "NotACheckout",
     "find_root",
     "is_checkout",
     "require_checkout",
+    "book_dir",
+    "generated_dir",
+    "figures_dir",
+    "timings_dir",
+    "data_dir",
+    "tests_dir",
+    "library_tests_dir",
+    "build_dir",
+    "reproduce_dir",
+    "scratch_dir",
+    "wheel_dir",
+    "toc_path",
+    "runs_path",
+    "manifest_path",
+    "reproducibility_page",
+    "constraints_path",
+    "pyproject_path",
+    "record_dirs",
+    "figure_file",
 ]
+
+# The names of the layout, spelled here and nowhere else in book-tools/
+# (tests/book/test_layout.py checks it).
+_BOOK = "book"
+_DATA = "data"
+_TESTS = "tests"
+_BUILD = "_build"
+_GENERATED = "_generated"
+_FIGURES = "figures"
+_TIMINGS = "timings"
+_REQUIREMENTS = "requirements"
+_TOC = "_toc.yml"
+#: Every folder and file name of the layout that only this module spells.
+LAYOUT_NAMES = frozenset(
+    {_BOOK, _DATA, _TESTS, _BUILD, _GENERATED, _FIGURES, _TIMINGS, _REQUIREMENTS, _TOC}
+)
 
 #: Environment variable that names the checkout explicitly.
 ROOT_ENV = "KPERC_BOOK_ROOT"
@@ -59,11 +95,7 @@ def is_checkout(folder: Path | str) -> bool:
     False True
     """
     folder = Path(folder)
-    return (
-        (folder / "_toc.yml").is_file()
-        and (folder / "book").is_dir()
-        and (folder / "data").is_dir()
-    )
+    return (folder / _TOC).is_file() and (folder / _BOOK).is_dir() and (folder / _DATA).is_dir()
 
 
 def find_root(start: Path | str | None = None, *, cwd: Path | str | None = None) -> Path | None:
@@ -112,14 +144,132 @@ _FOUND = find_root()
 #: no checkout is found it is the folder two levels above this package (the checkout's
 #: layout), and :func:`require_checkout` stops every tool with one clear line.
 ROOT = _FOUND if _FOUND is not None else Path(__file__).resolve().parents[2]
-BOOK_DIR = ROOT / "book"
-FIGURES_DIR = BOOK_DIR / "figures"
-GENERATED_DIR = BOOK_DIR / "_generated"
-TIMINGS_DIR = GENERATED_DIR / "timings"
-DATA_DIR = ROOT / "data"
-TESTS_DIR = ROOT / "tests"
-BUILD_DIR = ROOT / "_build"
-TOC = ROOT / "_toc.yml"
+
+
+def _root(root: Path | str | None) -> Path:
+    return ROOT if root is None else Path(root)
+
+
+# Each folder or file of the layout, in the checkout at ``root`` (default: :data:`ROOT`).
+# Code that works on another checkout (a test's temporary copy) passes its root.
+def book_dir(root: Path | str | None = None) -> Path:
+    """``book/``: the notebooks and pages of the book."""
+    return _root(root) / _BOOK
+
+
+def record_dirs(folder: Path | str) -> tuple[Path, Path]:
+    """(records folder, figures folder) of ``folder``, laid out like ``book/``.
+
+    ``folder`` is a book folder or a staging folder of a run (``_generated/`` and
+    ``figures/`` inside it, as in ``book/``).
+
+    Examples
+    --------
+    >>> [p.as_posix() for p in record_dirs("stage")]
+    ['stage/_generated', 'stage/figures']
+    """
+    return Path(folder) / _GENERATED, Path(folder) / _FIGURES
+
+
+def figure_file(name: str) -> str:
+    """Figure ``name`` relative to ``book/``, as the records store it.
+
+    Examples
+    --------
+    >>> figure_file("ch04-rates.png")
+    'figures/ch04-rates.png'
+    """
+    return f"{_FIGURES}/{name}"
+
+
+def generated_dir(root: Path | str | None = None) -> Path:
+    """``book/_generated/``: the chapters' records and ``runs.json``."""
+    return record_dirs(book_dir(root))[0]
+
+
+def figures_dir(root: Path | str | None = None) -> Path:
+    """``book/figures/``: the chapters' saved figures."""
+    return record_dirs(book_dir(root))[1]
+
+
+def timings_dir(root: Path | str | None = None) -> Path:
+    """``book/_generated/timings/``: the benchmark harness's raw timings."""
+    return generated_dir(root) / _TIMINGS
+
+
+def runs_path(root: Path | str | None = None) -> Path:
+    """``book/_generated/runs.json``: the last run of each chapter."""
+    return generated_dir(root) / "runs.json"
+
+
+def reproducibility_page(root: Path | str | None = None) -> Path:
+    """``book/reproducibility.md``: the generated reproducibility page."""
+    return book_dir(root) / "reproducibility.md"
+
+
+def data_dir(root: Path | str | None = None) -> Path:
+    """``data/``: the stored datasets."""
+    return _root(root) / _DATA
+
+
+def manifest_path(root: Path | str | None = None) -> Path:
+    """``data/manifest.json``: the stored datasets' hashes and provenance."""
+    return data_dir(root) / "manifest.json"
+
+
+def tests_dir(root: Path | str | None = None) -> Path:
+    """``tests/``."""
+    return _root(root) / _TESTS
+
+
+def library_tests_dir(root: Path | str | None = None) -> Path:
+    """``tests/lib/``: the library's tests (they also run against the installed wheel)."""
+    return tests_dir(root) / "lib"
+
+
+def build_dir(root: Path | str | None = None) -> Path:
+    """``_build/``: everything built or scratch, never committed."""
+    return _root(root) / _BUILD
+
+
+def reproduce_dir(root: Path | str | None = None) -> Path:
+    """``_build/reproduce/``: the pipeline's lock, journal and staging folders."""
+    return build_dir(root) / "reproduce"
+
+
+def wheel_dir(root: Path | str | None = None) -> Path:
+    """``_build/wheel/``: the virtual environments of ``python -m kperc_book.wheelcheck``."""
+    return build_dir(root) / "wheel"
+
+
+def scratch_dir(root: Path | str | None = None) -> Path:
+    """``_build/scratch/``: where a chapter run outside the pipeline writes its records."""
+    return build_dir(root) / "scratch"
+
+
+def toc_path(root: Path | str | None = None) -> Path:
+    """``_toc.yml``: the book's table of contents."""
+    return _root(root) / _TOC
+
+
+def constraints_path(root: Path | str | None = None) -> Path:
+    """``requirements/constraints.txt``: the exact versions the install line installs."""
+    return _root(root) / _REQUIREMENTS / "constraints.txt"
+
+
+def pyproject_path(root: Path | str | None = None) -> Path:
+    """``pyproject.toml`` of the library."""
+    return _root(root) / "pyproject.toml"
+
+
+BOOK_DIR = book_dir()
+FIGURES_DIR = figures_dir()
+GENERATED_DIR = generated_dir()
+TIMINGS_DIR = timings_dir()
+DATA_DIR = data_dir()
+TESTS_DIR = tests_dir()
+BUILD_DIR = build_dir()
+TOC = toc_path()
 
 
 def require_checkout() -> Path:

@@ -28,6 +28,7 @@ from typing import Any
 
 from . import _notebooks as nbu
 from . import paths
+from ._markdown import table_lines, text_cell
 
 __all__ = [
     "chapter_rows",
@@ -39,7 +40,8 @@ __all__ = [
     "main",
 ]
 
-PAGE = Path("book") / "reproducibility.md"
+#: The page, relative to the root (how messages name it).
+PAGE = paths.reproducibility_page(".")
 
 
 def _read_json(path: Path, default):
@@ -56,13 +58,8 @@ def _read_json(path: Path, default):
         ) from None
 
 
-def _cell(text: Any) -> str:
-    """A value safe inside a Markdown table cell."""
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
 def _code(text: Any) -> str:
-    s = _cell(text)
+    s = text_cell(text)
     return f"``{s}``" if "`" in s else f"`{s}`"
 
 
@@ -70,7 +67,7 @@ def _fmt_value(v: Any) -> str:
     return repr(v) if isinstance(v, str) else json.dumps(v, default=str)
 
 
-def chapter_rows(repo_dir: Path | str = nbu.REPO_DIR) -> list[dict[str, Any]]:
+def chapter_rows(root: Path | str = paths.ROOT) -> list[dict[str, Any]]:
     """One row per notebook of the table of contents, with its last recorded run.
 
     Returns
@@ -78,10 +75,10 @@ def chapter_rows(repo_dir: Path | str = nbu.REPO_DIR) -> list[dict[str, Any]]:
     list of dict
         Keys ``stem``, ``exists`` and ``run`` (the runs.json entry or None).
     """
-    repo_dir = Path(repo_dir)
-    runs = _read_json(repo_dir / "book" / "_generated" / "runs.json", {}).get("chapters", {})
+    root = Path(root)
+    runs = _read_json(paths.runs_path(root), {}).get("chapters", {})
     rows = []
-    for entry, path in nbu.toc_pages(repo_dir):
+    for entry, path in nbu.toc_pages(root):
         stem = Path(entry).name
         if (path is not None and path.suffix != ".ipynb") or entry == PAGE.with_suffix(
             ""
@@ -134,7 +131,7 @@ def _label_for(labels: dict[str, str], stem: str, name: str) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
-def figure_rows(repo_dir: Path | str = nbu.REPO_DIR) -> list[dict[str, Any]]:
+def figure_rows(root: Path | str = paths.ROOT) -> list[dict[str, Any]]:
     """One row per figure recorded by a chapter, with the cell that saved it.
 
     Returns
@@ -146,9 +143,9 @@ def figure_rows(repo_dir: Path | str = nbu.REPO_DIR) -> list[dict[str, Any]]:
         (dataset name -> sha256) and ``label`` (the figure's cross-reference label in
         the notebook, or None).
     """
-    repo_dir = Path(repo_dir)
-    gen = repo_dir / "book" / "_generated"
-    notebooks = {nbu.chapter_key(p): p for p in nbu.toc_notebooks(repo_dir)}
+    root = Path(root)
+    gen = paths.generated_dir(root)
+    notebooks = {nbu.chapter_key(p): p for p in nbu.toc_notebooks(root)}
     rows = []
     for rec_path in sorted(gen.glob("*.json")) if gen.is_dir() else []:
         if rec_path.name == "runs.json":
@@ -162,11 +159,11 @@ def figure_rows(repo_dir: Path | str = nbu.REPO_DIR) -> list[dict[str, Any]]:
             fig = rec["figures"][fname]
             name = fname[len(key) + 1 : -len(".png")] if fname.startswith(key + "-") else fname
             hits = [(k, cid) for pattern, k, cid in cells if re.fullmatch(pattern, name)]
-            png = repo_dir / "book" / fig.get("file", f"figures/{fname}")
+            png = paths.book_dir(root) / fig.get("file", paths.figure_file(fname))
             matches = png.exists() and hashlib.sha256(png.read_bytes()).hexdigest() == fig["sha256"]
             rows.append(
                 {
-                    "figure": fig.get("file", f"figures/{fname}"),
+                    "figure": fig.get("file", paths.figure_file(fname)),
                     "chapter": key,
                     "notebook": nb_path.stem if nb_path else None,
                     "cells": sorted(set(hits)),
@@ -179,9 +176,9 @@ def figure_rows(repo_dir: Path | str = nbu.REPO_DIR) -> list[dict[str, Any]]:
     return rows
 
 
-def dataset_rows(repo_dir: Path | str = nbu.REPO_DIR) -> list[dict[str, Any]]:
+def dataset_rows(root: Path | str = paths.ROOT) -> list[dict[str, Any]]:
     """The entries of ``data/manifest.json`` (name added), sorted by name."""
-    manifest = _read_json(Path(repo_dir) / "data" / "manifest.json", {}).get("datasets", {})
+    manifest = _read_json(paths.manifest_path(root), {}).get("datasets", {})
     return [{"name": name, **manifest[name]} for name in sorted(manifest)]
 
 
@@ -193,15 +190,15 @@ def _versions_table(rows) -> list[str]:
                 by_pkg.setdefault(pkg, {}).setdefault(ver, []).append(r["stem"])
     if not by_pkg:
         return []
-    out = ["| Package | Version (chapters, when they differ) |", "|---|---|"]
+    body = []
     for pkg in sorted(by_pkg):
         vers = by_pkg[pkg]
         if len(vers) == 1:
             text = _code(next(iter(vers)))
         else:
             text = "; ".join(f"{_code(v)} ({', '.join(s)})" for v, s in sorted(vers.items()))
-        out.append(f"| {_cell(pkg)} | {text} |")
-    return out
+        body.append([text_cell(pkg), text])
+    return table_lines(["Package", "Version (chapters, when they differ)"], body)
 
 
 def blas_text(lib: dict[str, Any]) -> str:
@@ -238,13 +235,13 @@ def _blas_list(rows) -> list[str]:
             else ("none loaded" if libs == [] else "not recorded (run before this was recorded)")
         )
         by_conf.setdefault(text, []).append(r["stem"])
-    return [f"* {_cell(text)}: {', '.join(stems)}" for text, stems in sorted(by_conf.items())]
+    return [f"* {text_cell(text)}: {', '.join(stems)}" for text, stems in sorted(by_conf.items())]
 
 
-def render(repo_dir: Path | str = nbu.REPO_DIR) -> str:
+def render(root: Path | str = paths.ROOT) -> str:
     """The Markdown text of the reproducibility page."""
-    repo_dir = Path(repo_dir)
-    chapters = chapter_rows(repo_dir)
+    root = Path(root)
+    chapters = chapter_rows(root)
     in_book = {r["stem"] for r in chapters if r["exists"]}
 
     def doc(stem):
@@ -322,8 +319,8 @@ def render(repo_dir: Path | str = nbu.REPO_DIR) -> str:
                 continue
             params = ", ".join(f"{k}={_fmt_value(v)}" for k, v in run["parameters"].items())
             lines += [
-                f"* {doc(r['stem'])}: preset {_cell(run['preset'])}, "
-                f"{run['runtime_s']:.1f} s, finished {_cell(run.get('finished_utc', ''))}",
+                f"* {doc(r['stem'])}: preset {text_cell(run['preset'])}, "
+                f"{run['runtime_s']:.1f} s, finished {text_cell(run.get('finished_utc', ''))}",
                 f"  - parameters: {_code(params) if params else '(none)'}",
                 f"  - command: {_code(run['command'])}",
             ]
@@ -354,7 +351,7 @@ def render(repo_dir: Path | str = nbu.REPO_DIR) -> str:
         "their sha256.",
         "",
     ]
-    figs = figure_rows(repo_dir)
+    figs = figure_rows(root)
     if figs:
         current = None
         for f in figs:
@@ -374,7 +371,7 @@ def render(repo_dir: Path | str = nbu.REPO_DIR) -> str:
             sha = _code(f["sha256"]) + (
                 "" if f["file_matches"] else " (the PNG on disk differs: rerun the chapter)"
             )
-            data = "; ".join(f"{_cell(n)}: {_code(h)}" for n, h in sorted(f["data"].items()))
+            data = "; ".join(f"{text_cell(n)}: {_code(h)}" for n, h in sorted(f["data"].items()))
             lines.append(
                 f"* {name} ({png}), saved by {cells}; sha256 {sha}; data read: "
                 f"{data or 'generated instances only'}"
@@ -391,14 +388,14 @@ def render(repo_dir: Path | str = nbu.REPO_DIR) -> str:
         "rounding tolerance); `--regenerate NAME --write` replaces one on purpose.",
         "",
     ]
-    ds = dataset_rows(repo_dir)
+    ds = dataset_rows(root)
     if ds:
         for d in ds:
             params = json.dumps(d.get("params", {}), sort_keys=True)
             shape = " x ".join(str(n) for n in d.get("shape", {}).get("X", []))
             lines += [
                 f"* {_code(d['name'])}: {_code(d.get('generator', ''))} with {_code(params)}, "
-                f"X of shape {shape or '?'}; {_cell(d.get('provenance', ''))}",
+                f"X of shape {shape or '?'}; {text_cell(d.get('provenance', ''))}",
                 f"  - sha256 {_code(d.get('sha256', ''))}",
             ]
     else:
@@ -408,10 +405,10 @@ def render(repo_dir: Path | str = nbu.REPO_DIR) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def write_page(repo_dir: Path | str = nbu.REPO_DIR) -> Path:
+def write_page(root: Path | str = paths.ROOT) -> Path:
     """Write ``book/reproducibility.md`` (only if its text changed); return its path."""
-    path = Path(repo_dir) / PAGE
-    text = render(repo_dir)
+    path = paths.reproducibility_page(root)
+    text = render(root)
     if not path.exists() or path.read_text() != text:
         from ._fsio import atomic_write
 
@@ -430,7 +427,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     paths.require_checkout()
-    path = nbu.REPO_DIR / PAGE
+    path = paths.reproducibility_page()
     try:
         rendered = render()
     except ValueError as err:

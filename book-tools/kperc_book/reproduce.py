@@ -52,10 +52,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import _fsio, figure_drift
+from . import _fsio, figure_drift, paths
 from . import _notebooks as nbu
 from . import machine as _machine
-from . import paths as _paths
 from .chapter import STAGING_ENV
 
 __all__ = [
@@ -72,8 +71,7 @@ __all__ = [
     "VERSIONED",
 ]
 
-RUNS_PATH = _paths.GENERATED_DIR / "runs.json"
-BUILD_DIR = _paths.BUILD_DIR / "reproduce"
+RUNS_PATH = paths.runs_path()
 #: Distributions whose versions are recorded with every run.
 VERSIONED = (
     "kperc",
@@ -264,15 +262,15 @@ JOURNAL = "journal.json"
 LOCK = "lock"
 
 
-def control_dir(repo_dir: Path | str) -> Path:
-    """``_build/reproduce`` of ``repo_dir``: home of the lock and the commit journal."""
-    return Path(repo_dir).resolve() / "_build" / "reproduce"
+def control_dir(root: Path | str) -> Path:
+    """``_build/reproduce`` of ``root``: home of the lock and the commit journal."""
+    return paths.reproduce_dir(Path(root).resolve())
 
 
 @contextmanager
-def repo_lock(repo_dir: Path | str, out=sys.stderr) -> Iterator[None]:
+def repo_lock(root: Path | str, out=sys.stderr) -> Iterator[None]:
     """Hold the repository's reproduce lock; say once that we wait if another holds it."""
-    ctl = control_dir(repo_dir)
+    ctl = control_dir(root)
     ctl.mkdir(parents=True, exist_ok=True)
 
     def waiting(holder: str) -> None:
@@ -280,7 +278,7 @@ def repo_lock(repo_dir: Path | str, out=sys.stderr) -> Iterator[None]:
             return
         print(
             f"waiting: another kperc_book.reproduce (process {holder}) is updating "
-            f"{Path(repo_dir).name}/book; this run continues when it ends",
+            f"{Path(root).name}/book; this run continues when it ends",
             file=out,
             flush=True,
         )
@@ -289,12 +287,12 @@ def repo_lock(repo_dir: Path | str, out=sys.stderr) -> Iterator[None]:
         yield
 
 
-def _book_dirs(repo_dir: Path) -> list[Path]:
-    book = repo_dir / "book"
-    return [book, book / "_generated", book / "figures"]
+def _book_dirs(root: Path) -> list[Path]:
+    book = paths.book_dir(root)
+    return [book, *paths.record_dirs(book)]
 
 
-def recover(repo_dir: Path | str = nbu.REPO_DIR, out=None) -> str | None:
+def recover(root: Path | str = paths.ROOT, out=None) -> str | None:
     """Finish a commit that a killed run left half done, then remove its leftovers.
 
     Call with the lock held. A journal found in ``_build/reproduce`` is rolled forward
@@ -307,8 +305,8 @@ def recover(repo_dir: Path | str = nbu.REPO_DIR, out=None) -> str | None:
     str or None
         The chapter key whose commit was finished, if any.
     """
-    repo_dir = Path(repo_dir).resolve()
-    ctl = control_dir(repo_dir)
+    root = Path(root).resolve()
+    ctl = control_dir(root)
     journal = ctl / JOURNAL
     done = None
     if journal.exists():
@@ -320,11 +318,11 @@ def recover(repo_dir: Path | str = nbu.REPO_DIR, out=None) -> str | None:
                 f"{journal} is unreadable ({err}); it was written atomically, so the disk "
                 "is at fault: check it, then delete the file and re-run the chapter"
             ) from None
-        _roll_forward(record, moves, repo_dir, journal)
+        _roll_forward(record, moves, root, journal)
         done = str(record.get("chapter"))
         if out is not None:
             print(f"note: finished the interrupted update of {done} in book/", file=out)
-    for d in _book_dirs(repo_dir):
+    for d in _book_dirs(root):
         _fsio.sweep_debris(d)
         for old in ("runs.json.tmp", "reproducibility.md.tmp"):  # names of older versions
             (d / old).unlink(missing_ok=True)
@@ -332,7 +330,7 @@ def recover(repo_dir: Path | str = nbu.REPO_DIR, out=None) -> str | None:
     return done
 
 
-def _roll_forward(record: dict, moves: list[tuple[Path, Path]], repo_dir: Path, journal: Path):
+def _roll_forward(record: dict, moves: list[tuple[Path, Path]], root: Path, journal: Path):
     """Carry out a journal: every staged file renamed onto its target, then the page."""
     for src, dst in moves:
         _step("move", dst)
@@ -343,8 +341,8 @@ def _roll_forward(record: dict, moves: list[tuple[Path, Path]], repo_dir: Path, 
     if record.get("report"):
         from . import report
 
-        _step("report", repo_dir / report.PAGE)
-        report.write_page(repo_dir)
+        _step("report", root / report.PAGE)
+        report.write_page(root)
     _step("journal-removed", journal)
     journal.unlink()
     _fsio._fsync_dir(journal.parent)
@@ -373,7 +371,7 @@ def _commit(
     *,
     notebook: tuple[Path, Path] | None = None,
     runs: tuple[dict[str, Any], Path] | None = None,
-    repo_dir: Path | None = None,
+    root: Path | None = None,
     report: bool = False,
 ) -> list[Path]:
     """Move a succeeded chapter's staged files into ``book_dir``, all or nothing.
@@ -391,7 +389,7 @@ def _commit(
         (executed and normalised notebook, the notebook it replaces).
     runs : (dict, path), optional
         (the new content of runs.json, its path).
-    repo_dir : path
+    root : path
         Repository root (where the journal lives); default: the parent of ``book_dir``.
     report : bool
         Refresh the reproducibility page as part of the commit.
@@ -401,10 +399,10 @@ def _commit(
     list of Path
         The files of ``book_dir`` (and runs.json) that were replaced or created.
     """
-    repo_dir = Path(repo_dir or book_dir.parent).resolve()
+    root = Path(root or book_dir.parent).resolve()
     moves: list[tuple[Path, Path]] = []
-    for sub in ("_generated", "figures"):
-        folder = stage / sub
+    for folder, target in zip(paths.record_dirs(stage), paths.record_dirs(book_dir), strict=True):
+        sub = folder.name
         if not folder.is_dir():
             continue
         for p in sorted(folder.iterdir()):
@@ -415,7 +413,7 @@ def _commit(
                     f"{key}: wrote {sub}/{p.name}, which is not one of its own records "
                     f"(names start with {key}. or {key}-); nothing was moved into book/"
                 )
-            moves.append((p, book_dir / sub / p.name))
+            moves.append((p, target / p.name))
     if runs is not None:
         content, runs_path = runs
         staged = stage / "runs.json"
@@ -432,7 +430,7 @@ def _commit(
     for src, _ in moves:  # staged files reach the disk before the journal names them
         with open(src, "rb") as fh:
             os.fsync(fh.fileno())
-    ctl = control_dir(repo_dir)
+    ctl = control_dir(root)
     ctl.mkdir(parents=True, exist_ok=True)
     record = {
         "chapter": key,
@@ -447,7 +445,7 @@ def _commit(
         _step("journal", journal)
         _fsio.atomic_write(journal, json.dumps(record, indent=1) + "\n")  # commit point
         try:
-            _roll_forward(record, moves, repo_dir, journal)
+            _roll_forward(record, moves, root, journal)
         except OSError as err:
             raise CommitIncomplete(
                 f"{key}: the update of book/ was interrupted by {err}; the next "
@@ -460,23 +458,23 @@ class CommitIncomplete(RuntimeError):
     """A commit passed its commit point but a rename failed; the next run finishes it."""
 
 
-def clean_stale(build_dir: Path) -> list[Path]:
-    """Remove what runs killed by SIGKILL left in ``build_dir`` (their process is gone).
+def clean_stale(work_dir: Path) -> list[Path]:
+    """Remove what runs killed by SIGKILL left in ``work_dir`` (their process is gone).
 
     Temporary files are named ``<stem>.<pid>.*``; those of a live process are kept, and
     so is a staging folder that an unfinished commit journal still refers to.
     """
     removed = []
-    if not build_dir.is_dir():
+    if not work_dir.is_dir():
         return removed
     keep = set()
-    journal = build_dir / JOURNAL
+    journal = work_dir / JOURNAL
     if journal.exists():
         try:
             keep.add(Path(json.loads(journal.read_text())["stage"]).resolve())
         except (ValueError, KeyError, TypeError, OSError):
             return removed  # recover() reports it
-    for p in build_dir.iterdir():
+    for p in work_dir.iterdir():
         m = re.match(
             r"^[^.]+\.(\d+)\.(in\.ipynb|out\.ipynb|final\.ipynb|stage|kernel\.log)$", p.name
         )
@@ -490,7 +488,7 @@ def clean_stale(build_dir: Path) -> list[Path]:
         else:
             p.unlink(missing_ok=True)
         removed.append(p)
-    removed += _fsio.sweep_debris(build_dir)
+    removed += _fsio.sweep_debris(work_dir)
     return removed
 
 
@@ -616,8 +614,8 @@ def run_notebook(
     *,
     overrides: dict[str, str] | None = None,
     preset: str = "default",
-    build_dir: Path | str = BUILD_DIR,
-    repo_dir: Path | str = nbu.REPO_DIR,
+    work_dir: Path | str | None = None,
+    root: Path | str = paths.ROOT,
     restore_dirs: list[Path] | None = None,
     kernel_name: str = "python3",
     progress: bool = False,
@@ -639,9 +637,10 @@ def run_notebook(
         Command-line values (parsed as Python literals when possible).
     preset : str
         A preset of ``metadata.kperc.presets``; ``default`` means the parameters cell.
-    build_dir : path
-        Where the temporary executed notebook is written (never the notebook's folder).
-    repo_dir : path
+    work_dir : path, optional
+        Where the temporary executed notebook and the staging folder are written (never
+        the notebook's folder); default: ``_build/reproduce`` of ``root``.
+    root : path
         Repository root, replaced by ``<repo>`` if it appears in outputs.
     restore_dirs : list of path, optional
         Folders whose files are restored if the run fails: the chapter's own generated
@@ -667,24 +666,24 @@ def run_notebook(
     import papermill as pm
 
     path = Path(path).resolve()
-    repo_dir = Path(repo_dir).resolve()
-    build_dir = Path(build_dir)
+    root = Path(root).resolve()
+    work_dir = Path(work_dir) if work_dir else paths.reproduce_dir(root)
     nb = nbformat.read(path, as_version=4)
     params, inject, cli = _effective(nb, preset, dict(overrides or {}), path)
     nbu.strip_injected(nb)
-    build_dir.mkdir(parents=True, exist_ok=True)
+    work_dir.mkdir(parents=True, exist_ok=True)
     stem = f"{path.stem}.{os.getpid()}"
-    src_tmp = build_dir / f"{stem}.in.ipynb"
-    out_tmp = build_dir / f"{stem}.out.ipynb"
-    final_tmp = build_dir / f"{stem}.final.ipynb"
-    kernel_log = build_dir / f"{stem}.kernel.log"
-    stage = build_dir / f"{stem}.stage"
+    src_tmp = work_dir / f"{stem}.in.ipynb"
+    out_tmp = work_dir / f"{stem}.out.ipynb"
+    final_tmp = work_dir / f"{stem}.final.ipynb"
+    kernel_log = work_dir / f"{stem}.kernel.log"
+    stage = work_dir / f"{stem}.stage"
     restore_dirs = list(restore_dirs or [])
     key = nbu.chapter_key(path)
     ok = False
-    with _sigterm_as_interrupt(), repo_lock(repo_dir), _environ(STAGING_ENV, str(stage)):
-        recover(repo_dir, out=sys.stderr)
-        clean_stale(build_dir)
+    with _sigterm_as_interrupt(), repo_lock(root), _environ(STAGING_ENV, str(stage)):
+        recover(root, out=sys.stderr)
+        clean_stale(work_dir)
         t0 = time.perf_counter()
         snap = _snapshot(restore_dirs, key)
         try:
@@ -705,14 +704,12 @@ def run_notebook(
                     kernel_manager_class=_kernel_manager_class(kernel_log),
                 )
             except pm.PapermillExecutionError as err:
-                failed = build_dir / f"{path.stem}.failed.ipynb"
+                failed = work_dir / f"{path.stem}.failed.ipynb"
                 detail = _failed_cell(out_tmp, err, nb)
                 if out_tmp.exists():
                     out_tmp.replace(failed)
                 shown = (
-                    failed.relative_to(repo_dir)
-                    if failed.resolve().is_relative_to(repo_dir)
-                    else failed
+                    failed.relative_to(root) if failed.resolve().is_relative_to(root) else failed
                 )
                 raise ChapterFailed(
                     f"{path.name}: {detail}; {path.name} is unchanged "
@@ -731,7 +728,7 @@ def run_notebook(
             runtime = time.perf_counter() - t0
             _step("executed", out_tmp)
             done = nbformat.read(out_tmp, as_version=4)
-            nbu.normalise(done, nb_dir=path.parent, repo_dir=repo_dir)
+            nbu.normalise(done, nb_dir=path.parent, root=root)
             # images that differ from the committed ones only by round-off keep their
             # committed bytes (another machine's rounding must not dirty the checkout)
             figure_drift.keep_committed_figures(stage, path.parent, key)
@@ -740,7 +737,7 @@ def run_notebook(
             result = RunResult(path, params, cli, preset, runtime)
             runs = None
             if runs_path is not None:
-                runs = (_runs_with(result, Path(runs_path), repo_dir), Path(runs_path))
+                runs = (_runs_with(result, Path(runs_path), root), Path(runs_path))
             with _signals_deferred():  # a SIGTERM/SIGINT is acted on once all is in place
                 _commit(
                     stage,
@@ -748,19 +745,19 @@ def run_notebook(
                     key,
                     notebook=(final_tmp, path),
                     runs=runs,
-                    repo_dir=repo_dir,
+                    root=root,
                     report=update_report,
                 )
                 ok = True
             # the executed copy of an earlier failure is out of date now
-            (build_dir / f"{path.stem}.failed.ipynb").unlink(missing_ok=True)
+            (work_dir / f"{path.stem}.failed.ipynb").unlink(missing_ok=True)
         except KeyboardInterrupt as err:
             if ok:  # the signal came during the commit, which was completed first
                 err.committed = result
             raise
         finally:
             # past the commit point (a journal is left) the next start rolls forward
-            committed = ok or (control_dir(repo_dir) / JOURNAL).exists()
+            committed = ok or (control_dir(root) / JOURNAL).exists()
             for p in (src_tmp, out_tmp, final_tmp, kernel_log):
                 p.unlink(missing_ok=True)
             if not committed:
@@ -790,9 +787,9 @@ def blas_info() -> list[dict[str, Any]]:
     return _machine.blas_libraries()
 
 
-def _entry(result: RunResult, repo_dir: Path) -> dict[str, Any]:
+def _entry(result: RunResult, root: Path) -> dict[str, Any]:
     try:
-        rel = result.notebook.relative_to(repo_dir.resolve()).as_posix()
+        rel = result.notebook.relative_to(root.resolve()).as_posix()
     except ValueError:
         rel = result.notebook.name
     return {
@@ -821,10 +818,10 @@ def _read_runs(runs_path: Path) -> dict[str, Any]:
     return runs
 
 
-def _runs_with(result: RunResult, runs_path: Path, repo_dir: Path) -> dict[str, Any]:
+def _runs_with(result: RunResult, runs_path: Path, root: Path) -> dict[str, Any]:
     """runs.json as it is now (read under the lock) with ``result``'s entry added."""
     runs = _read_runs(runs_path)
-    runs["chapters"][result.notebook.stem] = _entry(result, repo_dir)
+    runs["chapters"][result.notebook.stem] = _entry(result, root)
     return runs
 
 
@@ -833,7 +830,7 @@ def _dump_runs(runs: dict[str, Any]) -> str:
 
 
 def record_run(
-    result: RunResult, runs_path: Path | str = RUNS_PATH, repo_dir: Path | str = nbu.REPO_DIR
+    result: RunResult, runs_path: Path | str = RUNS_PATH, root: Path | str = paths.ROOT
 ) -> dict[str, Any]:
     """Add ``result`` to ``runs.json`` (parameters, runtime, versions, BLAS) and return it.
 
@@ -841,9 +838,9 @@ def record_run(
     replaced atomically, so concurrent callers never lose or corrupt an entry.
     """
     runs_path = Path(runs_path)
-    repo_dir = Path(repo_dir).resolve()
-    with repo_lock(repo_dir, out=None):  # held for milliseconds: no message
-        runs = _runs_with(result, runs_path, repo_dir)
+    root = Path(root).resolve()
+    with repo_lock(root, out=None):  # held for milliseconds: no message
+        runs = _runs_with(result, runs_path, root)
         runs_path.parent.mkdir(parents=True, exist_ok=True)
         _fsio.atomic_write(runs_path, _dump_runs(runs))
     return runs["chapters"][result.notebook.stem]
@@ -854,9 +851,9 @@ def reproduce(
     *,
     overrides: dict[str, str] | None = None,
     preset: str = "default",
-    repo_dir: Path | str = nbu.REPO_DIR,
+    root: Path | str = paths.ROOT,
     runs_path: Path | str | None = None,
-    build_dir: Path | str | None = None,
+    work_dir: Path | str | None = None,
     update_report: bool = True,
     out=sys.stdout,
 ) -> list[RunResult]:
@@ -869,46 +866,45 @@ def reproduce(
     interruption raises :class:`Interrupted`, whose message names the chapters that
     were completed and the one left untouched.
     """
-    repo_dir = Path(repo_dir).resolve()
-    runs_path = Path(runs_path) if runs_path else repo_dir / "book" / "_generated" / "runs.json"
-    build_dir = Path(build_dir) if build_dir else repo_dir / "_build" / "reproduce"
-    available = nbu.toc_notebooks(repo_dir)
+    root = Path(root).resolve()
+    runs_path = Path(runs_path) if runs_path else paths.runs_path(root)
+    work_dir = Path(work_dir) if work_dir else paths.reproduce_dir(root)
+    available = nbu.toc_notebooks(root)
     if chapters:
-        paths = []
+        notebooks = []
         for name in chapters:
             p = nbu.resolve(name, available)
-            if p not in paths:
-                paths.append(p)
+            if p not in notebooks:
+                notebooks.append(p)
     else:
-        paths = available
-        missing = [e for e, p in nbu.toc_pages(repo_dir) if p is None]
+        notebooks = available
+        missing = [e for e, p in nbu.toc_pages(root) if p is None]
         if missing:
             print(f"note: not written yet, skipped: {', '.join(missing)}", file=out)
-    if not paths:
+    if not notebooks:
         raise ValueError("no notebook to run: _toc.yml lists none that exists")
     import nbformat
 
-    for p in paths:  # validate everything before running anything
+    for p in notebooks:  # validate everything before running anything
         _effective(nbformat.read(p, as_version=4), preset, dict(overrides or {}), p)
-    book = repo_dir / "book"
-    restore = [book / "_generated", book / "figures"]
+    restore = list(paths.record_dirs(paths.book_dir(root)))
     results: list[RunResult] = []
     current = None
     _read_runs(runs_path)  # a corrupt runs.json is an error now, not after a chapter ran
     t_all = time.perf_counter()
     try:
-        with _sigterm_as_interrupt(), repo_lock(repo_dir):
-            recover(repo_dir, out=out)
-            for k, p in enumerate(paths, 1):
+        with _sigterm_as_interrupt(), repo_lock(root):
+            recover(root, out=out)
+            for k, p in enumerate(notebooks, 1):
                 current = p
-                label = f"[{k}/{len(paths)}] {p.stem}"
+                label = f"[{k}/{len(notebooks)}] {p.stem}"
                 print(f"{label}: running ...", file=out, flush=True)
                 res = run_notebook(
                     p,
                     overrides=overrides,
                     preset=preset,
-                    build_dir=build_dir,
-                    repo_dir=repo_dir,
+                    work_dir=work_dir,
+                    root=root,
                     restore_dirs=restore,
                     progress=sys.stderr.isatty(),
                     runs_path=runs_path,
@@ -934,7 +930,7 @@ def reproduce(
     if update_report:
         from . import report
 
-        print(f"updated {(repo_dir / report.PAGE).relative_to(repo_dir)}", file=out)
+        print(f"updated {report.PAGE}", file=out)
     return results
 
 
@@ -968,10 +964,10 @@ def main(argv: list[str] | None = None) -> int:
         help="print the notebooks of _toc.yml that exist (relative paths) and exit",
     )
     args = ap.parse_args(argv)
-    _paths.require_checkout()
+    paths.require_checkout()
     if args.list:
         for p in nbu.toc_notebooks():
-            print(p.relative_to(nbu.REPO_DIR).as_posix())
+            print(p.relative_to(paths.ROOT).as_posix())
         return 0
     overrides = {}
     for name, value in args.parameter:

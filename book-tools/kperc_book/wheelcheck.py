@@ -39,10 +39,10 @@ else:  # pragma: no cover - Python 3.10
 BOOK_PACKAGES = frozenset({"kperc_book", "benchmarks"})
 #: Import names of distributions whose name differs from what they are imported as.
 IMPORT_NAMES = {"scikit-learn": ("sklearn",), "dask": ("dask", "distributed")}
-LIB_TESTS_DIR = paths.TESTS_DIR / "lib"
-WHEEL_DIR = paths.BUILD_DIR / "wheel"
-CONSTRAINTS = paths.ROOT / "requirements" / "constraints.txt"
-PYPROJECT = paths.ROOT / "pyproject.toml"
+LIB_TESTS_DIR = paths.library_tests_dir()
+WHEEL_DIR = paths.wheel_dir()
+CONSTRAINTS = paths.constraints_path()
+PYPROJECT = paths.pyproject_path()
 
 
 class WheelCheckFailed(SystemExit):

@@ -20,9 +20,9 @@ from matplotlib.font_manager import FontProperties
 
 from kperc_book.chapter import style
 
-REPO = Path(__file__).resolve().parents[2]
-NOTEBOOKS = sorted((REPO / "book").glob("*.ipynb"))
-MODULES = sorted((REPO / "book-tools" / "kperc_book" / "experiments").rglob("*.py"))
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((ROOT / "book").glob("*.ipynb"))
+MODULES = sorted((ROOT / "book-tools" / "kperc_book" / "experiments").rglob("*.py"))
 
 #: Keyword arguments that set a text size, for any call.
 SIZE_KEYWORDS = {"fontsize", "labelsize", "title_fontsize"}
@@ -120,7 +120,7 @@ def _sources():
             if cell["cell_type"] == "code":
                 yield f"{nb.name} cell {i}", "".join(cell["source"])
     for mod in MODULES:
-        yield mod.relative_to(REPO).as_posix(), mod.read_text(encoding="utf-8")
+        yield mod.relative_to(ROOT).as_posix(), mod.read_text(encoding="utf-8")
 
 
 def test_style_sets_nine_points_or_more():

@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[2]
-CONFIG = yaml.safe_load((REPO / "_config.yml").read_text())
-TOC = yaml.safe_load((REPO / "_toc.yml").read_text())
+ROOT = Path(__file__).resolve().parents[2]
+CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
+TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
 TARGET = Path(CONFIG["latex"]["latex_documents"]["targetname"]).stem
-LATEX_TOC = REPO / "_build" / "latex" / f"{TARGET}.toc"
+LATEX_TOC = ROOT / "_build" / "latex" / f"{TARGET}.toc"
 
 #: \contentsline {chapter}{\numberline {4}Title}{page}... or without \numberline
 _ENTRY = re.compile(r"\\contentsline \{(part|chapter)\}\{(?:\\numberline \{([^}]*)\})?(.*?)\}\{")

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import yaml
 
-REPO = Path(__file__).resolve().parents[2]
-TOC = yaml.safe_load((REPO / "_toc.yml").read_text())
-CONFIG = yaml.safe_load((REPO / "_config.yml").read_text())
-INDEX = (REPO / "book" / "index.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).resolve().parents[2]
+TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
+CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
+INDEX = (ROOT / "book" / "index.md").read_text(encoding="utf-8")
 ALGORITHMS = ("NKP", "SNKP", "NVN", "SNKPVN", "ISNKPVN")
 
 
@@ -59,7 +59,7 @@ def test_prose_chapter_numbers_exist():
     """Every "Chapter N" / "Chapters N and M" of the prose names a numbered chapter."""
     n = len(_numbered_files())
     bad = []
-    for path in sorted((REPO / "book").glob("*.ipynb")) + sorted((REPO / "book").glob("*.md")):
+    for path in sorted((ROOT / "book").glob("*.ipynb")) + sorted((ROOT / "book").glob("*.md")):
         for m in re.finditer(r"\bChapters? ((?:\d+(?:,\s*|\s+and\s+|\s*-\s*)?)+)", _prose(path)):
             for num in re.findall(r"\d+", m.group(1)):
                 if not 1 <= int(num) <= n:
@@ -84,12 +84,12 @@ def test_footer_licence_and_favicon():
     html = CONFIG["html"]
     assert "CC BY 4.0" in html["extra_footer"]
     assert "BSD 3-Clause" in html["extra_footer"]
-    assert (REPO / html["favicon"]).is_file()
+    assert (ROOT / html["favicon"]).is_file()
 
 
 def test_makefile_pdf_target_builds_the_linked_file():
     """The file `make pdf` builds is the one the landing page's link points to."""
-    make = (REPO / "Makefile").read_text()
+    make = (ROOT / "Makefile").read_text()
     target = CONFIG["latex"]["latex_documents"]["targetname"]
     pdf = Path(target).with_suffix(".pdf").name
     assert re.search(r"^pdf:", make, re.M)

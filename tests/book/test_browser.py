@@ -71,8 +71,8 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-REPO = Path(__file__).resolve().parents[2]
-HTML = Path(os.environ.get("KPERC_HTML_DIR", REPO / "_build" / "html"))
+ROOT = Path(__file__).resolve().parents[2]
+HTML = Path(os.environ.get("KPERC_HTML_DIR", ROOT / "_build" / "html"))
 REQUIRE = os.environ.get("KPERC_REQUIRE_BROWSER") == "1"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -537,7 +537,7 @@ def _is_notebook_page(rel: str) -> bool:
 def _repository_url() -> str:
     import yaml
 
-    return yaml.safe_load((REPO / "_config.yml").read_text())["repository"]["url"].rstrip("/")
+    return yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"].rstrip("/")
 
 
 def _well_formed(url: str) -> bool:

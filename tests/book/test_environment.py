@@ -18,7 +18,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-REPO = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _key(text: str) -> tuple[str, tuple[str, ...], str, str]:
@@ -32,15 +32,15 @@ def _key(text: str) -> tuple[str, tuple[str, ...], str, str]:
 
 
 def _pyproject():
-    return tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 
 
 def _book_tools():
-    return tomllib.loads((REPO / "book-tools" / "pyproject.toml").read_text())["project"]
+    return tomllib.loads((ROOT / "book-tools" / "pyproject.toml").read_text())["project"]
 
 
 def _environment():
-    return yaml.safe_load((REPO / "environment.yml").read_text())
+    return yaml.safe_load((ROOT / "environment.yml").read_text())
 
 
 def _declared(extras_kperc=("test",), extras_book=("test", "bench")) -> list[str]:
@@ -103,12 +103,12 @@ def test_jupyter_book_is_pinned_to_1x():
 
 
 def test_ci_runs_exactly_the_readme_test_command():
-    readme = (REPO / "README.md").read_text()
+    readme = (ROOT / "README.md").read_text()
     first = readme.split("\n## ")[1]  # the first section
     blocks = re.findall(r"```(?:bash|sh)?\n(.*?)```", first, re.S)
     commands = [ln.split("#")[0].strip() for b in blocks for ln in b.splitlines()]
     assert "make" in commands and "make test" in commands
-    run = (REPO / ".ci" / "run").read_text()
+    run = (ROOT / ".ci" / "run").read_text()
     executed = [
         ln.strip() for ln in run.splitlines() if ln.strip() and not ln.lstrip().startswith("#")
     ]
@@ -118,7 +118,7 @@ def test_ci_runs_exactly_the_readme_test_command():
 
 def _constraints() -> dict[str, str]:
     pins = {}
-    for line in (REPO / "requirements" / "constraints.txt").read_text().splitlines():
+    for line in (ROOT / "requirements" / "constraints.txt").read_text().splitlines():
         if line.strip() and not line.startswith("#"):
             req = Requirement(line)
             assert str(req.marker) == 'python_version == "3.11"', line
@@ -142,7 +142,7 @@ def test_constraints_pin_every_dependency_within_its_floor():
 
 
 def test_make_env_binder_and_readme_use_the_one_install_line():
-    makefile = (REPO / "Makefile").read_text()
+    makefile = (ROOT / "Makefile").read_text()
     assert "CONSTRAINTS := requirements/constraints.txt" in makefile
     recipe = makefile.split("\n$(STAMP):", 1)[1].split("\n\n", 1)[0]
     assert (
@@ -153,11 +153,11 @@ def test_make_env_binder_and_readme_use_the_one_install_line():
     assert ".pth').write_text" not in makefile  # no path hack: the packages are installed
     post = [
         ln
-        for ln in (REPO / "postBuild").read_text().splitlines()
+        for ln in (ROOT / "postBuild").read_text().splitlines()
         if ln.strip() and not ln.startswith(("#", "set "))
     ]
     assert post == ["python -m pip install " + INSTALL]
-    readme = (REPO / "README.md").read_text()
+    readme = (ROOT / "README.md").read_text()
     assert "python -m pip install " + INSTALL in readme
     python = next(
         d for d in _environment()["dependencies"] if isinstance(d, str) and d.startswith("python")

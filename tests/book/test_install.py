@@ -26,7 +26,7 @@ import pytest
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[2]
 #: A chapter that reads a stored dataset (``ch.load``) and runs in seconds.
 CHAPTER = "ch01_introduction.ipynb"
 #: A cheaper setting of one of its parameters, for the papermill runs.
@@ -35,7 +35,7 @@ PARAMS = ["-p", "grid_res", "40"]
 
 def _install_line() -> list[str]:
     """The install line, read from the README (so the test follows the documentation)."""
-    readme = (REPO / "README.md").read_text()
+    readme = (ROOT / "README.md").read_text()
     section = readme.split("## Use the book in Jupyter", 1)[1].split("\n## ", 1)[0]
     lines = re.findall(r"^python -m pip install .*$", section, re.M)
     assert len(lines) == 1, lines
@@ -65,11 +65,11 @@ def _run(cmd, cwd, timeout=900) -> subprocess.CompletedProcess:
 def venv_bin(tmp_path_factory) -> Path:
     """A fresh virtual environment set up by the README's install line, nothing else."""
     where = tmp_path_factory.mktemp("install") / "venv"
-    _run([sys.executable, "-m", "venv", where], cwd=REPO)
+    _run([sys.executable, "-m", "venv", where], cwd=ROOT)
     bin_dir = where / "bin"
     line = _install_line()
     assert line[:3] == ["-m", "pip", "install"]
-    _run([bin_dir / "python", *line[:3], "--quiet", *line[3:]], cwd=REPO)
+    _run([bin_dir / "python", *line[:3], "--quiet", *line[3:]], cwd=ROOT)
     return bin_dir
 
 
@@ -90,9 +90,9 @@ def test_the_packages_come_from_the_install_not_from_a_path(venv_bin, tmp_path):
         "print(paths.ROOT)\n"
         "print(paths.require_checkout())\n"
     )
-    for cwd in (tmp_path, REPO, REPO / "book"):
+    for cwd in (tmp_path, ROOT, ROOT / "book"):
         out = _run([venv_bin / "python", "-c", code], cwd=cwd).stdout.split()
-        assert out == [str(REPO), str(REPO)], (cwd, out)
+        assert out == [str(ROOT), str(ROOT)], (cwd, out)
     pths = "".join(p.read_text() for p in venv_bin.parent.glob("lib/python*/site-packages/*.pth"))
     assert "kperc-book-checkout" not in pths
 
@@ -115,14 +115,14 @@ def test_the_tools_say_so_outside_a_checkout(venv_bin, tmp_path):
 
 
 def test_jupyter_book_builds_without_make(venv_bin, tmp_path):
-    out = _run([venv_bin / "jupyter-book", "build", ".", "--path-output", tmp_path], cwd=REPO)
+    out = _run([venv_bin / "jupyter-book", "build", ".", "--path-output", tmp_path], cwd=ROOT)
     assert "Could not import extension" not in out.stdout + out.stderr
     assert (tmp_path / "_build" / "html" / "index.html").is_file()
 
 
 @pytest.mark.parametrize("where", ["root", "book"])
 def test_papermill_runs_a_chapter_from_the_root_and_from_book(venv_bin, tmp_path, where):
-    cwd = REPO if where == "root" else REPO / "book"
+    cwd = ROOT if where == "root" else ROOT / "book"
     src = f"book/{CHAPTER}" if where == "root" else CHAPTER
     out = tmp_path / "out.ipynb"
     _run([venv_bin / "papermill", src, out, *PARAMS], cwd=cwd)
@@ -133,7 +133,7 @@ def test_nbval_compares_a_chapter_without_make(venv_bin):
     _run(
         [venv_bin / "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval"]
         + [f"book/{CHAPTER}"],
-        cwd=REPO,
+        cwd=ROOT,
     )
 
 
@@ -146,12 +146,12 @@ def test_a_kernel_started_in_book_runs_a_chapter(venv_bin, tmp_path):
         "client.execute()\n"
         "nbformat.write(nb, sys.argv[1])\n"
     )
-    _run([venv_bin / "python", "-c", code, tmp_path / "run-all.ipynb"], cwd=REPO / "book")
+    _run([venv_bin / "python", "-c", code, tmp_path / "run-all.ipynb"], cwd=ROOT / "book")
     _outputs_ok(tmp_path / "run-all.ipynb")
 
 
 def test_each_wheel_holds_its_own_packages(venv_bin, tmp_path):
-    for src, name in ((REPO, "kperc"), (REPO / "book-tools", "kperc_book")):
+    for src, name in ((ROOT, "kperc"), (ROOT / "book-tools", "kperc_book")):
         _run(
             [venv_bin / "python", "-m", "pip", "wheel", "--quiet", "--no-deps", src]
             + ["-w", tmp_path],

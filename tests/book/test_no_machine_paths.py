@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[2]
 # the home, work and temporary folders of the build machines (spelled in pieces so that
 # this file does not match itself)
 MACHINE = re.compile(
@@ -19,11 +19,11 @@ MACHINE = re.compile(
 def _committed() -> list[Path]:
     try:
         out = subprocess.run(
-            ["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True
+            ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
         ).stdout
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("not a git checkout: nothing is committed here")
-    return [REPO / p for p in out.decode().split("\0") if p]
+    return [ROOT / p for p in out.decode().split("\0") if p]
 
 
 def test_pattern_catches_machine_paths():
@@ -43,5 +43,5 @@ def test_no_committed_file_contains_a_machine_path():
             continue  # binary (PNG, npz)
         for n, line in enumerate(blob.decode("utf-8", "replace").splitlines(), 1):
             if MACHINE.search(line):
-                offenders.append(f"{path.relative_to(REPO)}:{n}: {line.strip()[:120]}")
+                offenders.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()[:120]}")
     assert not offenders, "machine paths in committed files:\n" + "\n".join(offenders)

@@ -20,7 +20,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-REPO = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[2]
 #: The book's dependencies: ``import kperc`` must load none of them.
 BOOK_DEPS = (
     "papermill",
@@ -49,7 +49,7 @@ BLOCK = (
 
 def _run(code: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=REPO.parent
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT.parent
     )
 
 
@@ -87,7 +87,7 @@ def test_kperc_imports_and_fits_with_the_book_dependencies_blocked():
 
 def test_library_modules_import_no_book_dependency():
     """Not even lazily: the library's source names none of the book's packages."""
-    for path in sorted((REPO / "kperc").rglob("*.py")):
+    for path in sorted((ROOT / "kperc").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
@@ -108,7 +108,7 @@ def _example(text: str) -> str:
 
 @pytest.mark.parametrize("doc", ["README.md", "PYPI.md"])
 def test_the_use_kperc_on_your_own_data_example_runs(doc):
-    code = _example((REPO / doc).read_text())
+    code = _example((ROOT / doc).read_text())
     assert len(code.strip().splitlines()) <= 12  # about ten lines
     out = _run(BLOCK.format(mods=BOOK_DEPS) + code)
     assert out.returncode == 0, out.stderr
@@ -118,11 +118,11 @@ def test_the_use_kperc_on_your_own_data_example_runs(doc):
 
 
 def test_readme_and_pypi_examples_agree():
-    assert _example((REPO / "README.md").read_text()) == _example((REPO / "PYPI.md").read_text())
+    assert _example((ROOT / "README.md").read_text()) == _example((ROOT / "PYPI.md").read_text())
 
 
 def _project():
-    return tomllib.loads((REPO / "pyproject.toml").read_text())
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
 
 
 def test_one_source_for_the_version():
@@ -136,7 +136,7 @@ def test_one_source_for_the_version():
 def test_package_metadata_a_package_index_accepts():
     project = _project()["project"]
     assert project["license"] == {"text": "BSD-3-Clause"}
-    license_text = (REPO / "LICENSE").read_text()
+    license_text = (ROOT / "LICENSE").read_text()
     assert "BSD 3-Clause License" in license_text and "Neither the name" in license_text
     assert "License :: OSI Approved :: BSD License" in project["classifiers"]
     assert "Typing :: Typed" in project["classifiers"]
@@ -144,10 +144,10 @@ def test_package_metadata_a_package_index_accepts():
     assert urls["Source"] == "https://github.com/kperc-book/kperc-book"
     assert all(u.startswith(urls["Source"]) for u in urls.values())
     assert project["readme"]["file"] == "PYPI.md"
-    assert "make" not in (REPO / "PYPI.md").read_text().split()  # library-first text
-    assert (REPO / "kperc" / "py.typed").is_file()
+    assert "make" not in (ROOT / "PYPI.md").read_text().split()  # library-first text
+    assert (ROOT / "kperc" / "py.typed").is_file()
     assert "py.typed" in _project()["tool"]["setuptools"]["package-data"]["kperc"]
-    ignored = (REPO / ".gitignore").read_text().split()
+    ignored = (ROOT / ".gitignore").read_text().split()
     assert "build/" in ignored and "dist/" in ignored
 
 
@@ -155,7 +155,7 @@ def test_scikit_learn_floor_covers_the_api_the_classifier_uses():
     from packaging.requirements import Requirement
 
     deps = {Requirement(d).name: Requirement(d) for d in _project()["project"]["dependencies"]}
-    source = (REPO / "kperc" / "_classifier.py").read_text()
+    source = (ROOT / "kperc" / "_classifier.py").read_text()
     if "validate_data" in source or "__sklearn_tags__" in source:
         assert not deps["scikit-learn"].specifier.contains("1.5.2")
         assert deps["scikit-learn"].specifier.contains("1.6.0")
@@ -165,11 +165,11 @@ def test_the_two_distributions_split_the_packages():
     """kperc's wheel holds only the library; kperc-book (book-tools/) the book's tools."""
     lib = _project()["tool"]["setuptools"]["packages"]["find"]["include"]
     assert lib == ["kperc", "kperc.*"]
-    book_tools = REPO / "book-tools"
+    book_tools = ROOT / "book-tools"
     book = tomllib.loads((book_tools / "pyproject.toml").read_text())
     include = set(book["tool"]["setuptools"]["packages"]["find"]["include"])
     packages = {p.parent.name for p in book_tools.glob("*/__init__.py")}
     assert packages == {"kperc_book", "benchmarks"}
     assert include == {name for p in packages for name in (p, f"{p}.*")}
     for name in packages:  # the book's packages live only in book-tools/
-        assert not (REPO / name).exists(), f"{name}/ at the root shadows book-tools/{name}"
+        assert not (ROOT / name).exists(), f"{name}/ at the root shadows book-tools/{name}"

@@ -110,7 +110,7 @@ overrides = {"tag": tag}
 if os.environ.get("KPERC_WAIT"):
     overrides["wait"] = os.environ["KPERC_WAIT"]
 code = rp.guarded(
-    lambda: rp.reproduce(chapters, overrides=overrides, repo_dir=repo, out=sys.stdout)
+    lambda: rp.reproduce(chapters, overrides=overrides, root=repo, out=sys.stdout)
 )
 if fault == "count":
     print("COUNT", len(steps), writes[0], ",".join(steps))
@@ -281,7 +281,7 @@ def move(src, dst):
         t.start(); t.join(); time.sleep(0.1)
 rp._move_into_place = move
 sys.exit(rp.guarded(lambda: rp.reproduce(["ch01"], overrides={{"tag": "new"}},
-                                        repo_dir={str(repo)!r})))
+                                        root={str(repo)!r})))
 """
     proc = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120

@@ -48,7 +48,7 @@ if fault.startswith("commit-"):
 
     rp._move_into_place = once
 try:
-    rp.reproduce(["ch01"], repo_dir=repo, update_report=False, out=sys.stdout)
+    rp.reproduce(["ch01"], root=repo, update_report=False, out=sys.stdout)
 except KeyboardInterrupt:
     print("interrupted", flush=True)
     sys.exit(130)

@@ -12,7 +12,7 @@ import pytest
 from kperc_book import _notebooks as nbu
 from kperc_book import report
 
-REPO = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_savefig_calls_literal_fstring_and_untraceable():
@@ -159,13 +159,13 @@ def test_render_has_no_wide_tables(repo):
     and keeps only the two-column table of package versions."""
     root, _ = repo
     assert _table_columns(report.render(root)) and max(_table_columns(report.render(root))) <= 2
-    assert max(_table_columns((REPO / "book" / "reproducibility.md").read_text())) <= 2
+    assert max(_table_columns((ROOT / "book" / "reproducibility.md").read_text())) <= 2
 
 
 def test_committed_page_is_up_to_date():
-    page = REPO / "book" / "reproducibility.md"
+    page = ROOT / "book" / "reproducibility.md"
     assert page.exists(), "run `python -m kperc_book.report` (make does) and commit the page"
-    assert page.read_text() == report.render(REPO), (
+    assert page.read_text() == report.render(ROOT), (
         "book/reproducibility.md is stale: run `python -m kperc_book.report`"
     )
 
@@ -245,7 +245,7 @@ def test_a_full_disk_leaves_the_page_whole_with_a_one_line_error(monkeypatch, ca
 
     from kperc_book import _fsio
 
-    page = REPO / "book" / "reproducibility.md"
+    page = ROOT / "book" / "reproducibility.md"
     before = page.read_bytes()
     page.write_text(before.decode() + "stale\n")  # so that main has to write it
     try:

@@ -9,6 +9,7 @@ import nbformat
 import pytest
 
 from kperc_book import _notebooks as nbu
+from kperc_book import paths
 from kperc_book import reproduce as rp
 
 TOC = """\
@@ -80,7 +81,7 @@ def _leftovers(book):
 def _run(book, chapters, **kw):
     return rp.reproduce(
         chapters,
-        repo_dir=book,
+        root=book,
         update_report=kw.pop("update_report", False),
         out=open("/dev/null", "w"),
         **kw,
@@ -327,7 +328,7 @@ def test_a_plain_run_of_a_chapter_writes_nothing_committed(monkeypatch, tmp_path
 
     monkeypatch.delenv(chapter.STAGING_ENV, raising=False)
     gen, figs = chapter._record_dirs()
-    assert gen.parent == chapter.BUILD_DIR / "scratch" and figs.parent == gen.parent
+    assert gen.parent == paths.scratch_dir() and figs.parent == gen.parent
     monkeypatch.setenv(chapter.STAGING_ENV, str(tmp_path))
     ch = chapter.Chapter("zz99")
     ch.check("lemma-x", True, "ok")

@@ -16,17 +16,19 @@ from benchmarks._config import (
 )
 from benchmarks._timing import _now
 from benchmarks.targets import target
+from kperc_book import paths as _paths
 
 
 def _toc_chapters() -> list[str]:
-    toc = REPO_DIR / "_toc.yml"
+    toc = _paths.toc_path()
     if not toc.exists():
         return []
+    book = _paths.book_dir(".").as_posix() + "/"
     names = []
     for line in toc.read_text().splitlines():
         line = line.strip()
-        if line.startswith("- file: book/ch"):
-            names.append(line.split("book/", 1)[1])
+        if line.startswith(f"- file: {book}ch"):
+            names.append(line.split(book, 1)[1])
     return names
 
 
@@ -37,7 +39,7 @@ def suite_regen(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[st
     with its default parameters. With ``cfg.build`` it also times
     ``jupyter-book build`` into a temporary folder.
     """
-    runs_path = REPO_DIR / "book" / "_generated" / "runs.json"
+    runs_path = _paths.runs_path()
     chapters = []
     if runs_path.exists():
         runs = json.loads(runs_path.read_text()).get("chapters", {})

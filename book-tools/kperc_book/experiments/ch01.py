@@ -24,6 +24,7 @@ import numpy as np
 
 import kperc
 from kperc_book import data
+from kperc_book._markdown import table
 
 __all__ = [
     "cone_geometry",
@@ -313,8 +314,8 @@ def roadmap_functions() -> list[str]:
 
 def roadmap_markdown(rows: Sequence[tuple[str, str, str, str, tuple[str, ...]]] = ROADMAP) -> str:
     """The roadmap as a MyST table (chapter links as ``{doc}`` roles)."""
-    lines = ["| paper section | chapter | algorithms and results | `kperc` |", "|---|---|---|---|"]
-    for sec, doc, title, what, funcs in rows:
-        fl = ", ".join(f"`{f}`" for f in funcs) if funcs else "-"
-        lines.append(f"| {sec} | {{doc}}`{title} <{doc}>` | {what} | {fl} |")
-    return "\n".join(lines)
+    body = []
+    for section, doc, title, what, functions in rows:
+        listed = ", ".join(f"`{f}`" for f in functions) if functions else "-"
+        body.append([section, f"{{doc}}`{title} <{doc}>`", what, listed])
+    return table(["paper section", "chapter", "algorithms and results", "`kperc`"], body)

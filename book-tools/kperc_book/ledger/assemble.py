@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..paths import BOOK_DIR, GENERATED_DIR, TESTS_DIR
+from ..paths import BOOK_DIR, GENERATED_DIR, TESTS_DIR, record_dirs
 from .chapters import Label, book_labels, chapter_notebooks, check_cells
 from .guards import guarding_tests
 from .registry import REGISTRY, Result
@@ -117,7 +117,7 @@ def collect(
 ) -> list[Row]:
     """Assemble the ledger rows, in registry order."""
     book_dir = Path(book_dir)
-    generated_dir = Path(generated_dir) if generated_dir else book_dir / "_generated"
+    generated_dir = Path(generated_dir) if generated_dir else record_dirs(book_dir)[0]
     notebooks = chapter_notebooks(book_dir)
     labels = {ch: book_labels(p) for ch, p in notebooks.items()}
     checks_static = {ch: check_cells(p) for ch, p in notebooks.items()}

@@ -57,7 +57,6 @@ from kperc_book.experiments.ch07.summary import (  # noqa: F401
     ALGORITHMS,
     Algorithm,
     Measured,
-    _cell,
     chapter_stem,
     measured_values,
     required_glue,

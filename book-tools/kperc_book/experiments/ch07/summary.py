@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from kperc_book._markdown import math_cell, table
 from kperc_book.experiments.ch07.glue import MissingGlueError, chapter_notebook, glued_values
 from kperc_book.paths import BOOK_DIR, GENERATED_DIR
 
@@ -190,15 +191,6 @@ def measured_values(
     return out
 
 
-def _cell(text: str) -> str:
-    """Make MyST text safe inside a pipe-table cell.
-
-    A ``|`` would end the cell, even inside math, so the norm bars of LaTeX become
-    ``\\Vert`` and ``\\vert`` (there are no pipes outside math in the book's tables).
-    """
-    return text.replace(r"\|", r"\Vert ").replace("|", r"\vert ").replace("\n", " ")
-
-
 def summary_markdown(
     values: Mapping[tuple[str, str], float],
     extra: Mapping[str, str] | None = None,
@@ -221,11 +213,7 @@ def summary_markdown(
         A pipe table with the columns algorithm, guarantee, measured, cost.
     """
     extra = dict(extra or {})
-    rows = [
-        "| algorithm | guarantee (explicit constants) | measured in this book "
-        "| cost per iteration |",
-        "|---|---|---|---|",
-    ]
+    rows = []
     for alg in algorithms:
         parts = []
         for m in alg.measured:
@@ -239,11 +227,9 @@ def summary_markdown(
         if alg.note:
             parts.append(alg.note)
         measured = "; ".join(parts) if parts else "not measured"
-        rows.append(
-            f"| {_cell(alg.name)} | {_cell(alg.guarantee)} | {_cell(measured)} "
-            f"| {_cell(alg.cost)} |"
-        )
-    return "\n".join(rows) + "\n"
+        rows.append([math_cell(x) for x in (alg.name, alg.guarantee, measured, alg.cost)])
+    header = ["algorithm", "guarantee (explicit constants)", "measured in this book"]
+    return table([*header, "cost per iteration"], rows) + "\n"
 
 
 def chapter_stem(key: str, book_dir: Path | str = BOOK_DIR) -> str:

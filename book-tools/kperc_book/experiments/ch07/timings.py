@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from kperc_book._markdown import table
 from kperc_book.paths import TIMINGS_DIR
 
 TIMINGS_PATH = TIMINGS_DIR / "ch07-svm.json"
@@ -73,11 +74,11 @@ def timings_markdown(payload: Mapping[str, Any]) -> str:
     rows = payload["results"]
     methods = [m for m in TIMING_METHODS if any(r["method"] == m for r in rows)]
     problems = list(dict.fromkeys(r["problem"] for r in rows))
-    head = "| problem | n | " + " | ".join(TIMING_LABELS[m] for m in methods) + " |"
-    lines = [head, "|---|---:|" + "---:|" * len(methods)]
-    for p in problems:
-        sel = {r["method"]: r for r in rows if r["problem"] == p}
-        n = next(iter(sel.values()))["n"]
-        cells = [_ms(sel[m]["seconds_median"]) if m in sel else "" for m in methods]
-        lines.append(f"| {p} | {n} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    header = ["problem", "n", *(TIMING_LABELS[m] for m in methods)]
+    body = []
+    for problem in problems:
+        by_method = {r["method"]: r for r in rows if r["problem"] == problem}
+        n = next(iter(by_method.values()))["n"]
+        times = [_ms(by_method[m]["seconds_median"]) if m in by_method else "" for m in methods]
+        body.append([problem, n, *times])
+    return table(header, body, align="lr" + "r" * len(methods)) + "\n"
