@@ -340,6 +340,11 @@ def nkp(
         Also ``first_separator_nit`` (``None`` if no iterate separated) and ``ncol``,
         the number of columns of ``G`` computed (``0`` for a dense ``G``).
 
+    See Also
+    --------
+    kperc.reference.nkp : the same iteration written for reading, which this
+        function reproduces.
+
     Examples
     --------
     >>> import kperc
@@ -483,6 +488,11 @@ def snkp(
     KpercResult
         ``alpha`` and ``p`` lie in the simplex; also ``first_separator_nit``.
 
+    See Also
+    --------
+    kperc.reference.snkp : the same iteration written for reading, which this
+        function reproduces.
+
     Examples
     --------
     >>> import kperc
@@ -505,7 +515,8 @@ def snkp(
     # softmax and the product with G write into preallocated rows. Every entry is
     # computed by the same floating-point operations as the textbook form
     # (``one * (alpha + theta * p) + theta**2 * phat``, ``softmax(-G alpha / mu)``), so
-    # the iterates are bit-for-bit those of the allocating version.
+    # the iterates are bit-for-bit those of the allocating version, kperc.reference.snkp
+    # (tests/lib/test_reference.py).
     X = np.empty((2, n))  # rows alpha, G alpha
     Y = np.empty((2, n))  # rows p, G p
     Z = np.empty((2, n))  # rows p_mu(alpha), G p_mu(alpha)

@@ -78,8 +78,8 @@ def _snkpvn_core(gram, q, delta, max_iter, mu0, trace, callback=None, offset=0, 
     mu = 2.0 * n if mu0 is None else mu0
     # Performance (benchmarks.bench): as in kperc.snkp, the pairs (alpha, G alpha), (p, G p)
     # and (phat, G phat) are the rows of (2, n) arrays updated in place, and the prox
-    # map writes into preallocated buffers; the arithmetic is that of the textbook form
-    # (bit-identical iterates).
+    # map writes into preallocated buffers; the arithmetic is that of the textbook form,
+    # kperc.reference.snkpvn (bit-identical iterates: tests/lib/test_reference.py).
     X = np.empty((2, n))  # rows alpha, G alpha
     Y = np.empty((2, n))  # rows p, G p
     Z = np.empty((2, n))  # rows phat, G phat
@@ -240,6 +240,11 @@ def snkpvn(
     Returns
     -------
     KpercResult
+
+    See Also
+    --------
+    kperc.reference.snkpvn : the same iteration written for reading, which this
+        function reproduces.
 
     Examples
     --------

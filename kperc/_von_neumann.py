@@ -130,6 +130,11 @@ def nvn(
         re-verified with a fresh product, or a separator ``alpha = p``; also ``ncol``,
         the number of columns of ``G`` computed.
 
+    See Also
+    --------
+    kperc.reference.nvn : the same iteration written for reading, whose steps this
+        function takes up to round-off (it keeps its iterate scaled).
+
     Examples
     --------
     >>> import kperc

@@ -1,6 +1,6 @@
 """The kernel algorithms written for reading: NKP, SNKP, NVN and SNKPVN in plain numpy.
 
-The functions of :mod:`kperc` (:func:`kperc.snkp` and the others) are written for speed:
+The functions of ``kperc`` (:func:`kperc.snkp` and the others) are written for speed:
 their loops update preallocated arrays in place, keep scaled iterates and column caches,
 and certify their exit tests against rounding. The functions here are the same
 iterations as the paper states them (Algorithms 3, 4, 5 and 6), in its notation, one
@@ -67,7 +67,7 @@ def nkp(G: np.ndarray, n_iter: int) -> tuple[np.ndarray, list[int]]:
     Notes
     -----
     Ties go to the first index (:func:`numpy.argmin`). :func:`kperc.nkp` also sends
-    entries that differ by rounding only to the first index (:mod:`kperc._ties`), so
+    entries that differ by rounding only to the first index (``kperc._ties``), so
     the two can part ways on instances with near-ties.
 
     Examples
@@ -190,7 +190,7 @@ def nvn(G: np.ndarray, n_iter: int) -> tuple[np.ndarray, list[int]]:
 
     Notes
     -----
-    Ties go to the first index (:func:`numpy.argmin`); see :func:`nkp`.
+    Ties go to the first index (:func:`numpy.argmin`); see :func:`kperc.reference.nkp`.
 
     Examples
     --------
