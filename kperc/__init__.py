@@ -2,7 +2,8 @@
 
 Every algorithm of Ramdas & Pena, *Margins, Kernels and Non-linear Smoothed
 Perceptrons* (ICML 2014), with exact margins, the paper's loss functions, seeded data
-generators (:mod:`kperc.datasets`) and a scikit-learn classifier. Each docstring names
+generators (:mod:`kperc.datasets`), a scikit-learn classifier, and the kernel
+algorithms written for reading (:mod:`kperc.reference`). Each docstring names
 the part of the paper (Section, Algorithm, Lemma, Theorem) it implements.
 """
 
@@ -38,9 +39,9 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name):
-    # ``kperc.datasets`` and ``kperc.sweeps`` are public submodules loaded on first use,
-    # so that ``import kperc`` stays light.
-    if name in ("datasets", "sweeps"):
+    # ``kperc.datasets``, ``kperc.sweeps`` and ``kperc.reference`` are public submodules
+    # loaded on first use, so that ``import kperc`` stays light.
+    if name in ("datasets", "sweeps", "reference"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)
@@ -91,4 +92,5 @@ __all__ = [
     "project_simplex",
     "datasets",
     "sweeps",
+    "reference",
 ]

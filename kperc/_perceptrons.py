@@ -15,8 +15,6 @@ exactly one product with ``G`` per iteration because it maintains both ``G alpha
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from ._kernels import (
@@ -31,9 +29,8 @@ from ._result import (
     KpercResult,
     Tracer,
     check_callback,
-    make_result,
+    exit_result,
     notify,
-    stopped_message,
 )
 from ._smoothing import EXP_FLOOR, entropy_prox, log_mean_exp
 from ._ties import first_min_index
@@ -212,20 +209,7 @@ def perceptron(
         tr.data["min_margin"] = [v * scale for v in tr.data["min_margin"]]
     alpha = counts * (norms / scale)
     alpha = alpha / alpha.sum() if alpha.sum() > 0 else alpha
-    if how == "separator":
-        return make_result(
-            "separator", k, f"separator found after {k} updates", alpha=alpha, w=u, trace=tr.data
-        )
-    if how == "callback":
-        return make_result("callback", k, stopped_message(k), alpha=alpha, w=u, trace=tr.data)
-    return make_result(
-        "max_iter",
-        k,
-        f"no separator within max_iter={max_iter} updates",
-        alpha=alpha,
-        w=u,
-        trace=tr.data,
-    )
+    return exit_result(how, k, max_iter=max_iter, unit="updates", alpha=alpha, w=u, trace=tr.data)
 
 
 def normalized_perceptron(
@@ -294,20 +278,7 @@ def normalized_perceptron(
     )
     alpha = counts / k if k else counts
     w = u / k if k else u
-    if how == "separator":
-        return make_result(
-            "separator", k, f"separator found after {k} updates", alpha=alpha, w=w, trace=tr.data
-        )
-    if how == "callback":
-        return make_result("callback", k, stopped_message(k), alpha=alpha, w=w, trace=tr.data)
-    return make_result(
-        "max_iter",
-        k,
-        f"no separator within max_iter={max_iter} updates",
-        alpha=alpha,
-        w=w,
-        trace=tr.data,
-    )
+    return exit_result(how, k, max_iter=max_iter, unit="updates", alpha=alpha, w=w, trace=tr.data)
 
 
 def nkp(
@@ -368,6 +339,11 @@ def nkp(
     KpercResult
         Also ``first_separator_nit`` (``None`` if no iterate separated) and ``ncol``,
         the number of columns of ``G`` computed (``0`` for a dense ``G``).
+
+    See Also
+    --------
+    kperc.reference.nkp : the same iteration written for reading, which this
+        function reproduces.
 
     Examples
     --------
@@ -432,35 +408,23 @@ def nkp(
         counts[j] += 1.0
         k += 1
     alpha = counts / k if k else counts
-    extra = {"first_separator_nit": first, "ncol": gram.column_evals}
-    if halt and first is not None:
-        return make_result(
-            "separator",
-            k,
-            f"separator found after {k} updates",
-            alpha=alpha,
-            trace=tr.data,
-            **extra,
-        )
-    if not halt and float(g.min()) > 0 and _fresh_certified(gram, counts, k):
-        stop = "stopped by callback; " if stopped else ""
-        return make_result(
-            "separator",
-            k,
-            f"{stop}ran {k} updates; the first separating iterate was at {first}",
-            alpha=alpha,
-            trace=tr.data,
-            **extra,
-        )
-    if stopped:
-        return make_result("callback", k, stopped_message(k), alpha=alpha, trace=tr.data, **extra)
-    return make_result(
-        "max_iter",
+    if (halt and first is not None) or (
+        not halt and float(g.min()) > 0 and _fresh_certified(gram, counts, k)
+    ):
+        how = "separator"
+    else:
+        how = "callback" if stopped else "max_iter"
+    return exit_result(
+        how,
         k,
-        f"no separator within max_iter={max_iter} updates",
+        max_iter=max_iter,
+        unit="updates",
+        halt=halt,
+        stopped=stopped,
         alpha=alpha,
         trace=tr.data,
-        **extra,
+        first_separator_nit=first,
+        ncol=gram.column_evals,
     )
 
 
@@ -524,6 +488,11 @@ def snkp(
     KpercResult
         ``alpha`` and ``p`` lie in the simplex; also ``first_separator_nit``.
 
+    See Also
+    --------
+    kperc.reference.snkp : the same iteration written for reading, which this
+        function reproduces.
+
     Examples
     --------
     >>> import kperc
@@ -546,7 +515,8 @@ def snkp(
     # softmax and the product with G write into preallocated rows. Every entry is
     # computed by the same floating-point operations as the textbook form
     # (``one * (alpha + theta * p) + theta**2 * phat``, ``softmax(-G alpha / mu)``), so
-    # the iterates are bit-for-bit those of the allocating version.
+    # the iterates are bit-for-bit those of the allocating version, kperc.reference.snkp
+    # (tests/lib/test_reference.py).
     X = np.empty((2, n))  # rows alpha, G alpha
     Y = np.empty((2, n))  # rows p, G p
     Z = np.empty((2, n))  # rows p_mu(alpha), G p_mu(alpha)
@@ -623,29 +593,21 @@ def snkp(
         mul(Z, theta, out=T)
         add(Y, T, out=Y)
         k += 1
-    extra: dict[str, Any] = {"first_separator_nit": first, "mu": mu}
-    alpha, p = alpha.copy(), p.copy()
     if first is not None and (halt or gmin > 0):
-        msg = (
-            f"separator found after {k} iterations"
-            if halt
-            else f"ran {k} iterations; the first separating iterate was at {first}"
-        )
-        if stopped:
-            msg = f"stopped by callback; {msg}"
-        return make_result("separator", k, msg, alpha=alpha, p=p, trace=tr.data, **extra)
-    if stopped:
-        return make_result(
-            "callback", k, stopped_message(k), alpha=alpha, p=p, trace=tr.data, **extra
-        )
-    return make_result(
-        "max_iter",
+        how = "separator"
+    else:
+        how = "callback" if stopped else "max_iter"
+    return exit_result(
+        how,
         k,
-        f"no separator within max_iter={max_iter} iterations",
-        alpha=alpha,
-        p=p,
+        max_iter=max_iter,
+        halt=halt,
+        stopped=stopped,
+        alpha=alpha.copy(),
+        p=p.copy(),
         trace=tr.data,
-        **extra,
+        first_separator_nit=first,
+        mu=mu,
     )
 
 
@@ -738,13 +700,7 @@ def winnow(
             logv = logv + eta * B[_first_index_rule(m, 1.0)]  # |m_i| <= 1
             logv -= logv.max()
         k += 1
-    w = v[:d] - v[d:]
-    if ok:
-        return make_result(
-            "separator", k, f"separator found after {k} updates", w=w, p=v, trace=tr.data
-        )
-    if stopped:
-        return make_result("callback", k, stopped_message(k), w=w, p=v, trace=tr.data)
-    return make_result(
-        "max_iter", k, f"no separator within max_iter={max_iter} updates", w=w, p=v, trace=tr.data
+    how = "separator" if ok else "callback" if stopped else "max_iter"
+    return exit_result(
+        how, k, max_iter=max_iter, unit="updates", w=v[:d] - v[d:], p=v, trace=tr.data
     )

@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ._kernels import as_gram, certified_positive, check_attainable, seminorm_floor
@@ -18,7 +20,7 @@ from ._result import (
     KpercResult,
     Tracer,
     check_callback,
-    make_result,
+    exit_result,
     notify,
     stopped_message,
 )
@@ -76,8 +78,8 @@ def _snkpvn_core(gram, q, delta, max_iter, mu0, trace, callback=None, offset=0, 
     mu = 2.0 * n if mu0 is None else mu0
     # Performance (benchmarks.bench): as in kperc.snkp, the pairs (alpha, G alpha), (p, G p)
     # and (phat, G phat) are the rows of (2, n) arrays updated in place, and the prox
-    # map writes into preallocated buffers; the arithmetic is that of the textbook form
-    # (bit-identical iterates).
+    # map writes into preallocated buffers; the arithmetic is that of the textbook form,
+    # kperc.reference.snkpvn (bit-identical iterates: tests/lib/test_reference.py).
     X = np.empty((2, n))  # rows alpha, G alpha
     Y = np.empty((2, n))  # rows p, G p
     Z = np.empty((2, n))  # rows phat, G phat
@@ -113,47 +115,18 @@ def _snkpvn_core(gram, q, delta, max_iter, mu0, trace, callback=None, offset=0, 
         if gmin > 0:
             ga[:] = gram.matvec(alpha)  # guard against drift of the linear updates
             if certified_positive(float(ga.min()), n, float(alpha.sum())):
-                return make_result(
-                    "separator",
-                    k,
-                    f"separator found after {k} iterations",
-                    alpha=alpha.copy(),
-                    p=p.copy(),
-                    trace=tr.data,
-                    mu=mu,
-                )
+                how = "separator"
+                break
         if normp < delta:  # reached only when G alpha_k > 0 fails (after a refresh)
             exact, upper = gram.seminorm_bound(p)  # stable value and rounding-aware bound
             if upper < delta:
                 gram.check_certificate(p)
-                return make_result(
-                    "certificate",
-                    k,
-                    f"||p||_G = {exact:.3g} < delta = {delta:.3g} after {k} iterations",
-                    alpha=alpha.copy(),
-                    p=p.copy(),
-                    trace=tr.data,
-                    mu=mu,
-                    norm_p_G=exact,
-                )
+                how = "certificate"
+                break
             gp[:] = gram.matvec(p)
         if k >= max_iter:
-            floor = seminorm_floor(gram)
-            note = (
-                f" (delta={delta:g} is below the certifiable floor {floor:.2g} of ||p||_G, "
-                "so the certificate exit cannot fire)"
-                if delta <= floor
-                else ""
-            )
-            return make_result(
-                "max_iter",
-                k,
-                f"neither exit fired within max_iter={max_iter} iterations{note}",
-                alpha=alpha.copy(),
-                p=p.copy(),
-                trace=tr.data,
-                mu=mu,
-            )
+            how = "max_iter"
+            break
         if callback is not None:
             info = {} if outer is None else {"nouter": outer}
             if notify(
@@ -166,15 +139,8 @@ def _snkpvn_core(gram, q, delta, max_iter, mu0, trace, callback=None, offset=0, 
                 min_Galpha=gmin,
                 **info,
             ):
-                return make_result(
-                    "callback",
-                    k,
-                    stopped_message(offset + k),
-                    alpha=alpha.copy(),
-                    p=p.copy(),
-                    trace=tr.data,
-                    mu=mu,
-                )
+                how = "callback"
+                break
         theta = 2.0 / (k + 3)
         one = 1.0 - theta
         # (alpha, G alpha) <- one * ((alpha, G alpha) + theta * (p, G p)) + theta^2 * (phat, .)
@@ -191,6 +157,30 @@ def _snkpvn_core(gram, q, delta, max_iter, mu0, trace, callback=None, offset=0, 
         np.multiply(Z, theta, out=T)
         np.add(Y, T, out=Y)
         k += 1
+    messages = {"callback": stopped_message(offset + k)}  # counted over ISNKPVN's calls
+    extra: dict[str, Any] = {"mu": mu}
+    if how == "certificate":
+        messages[how] = f"||p||_G = {exact:.3g} < delta = {delta:.3g} after {k} iterations"
+        extra["norm_p_G"] = exact
+    elif how == "max_iter":
+        floor = seminorm_floor(gram)
+        note = (
+            f" (delta={delta:g} is below the certifiable floor {floor:.2g} of ||p||_G, "
+            "so the certificate exit cannot fire)"
+            if delta <= floor
+            else ""
+        )
+        messages[how] = f"neither exit fired within max_iter={max_iter} iterations{note}"
+    return exit_result(
+        how,
+        k,
+        max_iter=max_iter,
+        messages=messages,
+        alpha=alpha.copy(),
+        p=p.copy(),
+        trace=tr.data,
+        **extra,
+    )
 
 
 def snkpvn(
@@ -250,6 +240,11 @@ def snkpvn(
     Returns
     -------
     KpercResult
+
+    See Also
+    --------
+    kperc.reference.snkpvn : the same iteration written for reading, which this
+        function reproduces.
 
     Examples
     --------
@@ -361,66 +356,42 @@ def isnkpvn(
         nq, upper = gram.seminorm_bound(q)
         if upper <= eps:
             tr.add(t=t, norm_q_G=nq, delta=0.0, inner_nit=0, outcome="guard")
-            gram.check_certificate(q)
-            return make_result(
-                "certificate",
-                total,
-                f"eps-certificate (||q||_G = {nq:.3g} <= {eps:g}) after "
-                f"{t} calls and {total} iterations",
-                alpha=q.copy(),
-                p=q,
-                trace=tr.data,
-                nouter=t,
-                norm_p_G=nq,
-            )
+            how, alpha, below = "certificate", q.copy(), "<="  # q_t is already one
+            break
         delta = max(nq / gamma, floor)  # an inner tolerance that can be certified
         r = _snkpvn_core(gram, q, delta, max_iter - total, None, False, callback, total, t)
         total += r.nit
         tr.add(t=t, norm_q_G=nq, delta=delta, inner_nit=r.nit, outcome=r.outcome)
-        if r.outcome == "separator":
-            return make_result(
-                "separator",
-                total,
-                f"separator found after {t + 1} calls and {total} iterations",
-                alpha=r.alpha,
-                p=r.p,
-                trace=tr.data,
-                nouter=t + 1,
-            )
-        if r.outcome == "callback":
-            return make_result(
-                "callback",
-                total,
-                stopped_message(total),
-                alpha=r.alpha,
-                p=r.p,
-                trace=tr.data,
-                nouter=t + 1,
-            )
-        if r.outcome == "max_iter":
-            return make_result(
-                "max_iter",
-                total,
-                f"no exit within max_iter={max_iter} total iterations",
-                alpha=r.alpha,
-                p=r.p,
-                trace=tr.data,
-                nouter=t + 1,
-            )
         q = r.p
         t += 1
+        if r.outcome != "certificate":  # a separator, the callback or max_iter ends it all
+            how, alpha = r.outcome, r.alpha
+            break
         if delta < eps:  # the inner run certified ||q||_G < delta
             nq = gram.seminorm(q)
             tr.add(t=t, norm_q_G=nq, delta=0.0, inner_nit=0, outcome="final")
-            gram.check_certificate(q)
-            return make_result(
-                "certificate",
-                total,
-                f"eps-certificate (||q||_G = {nq:.3g} < {eps:g}) after {t} "
-                f"calls and {total} iterations",
-                alpha=r.alpha,
-                p=q,
-                trace=tr.data,
-                nouter=t,
-                norm_p_G=nq,
-            )
+            how, alpha, below = "certificate", r.alpha, "<"
+            break
+    messages = {
+        "separator": f"separator found after {t} calls and {total} iterations",
+        "max_iter": f"no exit within max_iter={max_iter} total iterations",
+    }
+    extra: dict[str, Any] = {}
+    if how == "certificate":
+        gram.check_certificate(q)
+        messages[how] = (
+            f"eps-certificate (||q||_G = {nq:.3g} {below} {eps:g}) after {t} calls and "
+            f"{total} iterations"
+        )
+        extra["norm_p_G"] = nq
+    return exit_result(
+        how,
+        total,
+        max_iter=max_iter,
+        messages=messages,
+        alpha=alpha,
+        p=q,
+        trace=tr.data,
+        nouter=t,
+        **extra,
+    )

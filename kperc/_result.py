@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -116,6 +116,56 @@ def make_result(
         trace=tr,
         **extra,
     )
+
+
+def exit_result(
+    how: str,
+    nit: int,
+    *,
+    max_iter: int,
+    unit: str = "iterations",
+    halt: bool = True,
+    stopped: bool = False,
+    messages: Mapping[str, str] | None = None,
+    alpha: np.ndarray | None = None,
+    p: np.ndarray | None = None,
+    w: np.ndarray | None = None,
+    trace: dict[str, list] | None = None,
+    **extra: Any,
+) -> KpercResult:
+    """The one exit of every algorithm: the result of a run that ended by ``how``.
+
+    ``how`` is the loop's stop reason (a key of :data:`STATUS`) and ``nit`` its halting
+    index; the remaining fields go to the result as they are. The message is the
+    algorithm's own for that exit (``messages[how]``) when it gives one, and otherwise:
+
+    * ``"separator"``: ``"separator found after {nit} {unit}"``; for a run with
+      ``halt=False``, which went on past its first separating iterate
+      (``extra["first_separator_nit"]``), ``"ran {nit} {unit}; the first separating
+      iterate was at {first}"``. With ``stopped`` (the callback ended a run whose last
+      iterate separates) it starts with ``"stopped by callback; "``.
+    * ``"max_iter"``: ``"no separator within max_iter={max_iter} {unit}"``.
+    * ``"callback"``: :func:`stopped_message` of ``nit``.
+    * ``"certificate"``: none; an algorithm with that exit words it in ``messages``.
+    """
+    message = (messages or {}).get(how)
+    if message is None:
+        if how == "separator":
+            message = (
+                f"separator found after {nit} {unit}"
+                if halt
+                else f"ran {nit} {unit}; the first separating iterate was at "
+                f"{extra['first_separator_nit']}"
+            )
+        elif how == "max_iter":
+            message = f"no separator within max_iter={max_iter} {unit}"
+        elif how == "callback":
+            message = stopped_message(nit)
+        else:  # pragma: no cover - internal misuse
+            raise ValueError(f"no message for the exit {how!r}")
+    if how == "separator" and stopped:
+        message = f"stopped by callback; {message}"
+    return make_result(how, nit, message, alpha=alpha, p=p, w=w, trace=trace, **extra)
 
 
 class Tracer:

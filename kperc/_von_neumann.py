@@ -28,9 +28,8 @@ from ._result import (
     KpercResult,
     Tracer,
     check_callback,
-    make_result,
+    exit_result,
     notify,
-    stopped_message,
 )
 from ._ties import first_min_index
 from ._typing import ArrayLike, GramLike
@@ -40,6 +39,14 @@ __all__ = ["nvn", "von_neumann_linear", "line_search_step"]
 
 DEFAULT_MAX_ITER = 1_000_000
 _MIN_SCALE = 1e-150  # fold the scale of NVN's iterate back below this
+
+
+def _messages(bound: str, k: int, max_iter: int) -> dict[str, str]:
+    """The messages of the Von Neumann exits that are not those of the perceptrons."""
+    return {
+        "certificate": f"eps-certificate ({bound}) after {k} iterations",
+        "max_iter": f"neither certificate nor separator within max_iter={max_iter}",
+    }
 
 
 def line_search_step(s: float, gj: float, gjj: float) -> float:
@@ -122,6 +129,11 @@ def nvn(
         A certificate ``p`` (outcome ``"certificate"``) with ``||p||_G <= eps``,
         re-verified with a fresh product, or a separator ``alpha = p``; also ``ncol``,
         the number of columns of ``G`` computed.
+
+    See Also
+    --------
+    kperc.reference.nvn : the same iteration written for reading, whose steps this
+        function takes up to round-off (it keeps its iterate scaled).
 
     Examples
     --------
@@ -215,40 +227,20 @@ def nvn(
             add(gt, step, out=gt)
         k += 1
     p = pt * c
-    extra = {"ncol": gram.column_evals}
     if certificate:
         gram.check_certificate(p)
-        return make_result(
-            "certificate",
-            k,
-            f"eps-certificate (||p||_G <= {eps:g}) after {k} iterations",
-            alpha=p,
-            p=p.copy(),
-            trace=tr.data,
-            **extra,
-        )
-    if separator:
-        return make_result(
-            "separator",
-            k,
-            f"separator found after {k} iterations",
-            alpha=p,
-            p=p.copy(),
-            trace=tr.data,
-            **extra,
-        )
-    if stopped:
-        return make_result(
-            "callback", k, stopped_message(k), alpha=p, p=p.copy(), trace=tr.data, **extra
-        )
-    return make_result(
-        "max_iter",
+        how = "certificate"
+    else:
+        how = "separator" if separator else "callback" if stopped else "max_iter"
+    return exit_result(
+        how,
         k,
-        f"neither certificate nor separator within max_iter={max_iter}",
+        max_iter=max_iter,
+        messages=_messages(f"||p||_G <= {eps:g}", k, max_iter),
         alpha=p,
         p=p.copy(),
         trace=tr.data,
-        **extra,
+        ncol=gram.column_evals,
     )
 
 
@@ -324,35 +316,14 @@ def von_neumann_linear(
         mmin = float(m.min())
         tr.add(k=k, w=w.copy(), norm_w=np.sqrt(s), min_margin=mmin, j=-1, theta=0.0)
         if s <= eps * eps and np.sqrt(s) + floor <= eps:  # certified despite rounding
-            return make_result(
-                "certificate",
-                k,
-                f"eps-certificate (||A p|| <= {eps:g}) after {k} iterations",
-                alpha=p.copy(),
-                p=p,
-                w=w,
-                trace=tr.data,
-            )
+            how = "certificate"
+            break
         if primal_exit and mmin > 0 and certified_separates(Z, w)[0]:
-            return make_result(
-                "separator",
-                k,
-                f"separator found after {k} iterations",
-                alpha=p.copy(),
-                p=p,
-                w=w,
-                trace=tr.data,
-            )
+            how = "separator"
+            break
         if k >= max_iter:
-            return make_result(
-                "max_iter",
-                k,
-                f"neither certificate nor separator within max_iter={max_iter}",
-                alpha=p.copy(),
-                p=p,
-                w=w,
-                trace=tr.data,
-            )
+            how = "max_iter"
+            break
         if callback is not None and notify(
             callback,
             nit=k,
@@ -362,9 +333,8 @@ def von_neumann_linear(
             norm_w=np.sqrt(s),
             min_margin=mmin,
         ):
-            return make_result(
-                "callback", k, stopped_message(k), alpha=p.copy(), p=p, w=w, trace=tr.data
-            )
+            how = "callback"
+            break
         j = first_min_index(m, np.sqrt(s))  # |m_i| <= ||w|| (unit z_i); kperc._ties
         zj = Z[j]
         theta = line_search_step(s, float(m[j]), float(zj @ zj))
@@ -375,3 +345,13 @@ def von_neumann_linear(
         w = one * w + theta * zj
         m = one * m + theta * (Z @ zj)
         k += 1
+    return exit_result(
+        how,
+        k,
+        max_iter=max_iter,
+        messages=_messages(f"||A p|| <= {eps:g}", k, max_iter),
+        alpha=p.copy(),
+        p=p,
+        w=w,
+        trace=tr.data,
+    )

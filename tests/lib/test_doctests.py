@@ -21,7 +21,7 @@ MODULES = sorted(m.name for m in pkgutil.iter_modules(kperc.__path__, prefix="kp
 
 def _public_objects():
     names = [(f"kperc.{n}", getattr(kperc, n)) for n in kperc.__all__]
-    for sub in ("datasets", "sweeps"):
+    for sub in ("datasets", "sweeps", "reference"):
         mod = importlib.import_module(f"kperc.{sub}")
         names += [(f"kperc.{sub}.{n}", getattr(mod, n)) for n in mod.__all__]
     return [(name, obj) for name, obj in names if not inspect.ismodule(obj)]
@@ -32,6 +32,7 @@ PUBLIC = _public_objects()
 
 def test_the_library_modules_are_found():
     assert {"kperc._perceptrons", "kperc._classifier", "kperc.datasets"} <= set(MODULES)
+    assert "kperc.reference" in MODULES
     assert len(PUBLIC) >= 40
 
 

@@ -146,7 +146,7 @@ def test_registries_cover_the_public_api():
     named = set(DATA_FUNCS) | set(X_FUNCS) | set(GRAM_FUNCS) | set(VECTOR_FUNCS)
     named = {k.split("_rbf")[0].split("_poly")[0] for k in named}
     classes = {"KpercResult", "GramOperator", "ApproxGramOperator", "ExactMarginCheck"}
-    classes |= {"KernelGramOperator", "InseparableDataWarning", "datasets", "sweeps"}
+    classes |= {"KernelGramOperator", "InseparableDataWarning", "datasets", "sweeps", "reference"}
     classes |= {"SeparabilityResult"}
     named |= {"min_norm_point"}  # tests/test_hostile_exits.py::test_min_norm_point_rejects_*
     assert set(kperc.__all__) - classes <= named

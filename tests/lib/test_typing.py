@@ -13,6 +13,7 @@ import pytest
 
 import kperc
 import kperc.datasets
+import kperc.reference
 import kperc.sweeps
 
 
@@ -21,6 +22,7 @@ def _public_callables():
         (kperc, kperc.__all__),
         (kperc.datasets, kperc.datasets.__all__),
         (kperc.sweeps, kperc.sweeps.__all__),
+        (kperc.reference, kperc.reference.__all__),
     ):
         for name in names:
             obj = getattr(module, name)
@@ -40,6 +42,7 @@ PUBLIC = dict(_public_callables())
 
 def test_the_public_api_is_found():
     assert "kperc.snkp" in PUBLIC and "kperc.SNKPClassifier.fit" in PUBLIC
+    assert "kperc.reference.snkp" in PUBLIC
     assert len(PUBLIC) > 40
 
 
