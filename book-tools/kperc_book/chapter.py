@@ -36,6 +36,7 @@ from . import data as _data
 
 __all__ = [
     "Chapter",
+    "CheckSummary",
     "style",
     "figsize",
     "legend_below",
@@ -277,6 +278,63 @@ def legend_below(ax, *args, ncol: int = 1, drop: float = 0.5, **kwargs):
     )
 
 
+class CheckSummary:
+    """The checks of one chapter, shown as a collapsible table (see :meth:`Chapter.summary`).
+
+    Parameters
+    ----------
+    checks : dict
+        ``{result id: {"ok", "detail", "instances"}}`` as :meth:`Chapter.check` records.
+
+    Examples
+    --------
+    >>> s = CheckSummary({"lemma-5": {"ok": True, "detail": "worst ratio 0.5", "instances": 3}})
+    >>> print(repr(s))
+    Numerical checks of this chapter: 1 of 1 stated results hold.
+    - Lemma 5 (excessive gap) [lemma-5], 3 instances: worst ratio 0.5
+    """
+
+    def __init__(self, checks: dict[str, dict[str, Any]]):
+        self.checks = dict(checks)
+
+    @staticmethod
+    def _name(result_id: str) -> str:
+        from .ledger.registry import REGISTRY
+
+        entry = REGISTRY.get(result_id)
+        return entry.name if entry is not None else result_id
+
+    def _headline(self) -> str:
+        held = sum(1 for c in self.checks.values() if c["ok"])
+        return f"Numerical checks of this chapter: {held} of {len(self.checks)} stated results hold"
+
+    def __repr__(self) -> str:
+        lines = [self._headline() + "."]
+        for rid, c in self.checks.items():
+            count = "" if c["instances"] is None else f", {c['instances']} instances"
+            lines.append(f"- {self._name(rid)} [{rid}]{count}: {c['detail']}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        rows = "".join(
+            "<tr>"
+            f"<td>{escape(self._name(rid))}</td>"
+            f"<td>{'' if c['instances'] is None else c['instances']}</td>"
+            f"<td>{escape(c['detail'])}</td>"
+            "</tr>"
+            for rid, c in self.checks.items()
+        )
+        return (
+            '<details class="kperc-checks">'
+            f"<summary>{escape(self._headline())} (open for the details)</summary>"
+            "<table><thead><tr><th>result</th><th>instances</th>"
+            f"<th>what was checked</th></tr></thead><tbody>{rows}</tbody></table>"
+            "</details>"
+        )
+
+
 class Chapter:
     """Context of one chapter notebook.
 
@@ -337,8 +395,16 @@ class Chapter:
         self._flush()
         if not ok:
             raise AssertionError(f"{self.key}: check {result_id!r} failed: {detail}")
-        print(f"[check] {result_id}: OK - {detail}")
         return ok
+
+    def summary(self) -> CheckSummary:
+        """Every check of this chapter in one collapsible block (the chapter's last cell).
+
+        Displayed in the book as a closed ``<details>`` block that opens to a table (the
+        result, how many instances, what was checked); its plain-text form, which nbval
+        compares, is the same table in text.
+        """
+        return CheckSummary(self.checks)
 
     def savefig(self, fig, name: str, *, data: tuple[str, ...] | None = None) -> Path:
         """Save ``fig`` as ``book/figures/<key>-<name>.png`` and record its provenance.
