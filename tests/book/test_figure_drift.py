@@ -21,7 +21,7 @@ def _png(ys, *, dpi: int = 80) -> bytes:
     ax.plot(np.linspace(0, 1, ys.size), ys, lw=1.2)
     ax.set_ylim(-1.5, 1.5)
     buf = io.BytesIO()
-    fig.savefig(buf, format="png")
+    fig.savefig(buf, format="png", dpi=dpi)  # not rcParams["savefig.dpi"] (a style may set it)
     plt.close(fig)
     return buf.getvalue()
 
