@@ -739,13 +739,23 @@ def dist_to_witness(G: GramLike, q: ArrayLike) -> OptimizeResult:
     solution the problem is the projection of ``q_S`` onto an affine subspace, solved in
     closed form (a few primal-dual active-set steps fix a misjudged support). If no
     polished point is feasible up to rounding, the relaxation ``||B p|| <= tau`` (a
-    second-order cone, ``tau`` the rounding floor) is solved instead.
+    second-order cone, ``tau`` the rounding floor of ``||B p||`` on ``W``, which
+    includes the error of the computed factor) is solved and polished instead.
 
-    The answer is bracketed: ``dist`` is the distance to the returned witness ``w``,
-    which is feasible up to rounding (``w >= 0``, ``sum w = 1``, ``||B w|| = residual``),
-    so it is an upper bound; ``dist_lower`` is the Lagrange dual at the multipliers,
-    a lower bound by weak duality (evaluated in long double, less a bound on its
-    rounding). ``gap = dist - dist_lower`` certifies the accuracy.
+    The answer is bracketed (``bracket == "W"``): ``dist`` is the distance to the
+    returned witness ``w``, which is feasible up to rounding (``w >= 0``, ``sum w = 1``,
+    ``||B w|| = residual`` at most the rounding floor), so it is an upper bound;
+    ``dist_lower`` is the Lagrange dual at the multipliers, a lower bound by weak
+    duality (evaluated in long double, less a bound on its rounding).
+    ``gap = dist - dist_lower`` certifies the accuracy.
+
+    If no point feasible up to rounding was found (``polished`` False and ``residual``
+    above the floor), ``w`` is only a point of the relaxation
+    ``{p in simplex : ||B p|| <= residual}``, which contains ``W``: ``dist`` can then be
+    *below* ``dist(q, W)`` and bounds nothing about it. Such a result says so:
+    ``bracket == "relaxation"``, ``gap = inf``, and ``dist_lower`` (the dual bound of the
+    relaxation with ``tau`` at the floor, valid for ``W`` since ``W`` lies inside it) is
+    the only claim: ``dist_lower <= dist(q, W)``.
 
     Parameters
     ----------
@@ -760,8 +770,11 @@ def dist_to_witness(G: GramLike, q: ArrayLike) -> OptimizeResult:
         ``dist`` (``inf`` when ``W`` is empty, i.e. the problem is separable), ``w`` (the
         nearest witness), ``residual`` (``||B w||``; ``min ||B p||`` over the simplex when
         ``W`` is empty), ``dist_lower`` (a lower bound on the distance from the dual),
-        ``gap`` (``dist - dist_lower``), ``status`` (the interior-point solver's) and
-        ``polished`` (whether ``w`` solves the problem on its support exactly).
+        ``gap`` (``dist - dist_lower``; ``inf`` when ``w`` is not in ``W``), ``bracket``
+        (``"W"`` when ``dist_lower <= dist(q, W) <= dist``, ``"relaxation"`` when only
+        ``dist_lower <= dist(q, W)`` holds, see above), ``status`` (the interior-point
+        solver's) and ``polished`` (whether ``w`` solves the problem on its support
+        exactly).
 
     Examples
     --------
@@ -784,33 +797,46 @@ def dist_to_witness(G: GramLike, q: ArrayLike) -> OptimizeResult:
             residual=value,
             dist_lower=np.inf,
             gap=0.0,
+            bracket="W",
             status="separable",
             polished=False,
         )
     feas_tol = _feasibility_tol(B, eig_factor=not isinstance(G, GramOperator))
     w, lam, status = _projection_qp(B, q, 0.0)
     w, lower, polished = _polish_active_set(B, q, w, lam, feas_tol=feas_tol)
+    lower_relaxed = 0.0
     if not polished:
         # The interior point did not converge or its support could not be polished
         # (``W`` thinner than rounding): solve the relaxation ``||B p|| <= tau``, with
         # ``tau`` the rounding floor or the attained ``min ||B p||``; its dual bound is a
-        # lower bound for ``W`` too, since ``W`` lies inside the relaxation.
+        # lower bound for ``W`` too, since ``W`` lies inside the relaxation (``feas_tol``
+        # bounds ``||B w||`` on ``W``, the factor's error included).
         tau = max(value, feas_tol)
         w2, lam2, status = _projection_qp(B, q, tau)
-        w2, lower2, polished = _polish_active_set(B, q, w2, lam2, tau=tau, feas_tol=feas_tol)
-        lower = max(lower, lower2)
-        # the last resort is the point of W found above: an upper bound, not the distance
+        w2, lower_relaxed, polished = _polish_active_set(B, q, w2, lam2, tau=tau, feas_tol=feas_tol)
+        # the last resort is the minimum-norm point found above (``||B p0|| <= ZERO_TOL``)
         w = w2 if np.all(np.isfinite(w2)) else p0
     dist = float(np.linalg.norm(w - q))
-    # still a lower bound; dist < lower only when rounding in ``B w = 0`` is magnified
-    # by large multipliers (thin witness sets)
-    lower = min(lower, dist)
+    residual = float(np.linalg.norm(B @ w))
+    if polished or residual <= feas_tol:
+        # w is in W up to rounding, so dist is an upper bound; the duals stay lower bounds,
+        # and dist < lower only when rounding in ``B w = 0`` is magnified by large
+        # multipliers (thin witness sets)
+        lower = min(max(lower, lower_relaxed), dist)
+        bracket, gap = "W", dist - lower
+    else:
+        # w is a point of the relaxation only: dist may lie below dist(q, W). The dual of
+        # the exact ``B p = 0`` is a bound for the computed factor's null space, which may
+        # miss W by the factor's error; the relaxation's bound holds for W itself.
+        lower = lower_relaxed
+        bracket, gap = "relaxation", np.inf
     return OptimizeResult(
         dist=dist,
         w=w,
-        residual=float(np.linalg.norm(B @ w)),
+        residual=residual,
         dist_lower=lower,
-        gap=dist - lower,
+        gap=gap,
+        bracket=bracket,
         status=status,
         polished=polished,
     )
