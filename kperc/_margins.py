@@ -739,13 +739,23 @@ def dist_to_witness(G: GramLike, q: ArrayLike) -> OptimizeResult:
     solution the problem is the projection of ``q_S`` onto an affine subspace, solved in
     closed form (a few primal-dual active-set steps fix a misjudged support). If no
     polished point is feasible up to rounding, the relaxation ``||B p|| <= tau`` (a
-    second-order cone, ``tau`` the rounding floor) is solved instead.
+    second-order cone, ``tau`` the rounding floor of ``||B p||`` on ``W``, which
+    includes the error of the computed factor) is solved and polished instead.
 
-    The answer is bracketed: ``dist`` is the distance to the returned witness ``w``,
-    which is feasible up to rounding (``w >= 0``, ``sum w = 1``, ``||B w|| = residual``),
-    so it is an upper bound; ``dist_lower`` is the Lagrange dual at the multipliers,
-    a lower bound by weak duality (evaluated in long double, less a bound on its
-    rounding). ``gap = dist - dist_lower`` certifies the accuracy.
+    The answer is bracketed (``bracket == "W"``): ``dist`` is the distance to the
+    returned witness ``w``, which is feasible up to rounding (``w >= 0``, ``sum w = 1``,
+    ``||B w|| = residual`` at most the rounding floor), so it is an upper bound;
+    ``dist_lower`` is the Lagrange dual at the multipliers, a lower bound by weak
+    duality (evaluated in long double, less a bound on its rounding).
+    ``gap = dist - dist_lower`` certifies the accuracy.
+
+    If no point feasible up to rounding was found (``polished`` False and ``residual``
+    above the floor), ``w`` is only a point of the relaxation
+    ``{p in simplex : ||B p|| <= residual}``, which contains ``W``: ``dist`` can then be
+    *below* ``dist(q, W)`` and bounds nothing about it. Such a result says so:
+    ``bracket == "relaxation"``, ``gap = inf``, and ``dist_lower`` (the dual bound of the
+    relaxation with ``tau`` at the floor, valid for ``W`` since ``W`` lies inside it) is
+    the only claim: ``dist_lower <= dist(q, W)``.
 
     Parameters
     ----------
@@ -760,8 +770,11 @@ def dist_to_witness(G: GramLike, q: ArrayLike) -> OptimizeResult:
         ``dist`` (``inf`` when ``W`` is empty, i.e. the problem is separable), ``w`` (the
         nearest witness), ``residual`` (``||B w||``; ``min ||B p||`` over the simplex when
         ``W`` is empty), ``dist_lower`` (a lower bound on the distance from the dual),
-        ``gap`` (``dist - dist_lower``), ``status`` (the interior-point solver's) and
-        ``polished`` (whether ``w`` solves the problem on its support exactly).
+        ``gap`` (``dist - dist_lower``; ``inf`` when ``w`` is not in ``W``), ``bracket``
+        (``"W"`` when ``dist_lower <= dist(q, W) <= dist``, ``"relaxation"`` when only
+        ``dist_lower <= dist(q, W)`` holds, see above), ``status`` (the interior-point
+        solver's) and ``polished`` (whether ``w`` solves the problem on its support
+        exactly).
 
     Examples
     --------
@@ -784,42 +797,77 @@ def dist_to_witness(G: GramLike, q: ArrayLike) -> OptimizeResult:
             residual=value,
             dist_lower=np.inf,
             gap=0.0,
+            bracket="W",
             status="separable",
             polished=False,
         )
+    feas_tol = _feasibility_tol(B, eig_factor=not isinstance(G, GramOperator))
     w, lam, status = _projection_qp(B, q, 0.0)
-    w, lower, polished = _polish_active_set(B, q, w, lam)
+    w, lower, polished = _polish_active_set(B, q, w, lam, feas_tol=feas_tol)
+    lower_relaxed = 0.0
     if not polished:
         # The interior point did not converge or its support could not be polished
         # (``W`` thinner than rounding): solve the relaxation ``||B p|| <= tau``, with
         # ``tau`` the rounding floor or the attained ``min ||B p||``; its dual bound is a
-        # lower bound for ``W`` too, since ``W`` lies inside the relaxation.
-        tau = max(value, _feasibility_tol(B))
+        # lower bound for ``W`` too, since ``W`` lies inside the relaxation (``feas_tol``
+        # bounds ``||B w||`` on ``W``, the factor's error included).
+        tau = max(value, feas_tol)
         w2, lam2, status = _projection_qp(B, q, tau)
-        w2, lower2, polished = _polish_active_set(B, q, w2, lam2, tau=tau)
-        lower = max(lower, lower2)
-        # the last resort is the point of W found above: an upper bound, not the distance
+        w2, lower_relaxed, polished = _polish_active_set(B, q, w2, lam2, tau=tau, feas_tol=feas_tol)
+        # the last resort is the minimum-norm point found above (``||B p0|| <= ZERO_TOL``)
         w = w2 if np.all(np.isfinite(w2)) else p0
     dist = float(np.linalg.norm(w - q))
-    # still a lower bound; dist < lower only when rounding in ``B w = 0`` is magnified
-    # by large multipliers (thin witness sets)
-    lower = min(lower, dist)
+    residual = float(np.linalg.norm(B @ w))
+    if polished or residual <= feas_tol:
+        # w is in W up to rounding, so dist is an upper bound; the duals stay lower bounds,
+        # and dist < lower only when rounding in ``B w = 0`` is magnified by large
+        # multipliers (thin witness sets)
+        lower = min(max(lower, lower_relaxed), dist)
+        bracket, gap = "W", dist - lower
+    else:
+        # w is a point of the relaxation only: dist may lie below dist(q, W). The dual of
+        # the exact ``B p = 0`` is a bound for the computed factor's null space, which may
+        # miss W by the factor's error; the relaxation's bound holds for W itself.
+        lower = lower_relaxed
+        bracket, gap = "relaxation", np.inf
     return OptimizeResult(
         dist=dist,
         w=w,
-        residual=float(np.linalg.norm(B @ w)),
+        residual=residual,
         dist_lower=lower,
-        gap=dist - lower,
+        gap=gap,
+        bracket=bracket,
         status=status,
         polished=polished,
     )
 
 
-def _feasibility_tol(B: np.ndarray) -> float:
-    """Rounding floor of ``||B p||`` (and of ``|1^T p - 1|``) for a computed witness."""
+def _feasibility_tol(B: np.ndarray, *, eig_factor: bool = True) -> float:
+    """Rounding floor of ``||B w||`` (and of ``|1^T w - 1|``) for a witness ``w`` of ``W``.
+
+    Two errors add up. Evaluating ``B p`` for ``p`` in the simplex rounds by at most
+    about ``n eps ||B||`` (here ``64 n eps max(1, ||B||)``). And a factor computed from
+    ``G`` by :func:`numpy.linalg.eigh` (``eig_factor``) annihilates the null vectors of
+    ``G`` only up to its own error: the computed eigenpairs are exact for ``G + E`` with
+    ``||E|| <= p(n) eps ||G||`` (backward stability; ``p(n) = n`` here), so
+    ``(G + E) V = V Lam`` gives, for ``G w = 0``, ``B w = Lam^(1/2) V^T w =
+    Lam^(-1/2) V^T E w``, hence ``||B w|| <= n eps ||B||^2 ||w|| / s_min(B)`` with
+    ``||G|| = ||B||^2``, ``s_min(B)`` the smallest kept singular value and ``||w|| <= 1``
+    on the simplex. With small genuine eigenvalues kept (an RBF kernel, ``s_min`` near
+    ``sqrt(RANK_TOL n ||G||)``) this term exceeds the first one: exactly dependent
+    columns of ``G`` (a point repeated with the opposite label) cancel in ``B`` only to
+    about ``eps ||B||^2 / s_min``, a size that depends on the LAPACK build. A factor
+    made of the stored points of a :class:`~kperc.GramOperator` has no such error.
+    """
     r, n = B.shape
-    norm_b = float(np.linalg.norm(B, 2)) if r else 0.0
-    return 64 * n * np.finfo(float).eps * max(1.0, norm_b)
+    if not r:
+        return 64 * n * np.finfo(float).eps
+    sv = np.linalg.svd(B, compute_uv=False)
+    eps = np.finfo(float).eps
+    tol = 64 * n * eps * max(1.0, float(sv[0]))
+    if eig_factor and sv[-1] > 0.0:
+        tol += n * eps * float(sv[0]) ** 2 / float(sv[-1])
+    return tol
 
 
 def _projection_qp(B: np.ndarray, q: np.ndarray, tau: float) -> tuple[np.ndarray, np.ndarray, str]:
@@ -899,7 +947,12 @@ def _projection_on_support(
 
 
 def _polish_active_set(
-    B: np.ndarray, q: np.ndarray, w: np.ndarray, lam: np.ndarray, tau: float = 0.0
+    B: np.ndarray,
+    q: np.ndarray,
+    w: np.ndarray,
+    lam: np.ndarray,
+    tau: float = 0.0,
+    feas_tol: float | None = None,
 ):
     """Exact solution on the active set guessed from the interior-point solution.
 
@@ -918,7 +971,8 @@ def _polish_active_set(
     Bt = np.vstack([B, np.ones((1, n))])
     d = np.zeros(r + 1)
     d[-1] = 1.0
-    feas_tol = _feasibility_tol(B)
+    if feas_tol is None:
+        feas_tol = _feasibility_tol(B)
     z_tol = 64 * n * np.finfo(float).eps * (1.0 + float(np.abs(lam).max(initial=0.0)))
     best, best_dist, polished = w, float(np.linalg.norm(w - q)), False
     lower = _dual_lower_bound(B, q, lam, tau)
@@ -927,19 +981,13 @@ def _polish_active_set(
         S = w >= w.max()
     for _ in range(10):
         # The columns of a computed factor that a witness makes dependent are dependent
-        # only up to the factor's own error, which can exceed the rounding floor of B p
-        # (an RBF kernel's small eigen-directions): a second, coarser rank cut too. Safe:
-        # a point counts only if it passes the feasibility test, and the nearest counts.
-        steps = []
-        for cut in (feas_tol, 1e3 * feas_tol):
-            xS, lam_S = _projection_on_support(Bt[:, S], d, q[S], lam, cut)
-            x = np.zeros(n)
-            x[S] = xS
-            lower = max(lower, _dual_lower_bound(B, q, lam_S, tau))
-            ok = x.min() >= -feas_tol and float(np.linalg.norm(Bt @ x - d)) <= feas_tol
-            steps.append((not ok, float(np.linalg.norm(x - q)) if ok else 0.0, x, lam_S))
-        infeasible, _, x, lam_S = min(steps, key=lambda t: t[:2])  # nearest feasible, or first
-        feasible = not infeasible
+        # only up to the factor's own error (an RBF kernel's small eigen-directions), which
+        # ``feas_tol`` bounds: the same number is the rank cut and the feasibility test
+        xS, lam_S = _projection_on_support(Bt[:, S], d, q[S], lam, feas_tol)
+        x = np.zeros(n)
+        x[S] = xS
+        lower = max(lower, _dual_lower_bound(B, q, lam_S, tau))
+        feasible = x.min() >= -feas_tol and float(np.linalg.norm(Bt @ x - d)) <= feas_tol
         z = Bt.T @ lam_S - q
         z[S] = 0.0
         neg_x = S & (x < 0.0)

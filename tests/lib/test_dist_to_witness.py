@@ -87,7 +87,7 @@ def _check_certificate(G, q, res, gap=1e-9):
     assert abs(w.sum() - 1.0) <= 8 * n * np.finfo(float).eps
     assert res.residual == pytest.approx(np.linalg.norm(B @ w), rel=1e-12, abs=1e-300)
     assert res.residual <= _margins._feasibility_tol(B)
-    assert res.polished
+    assert res.polished and res.bracket == "W"
     assert res.dist == pytest.approx(np.linalg.norm(w - q), rel=1e-15, abs=0)
     assert 0.0 <= res.dist_lower <= res.dist
     assert res.gap == res.dist - res.dist_lower
@@ -207,6 +207,7 @@ def test_relaxation_fallback_when_the_qp_fails(monkeypatch, seed):
     monkeypatch.setattr(_margins, "_projection_qp", failing)
     res = kperc.dist_to_witness(prob.G, q)
     assert taus[0] == 0.0 and taus[1] > 0.0
+    assert res.polished and res.bracket == "W"
     assert res.dist == pytest.approx(expected.dist, abs=1e-9)
     assert 0.0 <= res.dist_lower <= res.dist
     B = kperc.gram_factor(prob.G)
@@ -224,15 +225,9 @@ def test_dual_lower_bound_is_a_lower_bound_for_any_multipliers():
         assert _margins._dual_lower_bound(B, q, lam) <= dist
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_rbf_with_flipped_duplicates_against_closed_form(seed):
-    """Distinct points under an RBF kernel are independent in its feature space, so with
-    three of them repeated under the opposite label ``W`` is the triangle of the three
-    pair midpoints (closed form by :func:`_dist_to_hull_of`). The factor's duplicate
-    columns cancel only to about 1e-11 here, above the rounding floor of ``B p``; before
-    the polish tried a coarser rank cut, it returned feasible points up to 0.097 farther
-    away (seeds 0, 1 and 4), with the gap saying so."""
-    n, k = 100, 3
+def _rbf_flipped_duplicates(seed: int, n: int = 100, k: int = 3):
+    """RBF Gram matrix of ``n - k`` moons points plus ``k`` of them under the opposite
+    label, a point ``q`` of the simplex, and the ``k`` pair midpoints spanning ``W``."""
     moons = kperc.datasets.moons(n - k, seed=seed)
     rng = np.random.default_rng(seed)
     idx = rng.choice(n - k, k, replace=False)
@@ -243,6 +238,52 @@ def test_rbf_with_flipped_duplicates_against_closed_form(seed):
     mids = np.zeros((k, n))
     for t, i in enumerate(idx):
         mids[t, [i, n - k + t]] = 0.5
+    return G, q, mids
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rbf_with_flipped_duplicates_against_closed_form(seed):
+    """Distinct points under an RBF kernel are independent in its feature space, so with
+    three of them repeated under the opposite label ``W`` is the triangle of the three
+    pair midpoints (closed form by :func:`_dist_to_hull_of`). The factor's duplicate
+    columns cancel only to the factor's own error, ``eps ||B||^2 / s_min(B)``, about
+    1e-11 here and up to 2e-11 with the LAPACK of numpy 1.26: above ``64 n eps ||B||``
+    (7e-12). Before the feasibility floor included that error, the polish rejected the
+    exact witness (seed 1 under the dependency floors); earlier still, with a single rank
+    cut at the old floor, seeds 0, 1 and 4 gave feasible points up to 0.097 farther away."""
+    G, q, mids = _rbf_flipped_duplicates(seed)
     res = kperc.dist_to_witness(G, q)
     assert res.dist == pytest.approx(_dist_to_hull_of(q, mids), abs=1e-9)
     _check_certificate(G, q, res)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_unpolished_exit_claims_no_upper_bound(monkeypatch, seed):
+    """When no polished point is feasible, ``w`` is the interior-point solution of the
+    relaxation ``||B p|| <= tau``: nearer to ``q`` than ``W`` is (here by 2e-8 to 2e-7),
+    so ``dist`` must not pose as an upper bound. The result says ``bracket ==
+    "relaxation"`` and ``gap = inf``, and its ``dist_lower`` is still below the exact
+    distance."""
+    G, q, mids = _rbf_flipped_duplicates(seed)
+    n = q.size
+    polish = _margins._polish_active_set
+    calls = []
+
+    def failing(B, q, w, lam, tau=0.0, feas_tol=None):
+        calls.append(tau)
+        _, lower, _ = polish(B, q, w, lam, tau=tau, feas_tol=feas_tol)
+        return w / w.sum(), lower, False
+
+    monkeypatch.setattr(_margins, "_polish_active_set", failing)
+    res = kperc.dist_to_witness(G, q)
+    assert calls[0] == 0.0 and calls[1] > 0.0  # the relaxation was tried too
+    exact = _dist_to_hull_of(q, mids)
+    B = kperc.gram_factor(G)
+    assert not res.polished
+    assert res.residual == pytest.approx(np.linalg.norm(B @ res.w), rel=1e-12)
+    assert res.residual > _margins._feasibility_tol(B)  # w is not in W up to rounding
+    assert res.bracket == "relaxation" and res.gap == np.inf
+    assert res.dist < exact  # what an upper-bound claim would have got wrong
+    # the closed form is a norm of n terms from a well-conditioned 4 x 4 solve: its
+    # rounding is at most about n eps |exact|, and the dual bound is rigorous
+    assert 0.0 <= res.dist_lower <= exact * (1 + n * np.finfo(float).eps)
