@@ -276,6 +276,16 @@ def dumps(nb) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
+def parse_code(source: str) -> ast.Module | None:
+    """The syntax tree of a code cell, IPython magics (``%``, ``!``) left out; None if
+    the cell is not valid Python."""
+    lines = [ln for ln in source.splitlines() if not ln.lstrip().startswith(("%", "!"))]
+    try:
+        return ast.parse("\n".join(lines))
+    except SyntaxError:
+        return None
+
+
 def savefig_calls(source: str) -> list[str]:
     """Figure-name patterns of ``ch.savefig(fig, "name")`` / ``ch.figure(fig, "name")`` calls.
 
@@ -283,10 +293,8 @@ def savefig_calls(source: str) -> list[str]:
     for each interpolated part. Names held in variables cannot be traced and are
     skipped.
     """
-    lines = [ln for ln in source.splitlines() if not ln.lstrip().startswith(("%", "!"))]
-    try:
-        tree = ast.parse("\n".join(lines))
-    except SyntaxError:
+    tree = parse_code(source)
+    if tree is None:
         return []
     found = []
     for node in ast.walk(tree):

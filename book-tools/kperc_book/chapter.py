@@ -40,6 +40,7 @@ __all__ = [
     "style",
     "figsize",
     "legend_below",
+    "smallest_font_pt",
     "roundoff_bound",
     "bound_text",
     "power_text",
@@ -247,6 +248,35 @@ def style() -> None:
             "svg.hashsalt": "kperc",
         }
     )
+
+
+#: The rcParams of the book's figure style that hold a text size.
+FONT_SIZE_PARAMS = (
+    "font.size",
+    "axes.titlesize",
+    "axes.labelsize",
+    "legend.fontsize",
+    "legend.title_fontsize",
+    "xtick.labelsize",
+    "ytick.labelsize",
+    "figure.titlesize",
+)
+
+
+def smallest_font_pt() -> float:
+    """The smallest font size (pt) that :func:`style` sets for any text of a figure.
+
+    Named sizes such as ``"small"`` are resolved against ``font.size``. The book's
+    figure tests check that no figure draws text smaller than this, and that at the
+    width a figure is shown it reads at 9 pt or more.
+    """
+    import matplotlib
+    from matplotlib.font_manager import FontProperties
+
+    with matplotlib.rc_context():
+        style()
+        sizes = [matplotlib.rcParams[k] for k in FONT_SIZE_PARAMS]
+        return min(FontProperties(size=v).get_size_in_points() for v in sizes if v is not None)
 
 
 def legend_below(ax, *args, ncol: int = 1, drop: float = 0.5, **kwargs):

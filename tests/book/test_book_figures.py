@@ -18,7 +18,8 @@ import matplotlib
 import pytest
 from matplotlib.font_manager import FontProperties
 
-from kperc_book.chapter import style
+from kperc_book._notebooks import parse_code
+from kperc_book.chapter import FONT_SIZE_PARAMS, smallest_font_pt, style
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "book").glob("*.ipynb"))
@@ -39,25 +40,6 @@ TEXT_CALLS = {
     "ylabel",
     "figtext",
 }
-#: rcParams whose value is a font size.
-SIZE_PARAMS = (
-    "font.size",
-    "axes.titlesize",
-    "axes.labelsize",
-    "legend.fontsize",
-    "legend.title_fontsize",
-    "xtick.labelsize",
-    "ytick.labelsize",
-    "figure.titlesize",
-)
-
-
-def smallest_style_pt() -> float:
-    """The smallest font size (pt) that the book's figure style sets."""
-    with matplotlib.rc_context():
-        style()
-        values = [matplotlib.rcParams[k] for k in SIZE_PARAMS]
-        return min(FontProperties(size=v).get_size_in_points() for v in values if v is not None)
 
 
 def _points(value, base: float) -> float | None:
@@ -80,10 +62,8 @@ def text_sizes(source: str, base: float) -> list[tuple[int, str, float]]:
     >>> text_sizes("rng.choice(3, size=2)", 10)
     []
     """
-    lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
-    try:
-        tree = ast.parse("\n".join(lines))
-    except SyntaxError:
+    tree = parse_code(source)
+    if tree is None:
         return []
     found = []
     for node in ast.walk(tree):
@@ -96,7 +76,7 @@ def text_sizes(source: str, base: float) -> list[tuple[int, str, float]]:
                         found.append((node.lineno, f"{kw.arg}=", round(pt, 2)))
             if name == "update" and node.args and isinstance(node.args[0], ast.Dict):
                 for k, v in zip(node.args[0].keys, node.args[0].values, strict=True):
-                    if isinstance(k, ast.Constant) and k.value in SIZE_PARAMS:
+                    if isinstance(k, ast.Constant) and k.value in FONT_SIZE_PARAMS:
                         pt = _points(v, base)
                         if pt is not None:
                             found.append((node.lineno, f"rcParams[{k.value!r}]", round(pt, 2)))
@@ -105,7 +85,7 @@ def text_sizes(source: str, base: float) -> list[tuple[int, str, float]]:
                 if (
                     isinstance(t, ast.Subscript)
                     and isinstance(t.slice, ast.Constant)
-                    and t.slice.value in SIZE_PARAMS
+                    and t.slice.value in FONT_SIZE_PARAMS
                 ):
                     pt = _points(node.value, base)
                     if pt is not None:
@@ -125,7 +105,7 @@ def _sources():
 
 def test_style_sets_nine_points_or_more():
     """The browser test's rule assumes 9 pt fonts; the style must not go below that."""
-    assert smallest_style_pt() >= 9.0
+    assert smallest_font_pt() >= 9.0
 
 
 SOURCES = dict(_sources())
@@ -134,7 +114,7 @@ SOURCES = dict(_sources())
 @pytest.mark.parametrize("where", list(SOURCES))
 def test_no_text_smaller_than_the_style(where):
     source = SOURCES[where]
-    floor = smallest_style_pt()
+    floor = smallest_font_pt()
     with matplotlib.rc_context():
         style()
         base = FontProperties(size=matplotlib.rcParams["font.size"]).get_size_in_points()

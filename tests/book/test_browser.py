@@ -323,25 +323,9 @@ def _smallest_font_pt() -> float:
     ``tests/book/test_book_figures.py`` checks that no notebook or experiment module draws
     text smaller than this.
     """
-    import matplotlib
-    from matplotlib.font_manager import FontProperties
+    from kperc_book.chapter import smallest_font_pt
 
-    from kperc_book.chapter import style
-
-    keys = (
-        "font.size",
-        "axes.titlesize",
-        "axes.labelsize",
-        "legend.fontsize",
-        "legend.title_fontsize",
-        "xtick.labelsize",
-        "ytick.labelsize",
-        "figure.titlesize",
-    )
-    with matplotlib.rc_context():
-        style()
-        sizes = [matplotlib.rcParams[k] for k in keys]
-        return min(FontProperties(size=v).get_size_in_points() for v in sizes if v is not None)
+    return smallest_font_pt()
 
 
 def _png_dpi(path: Path) -> float | None:
