@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from .paths import record_dirs
+
 __all__ = [
     "MAX_CHANGED_FRACTION",
     "MAX_CHANNEL_DIFF",
@@ -108,11 +110,12 @@ def keep_committed_figures(stage: Path, book_dir: Path, key: str) -> list[str]:
         The names of the figures whose committed bytes were kept.
     """
     kept: list[str] = []
-    staged_figs = stage / "figures"
+    staged_records, staged_figs = record_dirs(stage)
+    committed_figs = record_dirs(book_dir)[1]
     if not staged_figs.is_dir():
         return kept
     for new in sorted(staged_figs.glob(f"{key}-*.png")):
-        old = book_dir / "figures" / new.name
+        old = committed_figs / new.name
         if not old.is_file():
             continue
         old_bytes, new_bytes = old.read_bytes(), new.read_bytes()
@@ -121,7 +124,7 @@ def keep_committed_figures(stage: Path, book_dir: Path, key: str) -> list[str]:
 
             atomic_write(new, old_bytes, durable=False)
             kept.append(new.name)
-    record = stage / "_generated" / f"{key}.json"
+    record = staged_records / f"{key}.json"
     if kept and record.is_file():
         from .chapter import _write_json
 
