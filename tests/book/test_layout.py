@@ -96,7 +96,14 @@ def layout_spellings(source: str) -> list[tuple[int, str]]:
 
 
 def _modules() -> list[Path]:
-    return sorted(p for p in BOOK_TOOLS.rglob("*.py") if p != Path(paths.__file__).resolve())
+    """The book's packages' modules (not a build folder's copies of them)."""
+    packages = [BOOK_TOOLS / "kperc_book", BOOK_TOOLS / "benchmarks"]
+    return sorted(
+        p
+        for pkg in packages
+        for p in pkg.rglob("*.py")
+        if p != Path(paths.__file__).resolve() and "__pycache__" not in p.parts
+    )
 
 
 @pytest.mark.parametrize(
