@@ -21,7 +21,8 @@ from kperc_book.experiments import ch06, ch06_figures  # noqa: E402
 
 
 def _verdict_shape(v):
-    ok, detail, instances = v
+    assert set(v) == {"ok", "detail", "instances"}
+    ok, detail, instances = v["ok"], v["detail"], v["instances"]
     assert isinstance(ok, bool) and isinstance(detail, str) and isinstance(instances, int)
     return ok, detail, instances
 
@@ -61,10 +62,10 @@ def test_lemma7_verdict_table_and_glue(l7):
 def test_lemma7_verdict_fails_on_a_violation(l7):
     bad = l7.copy()
     bad.at[0, "dist"] = bad.at[0, "bound"] * 1.01 + 1e-6
-    assert not ch06.lemma7_verdict(bad)[0]
+    assert not ch06.lemma7_verdict(bad)["ok"]
     bad = l7.copy()
     bad.at[0, "max_residual"] = 1e-6  # an unverified witness
-    assert not ch06.lemma7_verdict(bad)[0]
+    assert not ch06.lemma7_verdict(bad)["ok"]
 
 
 def test_lemma7_figure(l7):
@@ -104,11 +105,11 @@ def test_sandwich_verdicts(sw):
 def test_sandwich_verdicts_fail(sw):
     bad = sw.copy()
     bad.loc[bad.index[0], "lemma8_right"] = -1e-3
-    assert not ch06.lemma8_verdict(bad)[0]
+    assert not ch06.lemma8_verdict(bad)["ok"]
     inf = sw.index[sw["kind"] != "planted"]
     bad = sw.copy()
     bad.loc[inf[0], "lemma9_right"] = -1e-3
-    assert ch06.lemma8_verdict(bad)[0] and not ch06.lemma9_verdict(bad)[0]
+    assert ch06.lemma8_verdict(bad)["ok"] and not ch06.lemma9_verdict(bad)["ok"]
 
 
 def test_sandwich_figure():
@@ -146,10 +147,10 @@ def test_snkpvn_verdicts(sn):
 def test_snkpvn_verdicts_fail(sn):
     bad = sn.copy()
     bad.loc[bad.index[bad["kind"] == "planted"][0], "ok"] = False
-    assert not ch06.snkpvn_verdict(bad)[0] and ch06.snkpvn_infeasible_verdict(bad)[0]
+    assert not ch06.snkpvn_verdict(bad)["ok"] and ch06.snkpvn_infeasible_verdict(bad)["ok"]
     bad = sn.copy()
     bad.loc[bad.index[bad["kind"] != "planted"][0], "ok"] = False
-    assert ch06.snkpvn_verdict(bad)[0] and not ch06.snkpvn_infeasible_verdict(bad)[0]
+    assert ch06.snkpvn_verdict(bad)["ok"] and not ch06.snkpvn_infeasible_verdict(bad)["ok"]
 
 
 def test_slides_order_text():
@@ -216,7 +217,7 @@ def test_isnkpvn_verdict_fails(isn):
     inf, feas, kern = isn
     bad = feas.copy()
     bad.loc[bad.index[0], "ok"] = False
-    assert not ch06.isnkpvn_verdict(inf, bad, kern)[0]
+    assert not ch06.isnkpvn_verdict(inf, bad, kern)["ok"]
     bad = kern.copy()
     bad.loc[bad.index[1], "nvn_ok"] = False
     with pytest.raises(RuntimeError, match="NVN"):
@@ -332,3 +333,16 @@ def test_glue_all_records_every_number(tmp_path, monkeypatch):
     ch06.glue_all(ch, [("a", 0.123456, 3), ("b", np.int64(7), 4), ("c", 2.0, 3)])
     record = json.loads((tmp_path / "_generated" / "ch42.json").read_text())
     assert record["glue"] == {"a": 0.123, "b": 7, "c": 2.0}
+
+
+def test_verdicts_are_chapter_check_arguments(tmp_path, monkeypatch, sn):
+    from kperc_book.chapter import STAGING_ENV, Chapter
+
+    monkeypatch.setenv(STAGING_ENV, str(tmp_path))
+    ch = Chapter("ch42")
+    assert ch.check("snkpvn-bound", **ch06.snkpvn_verdict(sn))
+    assert ch.checks["snkpvn-bound"]["instances"] == 6
+    bad = sn.copy()
+    bad["ok"] = False
+    with pytest.raises(AssertionError, match="snkpvn-infeasible-bound"):
+        ch.check("snkpvn-infeasible-bound", **ch06.snkpvn_infeasible_verdict(bad))

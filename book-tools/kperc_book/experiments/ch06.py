@@ -17,9 +17,9 @@ Everything the notebook ``book/ch06_primal_dual.ipynb`` computes lives here:
   iterations, derived in the chapter.
 * :func:`slides_order_demo`: why ISNKPVN needs the guard ``||q_t||_G <= eps``.
 * For the notebook: the sweep points (``*_points``), the verdicts it passes to
-  :meth:`kperc_book.chapter.Chapter.check` (``*_verdict``, each ``(ok, detail,
-  instances)``), its printed tables (``*_table``) and the numbers its prose quotes
-  (``*_glue``, glued by :func:`glue_all`). Its figures are drawn by
+  :meth:`kperc_book.chapter.Chapter.check` (``*_verdict``, each its keyword arguments
+  ``ok``, ``detail`` and ``instances``), its printed tables (``*_table``) and the
+  numbers its prose quotes (``*_glue``, glued by :func:`glue_all`). Its figures are drawn by
   :mod:`kperc_book.experiments.ch06_figures`.
 
 Every function is seeded and deterministic; sweeps go through
@@ -610,8 +610,15 @@ def slides_order_demo(max_iter: int = 2000) -> dict[str, Any]:
 # What the notebook shows: sweep points, verdicts of the stated results, printed tables
 # and the numbers quoted in the prose
 # ---------------------------------------------------------------------------------------
-#: A verdict for :meth:`kperc_book.chapter.Chapter.check`: ``(ok, detail, instances)``.
-Verdict = tuple[bool, str, int]
+#: A verdict: the keyword arguments of :meth:`kperc_book.chapter.Chapter.check` after the
+#: result id, ``{"ok": bool, "detail": str, "instances": int}`` (``ch.check(id, **verdict)``).
+Verdict = dict[str, Any]
+
+
+def _verdict(ok: bool, detail: str, instances: int) -> Verdict:
+    return {"ok": bool(ok), "detail": detail, "instances": int(instances)}
+
+
 #: Numbers quoted in the prose: ``(glue name, value, significant digits)``.
 GlueItems = list[tuple[str, Any, int]]
 
@@ -657,7 +664,7 @@ def lemma7_verdict(l7: pd.DataFrame) -> Verdict:
         f"dist(q, W) <= sqrt(2)||q||_G/(||q||_G+|rho|) for {n_l7} centres on {len(l7)} "
         f"inseparable instances; worst ratio {l7['worst_ratio'].max():.3g}"
     )
-    return ok, detail, n_l7
+    return _verdict(ok, detail, n_l7)
 
 
 def lemma7_table(l7: pd.DataFrame) -> str:
@@ -716,7 +723,7 @@ def lemma8_verdict(sw: pd.DataFrame) -> Verdict:
         f"-||p_k||^2/2 >= L^q_mu(alpha_k) >= L(alpha_k) - mu_k at all {n_it} iterates of "
         f"{len(sw)} SNKPVN runs ({n_inf} of them inseparable)"
     )
-    return ok, detail, n_it
+    return _verdict(ok, detail, n_it)
 
 
 def lemma9_verdict(sw: pd.DataFrame) -> Verdict:
@@ -728,7 +735,7 @@ def lemma9_verdict(sw: pd.DataFrame) -> Verdict:
         f"L^q_mu(alpha_k) >= -mu_k dist(q,W)^2/2 at all {n_it} "
         f"iterates of {len(inf)} inseparable runs"
     )
-    return ok, detail, n_it
+    return _verdict(ok, detail, n_it)
 
 
 def sandwich_table(sw: pd.DataFrame) -> str:
@@ -788,7 +795,7 @@ def snkpvn_verdict(sn: pd.DataFrame) -> Verdict:
         f"separator whenever delta < rho ({len(below)} runs); worst ratio "
         f"{fe['ratio'].max():.3g}"
     )
-    return bool(fe["ok"].all()), detail, len(fe)
+    return _verdict(fe["ok"].all(), detail, len(fe))
 
 
 def snkpvn_infeasible_verdict(sn: pd.DataFrame) -> Verdict:
@@ -798,7 +805,7 @@ def snkpvn_infeasible_verdict(sn: pd.DataFrame) -> Verdict:
         f"verified delta-certificate with K < 2 sqrt(n) dist(q,W)/delta on {len(ie)} "
         f"inseparable runs; worst ratio {ie['ratio'].max():.3g}"
     )
-    return bool(ie["ok"].all()), detail, len(ie)
+    return _verdict(ie["ok"].all(), detail, len(ie))
 
 
 def snkpvn_table(sn: pd.DataFrame) -> str:
@@ -933,7 +940,7 @@ def isnkpvn_verdict(
         f"worst call ratio {allrows['call_ratio'].max():.3g}, worst total ratio "
         f"{allrows['total_ratio'].max():.3g}, calls within the bound"
     )
-    return bool(allrows["ok"].all()), detail, len(allrows)
+    return _verdict(allrows["ok"].all(), detail, len(allrows))
 
 
 #: Columns of the per-run ISNKPVN table (inseparable and kernel runs).
