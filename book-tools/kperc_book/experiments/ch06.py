@@ -16,6 +16,11 @@ Everything the notebook ``book/ch06_primal_dual.ipynb`` computes lives here:
 * :func:`isnkpvn_total_bound`: the a-priori bounds on the total number of inner
   iterations, derived in the chapter.
 * :func:`slides_order_demo`: why ISNKPVN needs the guard ``||q_t||_G <= eps``.
+* For the notebook: the sweep points (``*_points``), the verdicts it passes to
+  :meth:`kperc_book.chapter.Chapter.check` (``*_verdict``, each its keyword arguments
+  ``ok``, ``detail`` and ``instances``), its printed tables (``*_table``) and the
+  numbers its prose quotes (``*_glue``, glued by :func:`glue_all`). Its figures are drawn by
+  :mod:`kperc_book.experiments.ch06_figures`.
 
 Every function is seeded and deterministic; sweeps go through
 :func:`kperc.sweeps.sweep` (joblib) and return :class:`pandas.DataFrame` objects in grid
@@ -58,6 +63,38 @@ __all__ = [
     "isnkpvn_on",
     "nvn_bound",
     "slides_order_demo",
+    "Verdict",
+    "GlueItems",
+    "glue_all",
+    "lemma7_points",
+    "lemma7_verdict",
+    "lemma7_table",
+    "lemma7_glue",
+    "sandwich_points",
+    "lemma8_verdict",
+    "lemma9_verdict",
+    "sandwich_table",
+    "sandwich_glue",
+    "snkpvn_points",
+    "snkpvn_verdict",
+    "snkpvn_infeasible_verdict",
+    "snkpvn_table",
+    "snkpvn_glue",
+    "slides_order_text",
+    "isnkpvn_inf_points",
+    "isnkpvn_feas_points",
+    "isnkpvn_kernel",
+    "isnkpvn_verdict",
+    "ISNKPVN_COLUMNS",
+    "isnkpvn_tables",
+    "isnkpvn_glue",
+    "feasible_medians",
+    "vs_nvn_glue",
+    "gamma_points",
+    "gamma_means",
+    "gamma_table",
+    "gamma_glue",
+    "gamma_bound_exercise",
     "loglog_slope",
     "sweep",
 ]
@@ -567,3 +604,573 @@ def slides_order_demo(max_iter: int = 2000) -> dict[str, Any]:
         "guard_nit": guarded.nit,
         "guard_nouter": int(guarded.nouter),
     }
+
+
+# ---------------------------------------------------------------------------------------
+# What the notebook shows: sweep points, verdicts of the stated results, printed tables
+# and the numbers quoted in the prose
+# ---------------------------------------------------------------------------------------
+#: A verdict: the keyword arguments of :meth:`kperc_book.chapter.Chapter.check` after the
+#: result id, ``{"ok": bool, "detail": str, "instances": int}`` (``ch.check(id, **verdict)``).
+Verdict = dict[str, Any]
+
+
+def _verdict(ok: bool, detail: str, instances: int) -> Verdict:
+    return {"ok": bool(ok), "detail": detail, "instances": int(instances)}
+
+
+#: Numbers quoted in the prose: ``(glue name, value, significant digits)``.
+GlueItems = list[tuple[str, Any, int]]
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.3g}"
+
+
+def _fmt4(v: float) -> str:
+    return f"{v:.4g}"
+
+
+def glue_all(ch, items: GlueItems) -> None:
+    """Glue every ``(name, value, digits)`` of ``items`` with ``ch.glue``, in order."""
+    for name, value, digits in items:
+        ch.glue(name, value, digits=digits)
+
+
+def lemma7_points(
+    rhos: Sequence[float], dims: Sequence[int], n_seeds: int, n_q: int, *, n: int = 20
+) -> list[dict[str, Any]]:
+    """Sweep points of Lemma 7: ``"cap"`` instances at every margin, dimension and seed,
+    then one ``"edge"`` instance (margin 0, seed 0) per dimension."""
+    pts = [
+        dict(kind="cap", n=n, d=d, rho=r, seed=s, n_q=n_q)
+        for r in rhos
+        for d in dims
+        for s in range(n_seeds)
+    ]
+    pts += [dict(kind="edge", n=n, d=d, rho=0.0, seed=0, n_q=n_q) for d in dims]
+    return pts
+
+
+def lemma7_verdict(l7: pd.DataFrame) -> Verdict:
+    """Lemma 7 on a :func:`lemma7_sweep` table: every ``dist(q, W)`` below its bound
+    (to ``1e-9``) and every nearest witness verified (residual at most ``1e-8``)."""
+    n_l7 = int(sum(len(v) for v in l7["dist"]))
+    ok = bool(
+        all((dd <= bb + 1e-9).all() for dd, bb in zip(l7["dist"], l7["bound"], strict=False))
+        and l7["max_residual"].max() <= 1e-8
+    )
+    detail = (
+        f"dist(q, W) <= sqrt(2)||q||_G/(||q||_G+|rho|) for {n_l7} centres on {len(l7)} "
+        f"inseparable instances; worst ratio {l7['worst_ratio'].max():.3g}"
+    )
+    return _verdict(ok, detail, n_l7)
+
+
+def lemma7_table(l7: pd.DataFrame) -> str:
+    """Instances and worst ratio ``dist / bound`` per kind and margin."""
+    return (
+        l7.groupby(["kind", "rho"])
+        .agg(instances=("seed", "size"), worst_ratio=("worst_ratio", "max"))
+        .to_string(float_format=_fmt)
+    )
+
+
+def lemma7_glue(l7: pd.DataFrame) -> GlueItems:
+    """The numbers the Lemma 7 section quotes."""
+    return [
+        ("ch06_l7_n", int(sum(len(v) for v in l7["dist"])), 4),
+        ("ch06_l7_inst", len(l7), 4),
+        ("ch06_l7_worst", l7["worst_ratio"].max(), 3),
+    ]
+
+
+def sandwich_points(
+    n: int,
+    d: int,
+    planted_rhos: Sequence[float],
+    cap_rhos: Sequence[float],
+    deltas: Sequence[float],
+    n_seeds: int,
+) -> list[dict[str, Any]]:
+    """Sweep points of Lemmas 8 and 9: separable (``"planted"``) runs from three kinds of
+    centres, then inseparable (``"cap"`` at every margin, ``"edge"``) runs, some of them
+    started near a witness."""
+    pts = [
+        dict(kind="planted", n=n, d=d, rho=r, seed=s, q_kind=qk, delta=dl)
+        for r in planted_rhos
+        for s in range(n_seeds)
+        for qk in ("barycentre", "dirichlet-1", "vertex")
+        for dl in deltas
+    ]
+    pts += [
+        dict(kind=k, n=n, d=d, rho=r, seed=s, q_kind=qk, delta=dl)
+        for k, r in [("cap", x) for x in cap_rhos] + [("edge", 0.0)]
+        for s in range(n_seeds)
+        for qk in ("barycentre", "dirichlet-1", "near-witness")
+        for dl in deltas
+    ]
+    return pts
+
+
+def lemma8_verdict(sw: pd.DataFrame) -> Verdict:
+    """Lemma 8 on a :func:`sandwich_sweep` table: both sides of the sandwich at every
+    iterate of every run."""
+    n_it = int(sw["iterates"].sum())
+    n_inf = int((sw["kind"] != "planted").sum())
+    ok = bool((sw["lemma8_left"] <= 0).all() and (sw["lemma8_right"] >= 0).all())
+    detail = (
+        f"-||p_k||^2/2 >= L^q_mu(alpha_k) >= L(alpha_k) - mu_k at all {n_it} iterates of "
+        f"{len(sw)} SNKPVN runs ({n_inf} of them inseparable)"
+    )
+    return _verdict(ok, detail, n_it)
+
+
+def lemma9_verdict(sw: pd.DataFrame) -> Verdict:
+    """Lemma 9 on the inseparable runs of a :func:`sandwich_sweep` table."""
+    inf = sw[sw["kind"] != "planted"]
+    n_it = int(inf["iterates"].sum())
+    ok = bool((inf["lemma9_right"] >= 0).all() and (inf["lemma8_left"] <= 0).all())
+    detail = (
+        f"L^q_mu(alpha_k) >= -mu_k dist(q,W)^2/2 at all {n_it} "
+        f"iterates of {len(inf)} inseparable runs"
+    )
+    return _verdict(ok, detail, n_it)
+
+
+def sandwich_table(sw: pd.DataFrame) -> str:
+    """Runs, iterates and the tightest value of each sandwich, per kind and outcome."""
+    return (
+        sw.groupby(["kind", "outcome"])
+        .agg(
+            runs=("nit", "size"),
+            iterates=("iterates", "sum"),
+            max_left=("lemma8_left", "max"),
+            min_right=("lemma8_right", "min"),
+            min_lemma9=("lemma9_right", "min"),
+        )
+        .to_string(float_format=_fmt)
+    )
+
+
+def sandwich_glue(sw: pd.DataFrame) -> GlueItems:
+    """The numbers the Lemmas 8 and 9 section quotes."""
+    return [("ch06_sw_iterates", int(sw["iterates"].sum()), 4), ("ch06_sw_runs", len(sw), 4)]
+
+
+def snkpvn_points(
+    n: int,
+    d: int,
+    planted_rhos: Sequence[float],
+    delta_rel: Sequence[float],
+    cap_rhos: Sequence[float],
+    deltas: Sequence[float],
+    n_seeds: int,
+) -> list[dict[str, Any]]:
+    """Sweep points of the SNKPVN bounds: separable runs with ``delta = delta_rel * rho``
+    (below and above the margin), then inseparable runs with absolute ``delta``."""
+    pts = [
+        dict(kind="planted", n=n, d=d, rho=r, seed=s, q_kind=qk, delta_rel=dr)
+        for r in planted_rhos
+        for s in range(n_seeds)
+        for qk in ("barycentre", "dirichlet-1", "vertex")
+        for dr in delta_rel
+    ]
+    pts += [
+        dict(kind=k, n=n, d=d, rho=r, seed=s, q_kind=qk, delta_rel=dl)
+        for k, r in [("cap", x) for x in cap_rhos] + [("edge", 0.0)]
+        for s in range(n_seeds)
+        for qk in ("barycentre", "dirichlet-1", "vertex", "near-witness")
+        for dl in deltas
+    ]
+    return pts
+
+
+def snkpvn_verdict(sn: pd.DataFrame) -> Verdict:
+    """The separable SNKPVN bound on the ``"planted"`` runs of a :func:`snkpvn_sweep`."""
+    fe = sn[sn["kind"] == "planted"]
+    below = fe[fe["delta_rel"] < 1]
+    detail = (
+        f"K < 2 sqrt(2n)/max(rho, delta) on {len(fe)} separable runs, and a verified "
+        f"separator whenever delta < rho ({len(below)} runs); worst ratio "
+        f"{fe['ratio'].max():.3g}"
+    )
+    return _verdict(fe["ok"].all(), detail, len(fe))
+
+
+def snkpvn_infeasible_verdict(sn: pd.DataFrame) -> Verdict:
+    """The inseparable SNKPVN bound on the other runs of a :func:`snkpvn_sweep`."""
+    ie = sn[sn["kind"] != "planted"]
+    detail = (
+        f"verified delta-certificate with K < 2 sqrt(n) dist(q,W)/delta on {len(ie)} "
+        f"inseparable runs; worst ratio {ie['ratio'].max():.3g}"
+    )
+    return _verdict(ie["ok"].all(), detail, len(ie))
+
+
+def snkpvn_table(sn: pd.DataFrame) -> str:
+    """Runs, median and largest halting index and worst ratio, per side and outcome."""
+    tab = sn.assign(
+        side=np.where(
+            sn["kind"] == "planted",
+            np.where(sn["delta_rel"] < 1, "separable, delta < rho", "separable, delta > rho"),
+            "inseparable",
+        )
+    )
+    return (
+        tab.groupby(["side", "outcome"])
+        .agg(
+            runs=("nit", "size"),
+            median_nit=("nit", "median"),
+            max_nit=("nit", "max"),
+            worst_ratio=("ratio", "max"),
+        )
+        .to_string(float_format=_fmt)
+    )
+
+
+def snkpvn_glue(sn: pd.DataFrame) -> GlueItems:
+    """The numbers the SNKPVN section quotes."""
+    return [
+        ("ch06_sn_worst_f", sn.loc[sn["kind"] == "planted", "ratio"].max(), 2),
+        ("ch06_sn_worst_i", sn.loc[sn["kind"] != "planted", "ratio"].max(), 2),
+        ("ch06_sn_n", len(sn), 4),
+    ]
+
+
+def slides_order_text(demo: dict[str, Any]) -> str:
+    """What :func:`slides_order_demo` shows, in words.
+
+    Raises
+    ------
+    RuntimeError
+        If the demonstration did not come out as the text says: the slides' order must
+        hit its iteration cap and the guarded ISNKPVN must return a certificate.
+    """
+    if demo["slides_outcome"] != "max_iter" or demo["guard_outcome"] != "certificate":
+        raise RuntimeError(
+            "the slides' order should run until its cap and the guard should return a "
+            f"certificate; got {demo['slides_outcome']!r} and {demo['guard_outcome']!r}"
+        )
+    return (
+        f"two copies of one point with opposite labels: ||q_0||_G = {demo['norm_q0']:.3g}\n"
+        f"slides' order, SNKPVN(q_0, delta_0 = 0): {demo['slides_outcome']} after "
+        f"{demo['slides_nit']} iterations\n  (it would never stop without the cap)\n"
+        f"with the guard: {demo['guard_outcome']} after {demo['guard_nouter']} calls and "
+        f"{demo['guard_nit']} iterations"
+    )
+
+
+def isnkpvn_inf_points(
+    n: int,
+    d: int,
+    cap_rhos: Sequence[float],
+    eps_grid: Sequence[float],
+    gamma: float,
+    nvn_min_eps: float,
+) -> list[dict[str, Any]]:
+    """ISNKPVN against ``1/eps`` on inseparable problems: ``"cap"`` at every margin and
+    ``"edge"`` (margin 0), where NVN runs beside it only down to ``nvn_min_eps``."""
+    pts = [
+        dict(kind="cap", n=n, d=d, rho=r, seed=0, gamma=gamma, eps=e, nvn=True)
+        for r in cap_rhos
+        for e in eps_grid
+    ]
+    pts += [
+        dict(kind="edge", n=n, d=d, rho=0.0, seed=0, gamma=gamma, eps=e, nvn=e >= nvn_min_eps)
+        for e in eps_grid
+    ]
+    return pts
+
+
+def isnkpvn_feas_points(
+    n: int, d: int, rhos: Sequence[float], n_seeds: int, gamma: float, eps: float
+) -> list[dict[str, Any]]:
+    """ISNKPVN against ``1/rho`` on separable (``"planted"``) problems, NVN beside it."""
+    return [
+        dict(kind="planted", n=n, d=d, rho=r, seed=s, gamma=gamma, eps=eps, nvn=True)
+        for r in rhos
+        for s in range(n_seeds)
+    ]
+
+
+def isnkpvn_kernel(
+    k_sep: Instance,
+    k_dup: Instance,
+    *,
+    gamma: float,
+    sep_eps: float,
+    dup_eps: Sequence[float],
+    nvn_min_eps: float,
+) -> pd.DataFrame:
+    """ISNKPVN on two kernel problems: the separable ``k_sep`` (``"moons-rbf"``) at
+    ``sep_eps``, and the margin-0 ``k_dup`` (``"moons-rbf-duplicate"``) at every
+    tolerance of ``dup_eps``, with NVN beside it down to ``nvn_min_eps``."""
+    rows = [dict(kind="moons-rbf", eps=sep_eps, **isnkpvn_on(k_sep, gamma=gamma, eps=sep_eps))]
+    rows += [
+        dict(
+            kind="moons-rbf-duplicate",
+            eps=e,
+            **isnkpvn_on(k_dup, gamma=gamma, eps=e, nvn=e >= nvn_min_eps),
+        )
+        for e in dup_eps
+    ]
+    return pd.DataFrame(rows)
+
+
+def isnkpvn_verdict(
+    isn_inf: pd.DataFrame, isn_feas: pd.DataFrame, isn_kern: pd.DataFrame
+) -> Verdict:
+    """The ISNKPVN theorem on every run of the three tables (see :func:`isnkpvn_run`).
+
+    Raises
+    ------
+    RuntimeError
+        If an output of NVN, run beside ISNKPVN for comparison, failed its verification
+        (not a check of this chapter's results, but the comparison would be void).
+    """
+    allrows = pd.concat([isn_inf, isn_feas, isn_kern], ignore_index=True)
+    nvn_rows = allrows[allrows["nvn_ok"].notna()]
+    if not nvn_rows["nvn_ok"].astype(bool).all():
+        raise RuntimeError("an NVN output failed verification")
+    detail = (
+        f"{len(allrows)} runs ({int((allrows['outcome'] == 'separator').sum())} separators "
+        f"with G alpha > 0, {int((allrows['outcome'] == 'certificate').sum())} certificates "
+        f"with p in the simplex and ||p||_G <= eps); ||q_t||_G falls by > gamma per call; "
+        f"worst call ratio {allrows['call_ratio'].max():.3g}, worst total ratio "
+        f"{allrows['total_ratio'].max():.3g}, calls within the bound"
+    )
+    return _verdict(allrows["ok"].all(), detail, len(allrows))
+
+
+#: Columns of the per-run ISNKPVN table (inseparable and kernel runs).
+ISNKPVN_COLUMNS = [
+    "kind",
+    "rho_exact",
+    "eps",
+    "outcome",
+    "nouter",
+    "calls_bound",
+    "nit",
+    "total_bound",
+    "nvn_nit",
+]
+
+
+def isnkpvn_tables(isn_inf: pd.DataFrame, isn_feas: pd.DataFrame, isn_kern: pd.DataFrame) -> str:
+    """Two tables: every inseparable and kernel run, then the separable runs per margin."""
+    show = pd.concat([isn_inf, isn_kern], ignore_index=True)[ISNKPVN_COLUMNS]
+    feas = (
+        isn_feas.groupby("rho")
+        .agg(
+            nouter=("nouter", "max"),
+            isnkpvn_nit=("nit", "median"),
+            total_bound=("total_bound", "max"),
+            nvn_nit=("nvn_nit", "median"),
+            nvn_bound=("nvn_bound", "max"),
+        )
+        .to_string(float_format=_fmt4)
+    )
+    return show.to_string(index=False, float_format=_fmt4) + "\n\n" + feas
+
+
+def isnkpvn_glue(
+    isn_inf: pd.DataFrame,
+    isn_feas: pd.DataFrame,
+    isn_kern: pd.DataFrame,
+    *,
+    nvn_min_eps: float,
+    moons_rho: float,
+    n_moons: int,
+) -> GlueItems:
+    """The numbers the ISNKPVN section quotes (``n_moons``: points of the problem with
+    the repeated point)."""
+    allrows = pd.concat([isn_inf, isn_feas, isn_kern], ignore_index=True)
+    return [
+        ("ch06_nvn_min_eps", nvn_min_eps, 3),
+        ("ch06_isn_runs", len(allrows), 4),
+        ("ch06_isn_call_worst", allrows["call_ratio"].max(), 2),
+        ("ch06_isn_total_worst", allrows["total_ratio"].max(), 2),
+        ("ch06_moons_rho", moons_rho, 3),
+        ("ch06_n_moons", n_moons, 4),
+    ]
+
+
+def feasible_medians(isn_feas: pd.DataFrame) -> pd.DataFrame:
+    """Per margin (increasing): median iterations of ISNKPVN (``nit``) and NVN (``nvn``)
+    and the largest of their bounds (``total_bound``, ``nvn_bound``)."""
+    return (
+        isn_feas.groupby("rho")
+        .agg(
+            nit=("nit", "median"),
+            nvn=("nvn_nit", "median"),
+            total_bound=("total_bound", "max"),
+            nvn_bound=("nvn_bound", "max"),
+        )
+        .reset_index()
+    )
+
+
+def vs_nvn_glue(
+    isn_inf: pd.DataFrame,
+    isn_feas: pd.DataFrame,
+    isn_kern: pd.DataFrame,
+    *,
+    cap_rhos: Sequence[float],
+    eps_grid: Sequence[float],
+) -> GlueItems:
+    """The numbers the comparison with NVN quotes: fitted slopes against ``1/eps`` (margin
+    0) and ``1/rho`` (separable), and iteration ratios NVN / ISNKPVN at the smallest
+    tolerance each method reached."""
+    edge = isn_inf[isn_inf["kind"] == "edge"].sort_values("eps")
+    edge_nvn = edge[edge["nvn_nit"].notna()]
+    last = edge_nvn.iloc[0]
+    kernel_dup = isn_kern[isn_kern["kind"] == "moons-rbf-duplicate"].sort_values("eps")
+    kdup = kernel_dup[kernel_dup["nvn_nit"].notna()].iloc[0]
+
+    def smallest_eps(r: float) -> pd.Series:
+        sub = isn_inf[(isn_inf["kind"] == "cap") & (isn_inf["rho"] == r)]
+        return sub.sort_values("eps").iloc[0]
+
+    cap_low, cap_high = smallest_eps(min(cap_rhos)), smallest_eps(max(cap_rhos))
+    agg = feasible_medians(isn_feas)
+    lowest_rho = agg.iloc[0]
+    return [
+        (
+            "ch06_slope_isn_eps",
+            loglog_slope(1 / edge["eps"], edge["nit"], nonpositive="drop"),
+            2,
+        ),
+        ("ch06_slope_nvn_eps", loglog_slope(1 / edge_nvn["eps"], edge_nvn["nvn_nit"]), 2),
+        ("ch06_edge_eps", last["eps"], 3),
+        ("ch06_edge_ratio", last["nvn_nit"] / last["nit"], 3),
+        ("ch06_edge_nvn", int(last["nvn_nit"]), 4),
+        ("ch06_edge_isn", int(last["nit"]), 4),
+        ("ch06_kdup_eps", kdup["eps"], 3),
+        ("ch06_kdup_ratio", kdup["nvn_nit"] / kdup["nit"], 3),
+        ("ch06_cap_rho", min(cap_rhos), 3),
+        ("ch06_cap_ratio", cap_low["nvn_nit"] / cap_low["nit"], 3),
+        ("ch06_cap2_rho", max(cap_rhos), 3),
+        ("ch06_cap2_ratio", cap_high["nvn_nit"] / cap_high["nit"], 3),
+        ("ch06_eps_min", min(eps_grid), 3),
+        ("ch06_slope_isn_rho", loglog_slope(1 / agg["rho"], agg["nit"]), 2),
+        ("ch06_slope_nvn_rho", loglog_slope(1 / agg["rho"], agg["nvn"]), 2),
+        ("ch06_feas_rho", lowest_rho["rho"], 3),
+        ("ch06_feas_ratio", lowest_rho["nvn"] / lowest_rho["nit"], 3),
+    ]
+
+
+def gamma_points(
+    *,
+    isn_n: int,
+    isn_d: int,
+    cap_rho: float,
+    feas_n: int,
+    feas_d: int,
+    feas_rho: float,
+    gammas: Sequence[float],
+    eps: float,
+    feas_eps: float,
+    n_seeds: int,
+) -> list[dict[str, Any]]:
+    """ISNKPVN at every ``gamma``: an inseparable (``"cap"``) and a margin-0 (``"edge"``)
+    problem at tolerance ``eps``, and a separable one at ``feas_eps``; NVN does not run."""
+    pts = [
+        dict(kind=k, n=isn_n, d=isn_d, rho=r, seed=s, gamma=g, eps=eps, nvn=False)
+        for k, r in [("cap", cap_rho), ("edge", 0.0)]
+        for s in range(n_seeds)
+        for g in gammas
+    ]
+    pts += [
+        dict(
+            kind="planted",
+            n=feas_n,
+            d=feas_d,
+            rho=feas_rho,
+            seed=s,
+            gamma=g,
+            eps=feas_eps,
+            nvn=False,
+        )
+        for s in range(n_seeds)
+        for g in gammas
+    ]
+    return pts
+
+
+def gamma_means(gam: pd.DataFrame) -> pd.DataFrame:
+    """Mean total iterations, calls and a-priori bound per problem and ``gamma``.
+
+    Raises
+    ------
+    RuntimeError
+        If a run of the sweep failed its checks (``ok``, see :func:`isnkpvn_run`): the
+        comparison of the ``gamma`` values would then mix failed runs in.
+    """
+    if not gam["ok"].all():
+        bad = gam.loc[~gam["ok"].astype(bool), ["kind", "rho", "seed", "gamma"]]
+        raise RuntimeError(f"ISNKPVN runs failed their checks:\n{bad.to_string(index=False)}")
+    return (
+        gam.groupby(["kind", "rho", "gamma"])
+        .agg(nit=("nit", "mean"), nouter=("nouter", "mean"), bound=("total_bound", "mean"))
+        .reset_index()
+    )
+
+
+def gamma_table(agg: pd.DataFrame) -> str:
+    """Mean total iterations: one row per ``gamma``, one column per problem."""
+    return agg.pivot_table(index="gamma", columns="kind", values="nit").to_string(
+        float_format=_fmt4
+    )
+
+
+def gamma_glue(agg: pd.DataFrame, *, gamma: float, runs: int) -> GlueItems:
+    """The numbers the section on ``gamma`` quotes: the best measured ``gamma`` per
+    problem, the spread on the margin-0 problem, and how far the default ``gamma`` is from
+    the best one (``runs``: number of runs of the sweep)."""
+    best = {
+        kind: float(sub.loc[sub["nit"].idxmin(), "gamma"])
+        for kind in ("cap", "edge", "planted")
+        for sub in [agg[agg["kind"] == kind]]
+    }
+    ed = agg[agg["kind"] == "edge"].set_index("gamma")["nit"]
+    ratios = [
+        agg[(agg["kind"] == k) & (agg["gamma"] == gamma)]["nit"].iloc[0]
+        / agg[agg["kind"] == k]["nit"].min()
+        for k in ("cap", "edge", "planted")
+    ]
+    return [
+        ("ch06_gamma_best_cap", best["cap"], 3),
+        ("ch06_gamma_best_edge", best["edge"], 3),
+        ("ch06_gamma_best_planted", best["planted"], 3),
+        ("ch06_gamma_spread", ed.max() / ed.min(), 3),
+        ("ch06_gamma_default", gamma, 3),
+        ("ch06_gamma_default_ratio", max(ratios), 3),
+        ("ch06_gamma_runs", runs, 4),
+    ]
+
+
+def gamma_bound_exercise(
+    n: int = 100, eps: float = 1e-6, rho: float = 0.0, norm_q0: float = 1.0
+) -> str:
+    """The exercise on the best ``gamma`` of the bound: on the grid ``1.5, 1.51, ...,
+    10`` the a-priori total of :func:`isnkpvn_total_bound` at ``gamma = 2`` and ``10``
+    relative to its smallest value, and where it is smallest.
+
+    Raises
+    ------
+    RuntimeError
+        If the exact bound is not smallest in ``(2, 4)``, near ``e``, the minimiser of
+        ``gamma / ln gamma`` (the exercise's claim).
+    """
+    gam_grid = np.round(np.arange(1.5, 10.01, 0.01), 2)
+    tot = np.array([isnkpvn_total_bound(n, g, eps, rho, norm_q0)[1] for g in gam_grid])
+    best_g = gam_grid[np.argmin(tot)]
+    if not 2.0 < best_g < 4.0:
+        raise RuntimeError(f"the exact bound is smallest at gamma = {best_g:.2f}, far from e")
+    lines = [
+        f"gamma = {g:g}: bound / smallest bound = {tot[gam_grid == g][0] / tot.min():.3f}"
+        for g in (2.0, 10.0)
+    ]
+    lines.append(f"the exact bound is smallest at gamma = {best_g:.2f} on this grid")
+    return "\n".join(lines)
