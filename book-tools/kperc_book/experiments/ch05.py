@@ -19,6 +19,11 @@ Everything the notebook ``book/ch05_infeasible_problems.ipynb`` computes lives h
   the hull) checked against the facets, sampled directions and sampled ball points.
 * :func:`caveat_lift`: the infinite-dimensional caveat in miniature: 2-D data seen in
   ``R^3``, where margin (5) collapses to 0 and the span-restricted margin does not.
+* What the notebook shows of these: the verdicts handed to ``ch.check`` (one
+  ``*_verdict`` function per stated result, returning ``ok``, ``detail`` and
+  ``instances``), the printed tables and texts (``*_table``, ``*_text``) and the numbers
+  quoted in the prose (``*_numbers``). The figures are drawn by
+  :mod:`kperc_book.experiments.ch05_figures`.
 
 Every function is seeded and deterministic; sweeps go through
 :func:`kperc.sweeps.sweep` (joblib) and return :class:`pandas.DataFrame` objects in grid
@@ -69,6 +74,32 @@ __all__ = [
     "caveat_lift",
     "loglog_slope",
     "tidy",
+    "gordan_verdict",
+    "gordan_table",
+    "gordan_numbers",
+    "KERNEL_EXAMPLE_COLUMNS",
+    "kernel_examples_table",
+    "theorem2_verdict",
+    "kernel_sweep_table",
+    "kernel_numbers",
+    "path_text",
+    "stall_text",
+    "rate_checks",
+    "cross_check_text",
+    "dantzig_verdict",
+    "ef_primal_verdict",
+    "ef_dual_verdict",
+    "rate_table",
+    "rate_traces",
+    "rate_numbers",
+    "theorem3_verdict",
+    "theorem3_table",
+    "theorem3_numbers",
+    "theorem3_picture",
+    "caveat_text",
+    "caveat_slope",
+    "weak_duality_sample",
+    "weak_duality_text",
 ]
 
 #: A value at or below this is treated as an exact zero (||A p||, LP value).
@@ -349,14 +380,19 @@ def hull_polygon(P: np.ndarray) -> np.ndarray:
     return np.vstack([v, v[:1]])
 
 
-def nvn_path(X, y, *, eps: float = 1e-3, max_iter: int = 100_000) -> dict[str, Any]:
+def nvn_path(
+    X, y, *, eps: float = 1e-3, max_iter: int = 100_000, expect: str | None = None
+) -> dict[str, Any]:
     """Algorithm 5 in linear form on 2-D data, with what the figure needs.
+
+    With ``expect`` (``"certificate"`` or ``"separator"``), a run that ends otherwise, or
+    whose answer fails its verification, raises :class:`AssertionError`.
 
     Returns
     -------
     dict
         ``A`` (signed normalised points, rows), ``hull`` (closed polygon of their hull),
-        ``W`` (the iterates ``w_k``, rows), ``outcome``, ``nit``, ``p``, ``w`` and the
+        ``W`` (the iterates ``w_k``, rows), ``outcome``, ``nit``, ``p``, ``w``, ``eps`` and the
         checks ``certificate_ok`` (``p`` in the simplex and ``||A p|| <= eps``) and
         ``separator_ok`` (``A w > 0``).
     """
@@ -370,6 +406,15 @@ def nvn_path(X, y, *, eps: float = 1e-3, max_iter: int = 100_000) -> dict[str, A
         and np.linalg.norm(A.T @ p) <= eps
     )
     sep = bool(res.outcome == "separator" and (A @ res.w).min() > 0)
+    if expect is not None:
+        verified = {"certificate": cert, "separator": sep}.get(expect)
+        if verified is None:
+            raise ValueError(f"expect must be 'certificate' or 'separator'; got {expect!r}")
+        if res.outcome != expect or not verified:
+            raise AssertionError(
+                f"NVN was expected to return a verified {expect}; it returned "
+                f"{res.outcome!r} after {res.nit} iterations (verified: {verified})"
+            )
     return {
         "A": A,
         "hull": hull_polygon(A),
@@ -378,6 +423,7 @@ def nvn_path(X, y, *, eps: float = 1e-3, max_iter: int = 100_000) -> dict[str, A
         "nit": res.nit,
         "p": p,
         "w": res.w,
+        "eps": eps,
         "certificate_ok": cert,
         "separator_ok": sep,
     }
@@ -619,7 +665,8 @@ def no_primal_exit(X, y, *, eps: float = 1e-3, max_iter: int = 5000) -> dict[str
     dict
         ``rho``, ``outcome``/``nit``/``final_norm`` without the exit,
         ``first_separating`` (the first ``k`` with ``A^T w_k > 0`` along that run),
-        ``nit_with_exit`` and ``zero_steps`` (steps with ``theta = 0`` once stalled).
+        ``nit_with_exit``, ``zero_steps`` (steps with ``theta = 0`` once stalled),
+        ``norms`` (``||w_k||`` along the run) and ``eps``.
     """
     G = kperc.gram_matrix(X, y)
     rho = kperc.margin(G)
@@ -638,6 +685,7 @@ def no_primal_exit(X, y, *, eps: float = 1e-3, max_iter: int = 5000) -> dict[str
         "outcome_with_exit": with_exit.outcome,
         "zero_steps": int(np.sum(theta == 0.0)),
         "norms": np.asarray(res.trace["norm_w"]),
+        "eps": eps,
     }
 
 
@@ -792,8 +840,9 @@ def caveat_lift(
     dict
         ``rho_2d`` (margin in the plane), ``rho_span_3d`` (:func:`kperc.margin` of the
         embedded data), ``sampled_sup`` (best ``min_i a_i^T w`` over ``n_dirs`` random
-        unit ``w`` in ``R^3`` plus ``+-e_3``), ``at_e3`` (``min_i a_i^T e_3``), and
-        ``heights``/``rho_lifted`` (margin of the lifted data for each height).
+        unit ``w`` in ``R^3`` plus ``+-e_3``), ``at_e3`` (``min_i a_i^T e_3``),
+        ``heights``/``rho_lifted`` (margin of the lifted data for each height) and
+        ``n_dirs``.
     """
     X = np.asarray(X, float)
     y = np.asarray(y, float)
@@ -814,4 +863,377 @@ def caveat_lift(
         "at_e3": float((A3 @ e3).min()),
         "heights": np.asarray(heights, float),
         "rho_lifted": np.asarray(lifted),
+        "n_dirs": n_dirs,
     }
+
+
+# ---------------------------------------------------------------------------------------
+# What the notebook checks, prints and quotes
+# ---------------------------------------------------------------------------------------
+# Each ``*_verdict`` returns ``{"ok", "detail", "instances"}``, the keyword arguments of
+# ``Chapter.check`` (``ch.check("gordan", **ch05.gordan_verdict(gordan))``).
+
+
+def _verdict(ok: bool, detail: str, instances: int) -> dict[str, Any]:
+    return {"ok": bool(ok), "detail": detail, "instances": int(instances)}
+
+
+def _fmt(digits: int, kind: str = "g"):
+    return lambda v: f"{v:.{digits}{kind}}"
+
+
+def gordan_verdict(gordan: pd.DataFrame) -> dict[str, Any]:
+    """Gordan's alternative on the rows of :func:`gordan_sweep`: on every instance exactly
+    one side holds, and the two values agree at the nearest point (``dual_gap_ok``)."""
+    n = len(gordan)
+    ok = n > 0 and gordan["exactly_one"].all() and gordan["dual_gap_ok"].all()
+    return _verdict(
+        ok,
+        f"exactly one alternative (LP separator xor nearest-point certificate) on "
+        f"{n} linear instances; separable {int(gordan['separator'].sum())}, "
+        f"certified {int(gordan['certificate'].sum())}",
+        n,
+    )
+
+
+def gordan_table(gordan: pd.DataFrame) -> str:
+    """Per instance kind: how many instances, separators and certificates, and the smallest
+    LP value and nearest-point norm (round-off below ``1e-9`` shown as 0)."""
+    table = gordan.groupby("kind").agg(
+        instances=("seed", "size"),
+        separator=("separator", "sum"),
+        certificate=("certificate", "sum"),
+        min_lp_value=("lp_value", "min"),
+        min_norm_point=("min_norm", "min"),
+    )
+    return tidy(table, 1e-9).to_string(float_format=_fmt(3))
+
+
+def gordan_numbers(gordan: pd.DataFrame) -> dict[str, int]:
+    """The counts the prose quotes: ``n`` instances, ``gauss_n`` random-label instances and
+    ``gauss_separable`` of them separable."""
+    gauss = gordan["kind"] == "gauss"
+    return {
+        "n": len(gordan),
+        "gauss_separable": int(gordan.loc[gauss, "separator"].sum()),
+        "gauss_n": int(gauss.sum()),
+    }
+
+
+#: The columns of :func:`kernel_examples` the chapter prints.
+KERNEL_EXAMPLE_COLUMNS = [
+    "example",
+    "n",
+    "rank",
+    "lambda_min",
+    "lp_value",
+    "min_norm_p_G",
+    "separator",
+    "certificate",
+    "rho_K",
+]
+
+
+def kernel_examples_table(examples: pd.DataFrame) -> str:
+    """The rows of :func:`kernel_examples` as printed (round-off set to 0, 3 digits)."""
+    return tidy(examples[KERNEL_EXAMPLE_COLUMNS]).to_string(index=False, float_format=_fmt(3))
+
+
+def theorem2_verdict(kern: pd.DataFrame, examples: pd.DataFrame) -> dict[str, Any]:
+    """Theorem 2 on the rows of :func:`kernel_gordan_sweep` and :func:`kernel_examples`:
+    exactly one alternative everywhere; every RBF problem on distinct points separable
+    (``lambda_min > 0`` and ``G G^-1 1 = 1``); every duplicated point certified."""
+    n = len(kern) + len(examples)
+    rbf = kern[kern["kind"] == "rbf"]
+    ok = (
+        len(rbf) > 0
+        and kern["exactly_one"].all()
+        and examples["exactly_one"].all()
+        and rbf["separator"].all()
+        and rbf["inverse_separator"].all()
+        and (rbf["lambda_min"] > 0).all()
+        and kern.loc[kern["kind"] == "rbf-dup", "certificate"].all()
+    )
+    return _verdict(
+        ok,
+        f"exactly one alternative (G alpha > 0 xor ||p||_G = 0) on {n} kernel "
+        f"problems; every RBF problem on distinct points separable (lambda_min > 0, "
+        f"G G^-1 1 = 1), every duplicated point certified",
+        n,
+    )
+
+
+def kernel_sweep_table(kern: pd.DataFrame) -> str:
+    """Per kernel and size: separable and certified problems, and the largest rank."""
+    summary = kern.groupby(["kind", "n"]).agg(
+        separable=("separator", "sum"), certified=("certificate", "sum"), max_rank=("rank", "max")
+    )
+    return summary.to_string()
+
+
+def kernel_numbers(kern: pd.DataFrame, examples: pd.DataFrame) -> dict[str, float]:
+    """The numbers the prose quotes: ``lambda_min`` and margin of ``rbf-distinct``
+    (``rbf_lmin``, ``rbf_rho``), the margins of ``quadratic-random``, ``quadratic-xor`` and
+    ``linear-random`` (``quad_rho``, ``xor_rho``, ``lin_rho``), the number ``n`` of kernel
+    problems and the smallest ``lambda_min`` of the random RBF problems (``rbf_min_lmin``)."""
+    ex = examples.set_index("example")
+    return {
+        "rbf_lmin": float(ex.loc["rbf-distinct", "lambda_min"]),
+        "rbf_rho": float(ex.loc["rbf-distinct", "rho_K"]),
+        "quad_rho": float(ex.loc["quadratic-random", "rho_K"]),
+        "xor_rho": float(ex.loc["quadratic-xor", "rho_K"]),
+        "lin_rho": float(ex.loc["linear-random", "rho_K"]),
+        "n": len(kern) + len(examples),
+        "rbf_min_lmin": float(kern.loc[kern["kind"] == "rbf", "lambda_min"].min()),
+    }
+
+
+def path_text(path: dict[str, Any], name: str) -> str:
+    """Two lines on a run of :func:`nvn_path`: its outcome and the verified property of
+    its answer (``||A p||`` against ``eps``, or ``min_i a_i^T w``)."""
+    head = f"{name}: {path['outcome']} after {path['nit']} iterations,\n"
+    if path["outcome"] == "certificate":
+        norm = np.linalg.norm(path["A"].T @ path["p"])
+        return head + f"  ||A p|| = {norm:.3g} <= eps = {path['eps']:g}, p in the simplex"
+    if path["outcome"] == "separator":
+        return head + f"  min_i a_i^T w = {(path['A'] @ path['w']).min():.3g} > 0"
+    raise ValueError(f"no certificate or separator to report: outcome {path['outcome']!r}")
+
+
+def stall_text(stall: dict[str, Any]) -> str:
+    """What :func:`no_primal_exit` shows, as printed. Raises :class:`AssertionError` unless
+    the run without the exit stalled as the chapter says: stopped by its cap, with
+    ``||w_k||`` never below the margin."""
+    if stall["outcome"] != "max_iter" or stall["final_norm"] < stall["rho"] - 1e-12:
+        raise AssertionError(
+            f"the run without the primal exit did not stall above the margin: outcome "
+            f"{stall['outcome']!r}, final ||w|| {stall['final_norm']:.6g}, "
+            f"margin {stall['rho']:.6g}"
+        )
+    return (
+        f"margin rho_2 = {stall['rho']:.4f}\n"
+        f"without the primal exit: {stall['outcome']} after {stall['nit']} iterations,\n"
+        f"  final ||w|| = {stall['final_norm']:.4f} (never <= eps = {stall['eps']:g})\n"
+        f"along that run, A^T w_k > 0 first holds at k = {stall['first_separating']};\n"
+        f"  with the exit the run stops there ({stall['outcome_with_exit']}, "
+        f"{stall['nit_with_exit']} iterations)"
+    )
+
+
+def rate_checks(rate: pd.DataFrame, epsrun: pd.DataFrame) -> dict[str, Any]:
+    """:func:`nvn_checks` on both sweeps of the rate section together, plus
+    ``linear_checked`` (runs the linear form cross-checked). Raises
+    :class:`AssertionError` if a certificate or separator failed its verification or the
+    two forms disagreed."""
+    runs = pd.concat([rate, epsrun], ignore_index=True)
+    c = nvn_checks(runs)
+    if not c["outputs_ok"]:
+        raise AssertionError("a certificate or separator failed verification")
+    c["linear_checked"] = int(runs["linear_checked"].sum())
+    return c
+
+
+def cross_check_text(c: dict[str, Any]) -> str:
+    """The line on the kernel and linear forms (``c`` from :func:`rate_checks`)."""
+    return (
+        f"kernel and linear forms agree on all {c['linear_checked']} runs "
+        f"cross-checked (those with at most 50000 iterations)"
+    )
+
+
+def dantzig_verdict(c: dict[str, Any]) -> dict[str, Any]:
+    """Dantzig's bound on every run (``c`` from :func:`rate_checks`)."""
+    return _verdict(
+        c["dantzig_ok"],
+        f"(k+1)||w_k||^2 <= 1 at every step of {c['n_runs']} NVN runs (worst "
+        f"{c['dantzig_worst']:.3g}); halting index <= ceil(1/eps^2)-1 when no separator",
+        c["n_runs"],
+    )
+
+
+def ef_primal_verdict(c: dict[str, Any]) -> dict[str, Any]:
+    """Epelman-Freund, primal side, on the separable runs (``c`` from :func:`rate_checks`)."""
+    return _verdict(
+        c["ef_primal_ok"] and c["n_separable"] > 0,
+        f"separator within 1/rho_2^2 on {c['n_separable']} planted instances "
+        f"(worst ratio {c['ef_primal_worst']:.3g})",
+        c["n_separable"],
+    )
+
+
+def ef_dual_verdict(c: dict[str, Any]) -> dict[str, Any]:
+    """Epelman-Freund, dual side, on the runs with ``rho < 0`` (``c`` from
+    :func:`rate_checks`)."""
+    return _verdict(
+        c["ef_dual_ok"] and c["n_negative"] > 0,
+        f"||w_(k+1)||^2 <= (1-rho^2)||w_k||^2 at every step (worst factor "
+        f"{c['ef_dual_step_worst']:.4g}) and halting index within the bound (worst ratio "
+        f"{c['ef_dual_worst']:.3g}) on {c['n_negative']} runs with rho < 0",
+        c["n_negative"],
+    )
+
+
+def rate_table(rate: pd.DataFrame) -> str:
+    """Per instance kind and margin: runs, median and largest halting index, the bound
+    that applies and the worst ratio to it."""
+    summary = rate.groupby(["kind", "rho"]).agg(
+        runs=("nit", "size"),
+        median_nit=("nit", "median"),
+        max_nit=("nit", "max"),
+        bound=("bound", "max"),
+        worst_ratio=("ratio", "max"),
+    )
+    return summary.to_string(float_format=_fmt(4))
+
+
+def rate_traces(epsrun: pd.DataFrame) -> dict[tuple[str, float], np.ndarray]:
+    """``(kind, rho) -> ||w_k||^2`` of the runs of :func:`eps_points` that kept their
+    trace (the smallest tolerance of each instance)."""
+    if "keep_trace" not in epsrun:
+        return {}
+    traced = epsrun[epsrun["keep_trace"].eq(True)]  # NaN (untraced sweeps) is not True
+    return {
+        (k, r): sq for k, r, sq in zip(traced["kind"], traced["rho"], traced["sq"], strict=True)
+    }
+
+
+def rate_numbers(epsrun: pd.DataFrame, rhos: Sequence[float]) -> dict[str, float]:
+    """The numbers the prose quotes on the tolerance sweep: ``edge_slope`` (fitted
+    exponent of the halting index in ``1/eps`` at margin 0), and for the first margin of
+    ``rhos`` (``cap_rho``) the smallest tolerance (``cap_eps_min``) and its halting index
+    (``cap_nit_small_eps``)."""
+    edge = epsrun[epsrun["kind"] == "edge"]
+    cap = epsrun[(epsrun["kind"] == "cap") & (epsrun["rho"] == rhos[0])]
+    return {
+        "edge_slope": loglog_slope(1 / edge["eps"], edge["nit"], nonpositive="drop"),
+        "cap_rho": rhos[0],
+        "cap_eps_min": float(cap["eps"].min()),
+        "cap_nit_small_eps": int(cap.sort_values("eps")["nit"].iloc[0]),
+    }
+
+
+def theorem3_verdict(thm3: pd.DataFrame) -> dict[str, Any]:
+    """Theorem 3 on the rows of :func:`theorem3_sweep` (every check of
+    :func:`theorem3_run` held)."""
+    from kperc_book.chapter import bound_text
+
+    n = len(thm3)
+    if n == 0:
+        return _verdict(False, "no instances", 0)
+    return _verdict(
+        thm3["ok"].all(),
+        "facet inradius = -rho_K, attained by the facet normal (gap "
+        f"{bound_text(thm3['attained_gap'].max(), TOL_INRADIUS)}), "
+        f"no better direction among {thm3['dirs'].max()} sampled, "
+        f"sampled ball inside the hull, on {n} instances (d = "
+        f"{thm3['d'].min()}..{thm3['d'].max()})",
+        n,
+    )
+
+
+def _theorem3_slack(thm3: pd.DataFrame) -> pd.Series:
+    """How far the best sampled direction falls short of the margin, per instance."""
+    return thm3["rho"] - thm3["sampled_max"]
+
+
+def theorem3_table(thm3: pd.DataFrame) -> str:
+    """Per dimension and target margin: instances, how many passed, the margin and the
+    smallest shortfall of the sampled directions."""
+    return (
+        thm3.assign(slack=_theorem3_slack(thm3))
+        .groupby(["d", "rho_target"])
+        .agg(
+            instances=("ok", "size"),
+            ok=("ok", "sum"),
+            rho=("rho", "max"),
+            best_sampled_gap=("slack", "min"),
+        )
+        .to_string(float_format=_fmt(4))
+    )
+
+
+def theorem3_numbers(thm3: pd.DataFrame) -> dict[str, float]:
+    """``n`` instances and ``gap_median``, the median shortfall of the best sampled
+    direction."""
+    return {"n": len(thm3), "gap_median": float(_theorem3_slack(thm3).median())}
+
+
+def theorem3_picture(X, y, *, m: int = 3600) -> dict[str, Any]:
+    """What the figure of Theorem 3 shows on 2-D data: ``hull`` (:func:`hull_2d`) and
+    ``profile`` (:func:`direction_profile` on ``m`` angles). Raises
+    :class:`AssertionError` if the smallest facet offset is not ``-rho``."""
+    h = hull_2d(X, y)
+    if not h["agree"]:
+        raise AssertionError(
+            f"hull inradius {h['radius']:.12g} differs from -rho = {-h['rho']:.12g}"
+        )
+    return {"hull": h, "profile": direction_profile(h["A"], m=m)}
+
+
+def caveat_text(cav: dict[str, Any]) -> str:
+    """What :func:`caveat_lift` shows, as printed. Raises :class:`AssertionError` unless
+    the span-restricted margin is unchanged by the embedding and margin (5) in ``R^3`` is
+    exactly 0."""
+    if not (abs(cav["rho_span_3d"] - cav["rho_2d"]) < 1e-9 and cav["sampled_sup"] == 0.0):
+        raise AssertionError(
+            f"embedding in R^3: span margin {cav['rho_span_3d']:.12g} (plane "
+            f"{cav['rho_2d']:.12g}), sampled margin (5) {cav['sampled_sup']:.12g} (want 0)"
+        )
+    lines = [
+        f"span-restricted margin in the plane:           {cav['rho_2d']:.4f}",
+        f"kperc.margin of the points embedded in R^3:    {cav['rho_span_3d']:.4f}",
+        f"margin (5) in R^3: best of {cav['n_dirs']} sampled unit w and +-e_3: "
+        f"{cav['sampled_sup']:.4f}\n  (min_i a_i^T e_3 = {cav['at_e3']:.4f})",
+    ]
+    lines += [
+        f"  lifted by height {t:<6g}: margin in R^3 = {r:.5f}"
+        for t, r in zip(cav["heights"], cav["rho_lifted"], strict=True)
+    ]
+    return "\n".join(lines)
+
+
+def caveat_slope(cav: dict[str, Any]) -> float:
+    """Fitted exponent of ``|rho|`` of the lifted points in the height."""
+    return loglog_slope(cav["heights"], -cav["rho_lifted"], nonpositive="drop")
+
+
+def weak_duality_sample(
+    n: int = 40,
+    d: int = 3,
+    rho: float = 0.1,
+    *,
+    seed: int = 0,
+    m: int = 2000,
+    concentrations: Sequence[float] = (0.05, 1.0),
+) -> dict[str, Any]:
+    """Weak duality ``||A p|| >= rho_2`` on a planted instance (the chapter's exercise).
+
+    Samples ``m`` points of the simplex from a Dirichlet distribution for each
+    concentration (small ones give near-vertices) and compares the smallest ``||A p||``
+    with :func:`kperc.data_margin`. Raises :class:`AssertionError` if a sampled point
+    falls below ``rho_2``.
+
+    Returns
+    -------
+    dict
+        ``rho2``, ``min_norm`` (smallest ``||A p||``) and ``points`` (how many).
+    """
+    import kperc.datasets
+
+    ds = kperc.datasets.planted(n, d, rho, seed=seed)
+    A = (ds.y[:, None] * ds.X / np.linalg.norm(ds.X, axis=1, keepdims=True)).T
+    rho2 = kperc.data_margin(ds.X, ds.y)
+    rng = np.random.default_rng(seed)
+    P = np.vstack([rng.dirichlet(np.full(n, a), size=m) for a in concentrations])
+    norms = np.linalg.norm(A @ P.T, axis=0)
+    if norms.min() < rho2 - 1e-12:
+        raise AssertionError(f"||A p|| = {norms.min():.12g} < rho_2 = {rho2:.12g}")
+    return {"rho2": rho2, "min_norm": float(norms.min()), "points": len(P)}
+
+
+def weak_duality_text(wd: dict[str, Any]) -> str:
+    """The line the exercise prints (``wd`` from :func:`weak_duality_sample`)."""
+    return (
+        f"rho_2 = {wd['rho2']:.4f}; smallest ||Ap|| over {wd['points']} points p: "
+        f"{wd['min_norm']:.4f}"
+    )
