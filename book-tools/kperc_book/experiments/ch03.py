@@ -16,6 +16,14 @@ numbers or arrays so that the notebook only prints and plots.
   identity with the Normalised Perceptron for the linear kernel.
 * :func:`real_problem_summary` and :func:`decision_grid`: the kernel problems built from
   data that ship with scikit-learn, and decision functions on a grid for plotting.
+* What the notebook shows, so that its cells only call: the tables
+  (:func:`gram_properties`, :func:`svc_tables`, :func:`real_problem_table`), the printed
+  lines (``*_report``), the arguments of ``ch.check`` (``*_verdict``, each a dict with
+  ``ok``, ``detail`` and ``instances``), the numbers the prose quotes (``*_quoted``) and
+  the exercise on random labels (:func:`random_labels`, :func:`rbf_margin_bound`).
+  A claim of the prose that is not a ledger result raises when it fails
+  (:func:`svc_order_report`, :func:`nkp_trace_quoted`, :func:`rbf_margin_bound`).
+  The figures are drawn by :mod:`kperc_book.experiments.ch03_figures`.
 """
 
 from __future__ import annotations
@@ -23,11 +31,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 import kperc
 from kperc._kernels import kernel_diagonal, kernel_matrix
 from kperc.sweeps import sweep
 from kperc_book import data as kdata
+from kperc_book.chapter import bound_text, power_text, roundoff_bound, small_text
 
 __all__ = [
     "KERNELS",
@@ -50,6 +60,35 @@ __all__ = [
     "real_problem_summary",
     "decision_function",
     "decision_grid",
+    "gram_properties",
+    "lemma1_report",
+    "lemma1_verdict",
+    "lemma2_report",
+    "lemma2_verdict",
+    "lemma3_report",
+    "lemma3_verdict",
+    "minimax_report",
+    "minimax_verdict",
+    "INTERCEPT_CS",
+    "SVC_COLUMNS",
+    "svc_study",
+    "svc_tables",
+    "svc_order_failures",
+    "svc_order_report",
+    "svc_quoted",
+    "nkp_bound_report",
+    "nkp_bound_ratios",
+    "nkp_bound_verdict",
+    "nkp_vs_np_report",
+    "nkp_vs_np_verdict",
+    "nkp_margin_traces",
+    "nkp_trace_report",
+    "TRACE_GAIN",
+    "nkp_trace_quoted",
+    "real_problem_table",
+    "random_labels",
+    "rbf_margin_bound",
+    "millions_of_iterations",
 ]
 
 #: The three kernels of the chapter's checks.
@@ -791,3 +830,401 @@ def linear_svc_margin(
     w = clf.coef_[0]
     fm = float(np.min(y * (F @ w)))
     return {"margin": fm / float(np.linalg.norm(w)), "functional_min": fm}
+
+
+# ---------------------------------------------------------------------------------------
+# What the notebook shows: tables, printed lines, verdicts and quoted values
+# ---------------------------------------------------------------------------------------
+def _verdict(ok: bool, detail: str, instances: int) -> dict[str, Any]:
+    """The keyword arguments of :meth:`kperc_book.chapter.Chapter.check` after the id."""
+    return {"ok": bool(ok), "detail": detail, "instances": int(instances)}
+
+
+def gram_properties(seed: int = 0) -> pd.DataFrame:
+    """Unit diagonal, ``|G_ij| <= 1``, PSD and ``rho_K`` of one instance per kernel.
+
+    Values that are zero in exact arithmetic are shown as their rounding bound
+    (:func:`kperc_book.chapter.bound_text`, which raises when a value exceeds it).
+
+    Returns
+    -------
+    DataFrame
+        One row per kernel of :data:`KERNELS` (index ``kernel``), values as text.
+    """
+    rows = []
+    for kern in KERNELS:
+        inst = random_instance(kern, seed)
+        G = inst["G"]
+        lam = np.linalg.eigvalsh(G)
+        off = np.abs(G - np.diag(np.diag(G)))
+        rows.append(
+            {
+                "kernel": kern,
+                "n": G.shape[0],
+                "max |G_ii - 1|": bound_text(np.max(np.abs(np.diag(G) - 1)), roundoff_bound(4)),
+                "max |G_ij|, i != j": f"{off.max():.4f}",
+                "smallest eigenvalue": small_text(lam[0], roundoff_bound(G.shape[0], lam[-1])),
+                "largest eigenvalue": f"{lam[-1]:.3f}",
+                "rho_K": f"{inst['rho']:.4f}",
+            }
+        )
+    return pd.DataFrame(rows).set_index("kernel")
+
+
+def lemma1_report(l1: dict[str, Any]) -> str:
+    """The printed summary of :func:`check_lemma1` (rounded numbers and stated bounds)."""
+    cert = bound_text(l1["max_cert_norm"], l1["tol_certificate"])
+    return "\n".join(
+        [
+            f"separable instances: {l1['n_separable']}, inseparable: {l1['n_inseparable']}",
+            f"vectors tested: {l1['n_alpha_tested']}, with L < 0: {l1['n_negative_L']}, "
+            f"of which G alpha > 0 fails: {l1['violations_a']}",
+            "min_i (G alpha*)_i / rho_K over separable instances: "
+            f">= 1 - {power_text(l1['tol_optimality'])} (the solver's stated accuracy)",
+            f"inseparable: largest ||p||_G {cert}, "
+            f"largest min_i (G alpha)_i / ||alpha||_G = {l1['max_ratio_inseparable']:.4f}",
+        ]
+    )
+
+
+def lemma1_verdict(l1: dict[str, Any]) -> dict[str, Any]:
+    """``ok``, ``detail`` and ``instances`` of the Lemma 1 check (for ``ch.check``)."""
+    cert = bound_text(l1["max_cert_norm"], l1["tol_certificate"])
+    return _verdict(
+        l1["ok"],
+        f"{l1['n_negative_L']} of {l1['n_alpha_tested']} vectors had L<0, all with G alpha>0; "
+        f"inseparable certificates ||p||_G {cert}",
+        l1["instances"],
+    )
+
+
+def lemma2_report(l2: dict[str, Any]) -> str:
+    """The printed summary of :func:`check_lemma2`."""
+    return "\n".join(
+        [
+            f"{l2['vectors']} vectors on {l2['instances']} instances",
+            f"max ||a||_G / ||a||_1            = {l2['max_ratio_G_1']:.6f}",
+            f"max ||a||_1 / (sqrt(n) ||a||_2)  = {l2['max_ratio_1_2']:.6f}",
+            f"max ||a||_G / (sqrt(lam_max) ||a||_2) = {l2['max_ratio_G_lam']:.6f}",
+        ]
+    )
+
+
+def lemma2_verdict(l2: dict[str, Any]) -> dict[str, Any]:
+    """``ok``, ``detail`` and ``instances`` of the Lemma 2 check (for ``ch.check``)."""
+    return _verdict(
+        l2["ok"],
+        f"max ratios {l2['max_ratio_G_1']:.4f} (G vs l1), {l2['max_ratio_1_2']:.4f} "
+        "(l1 vs sqrt(n) l2)",
+        l2["instances"],
+    )
+
+
+def lemma3_report(l3: dict[str, Any]) -> str:
+    """The printed summary of :func:`check_lemma3`."""
+    err3 = bound_text(l3["max_value_error"], l3["tol_value"])
+    return "\n".join(
+        [
+            f"{l3['points']} random vectors and simplex points on {l3['instances']} instances",
+            f"|L(rho alpha*) + rho^2/2| / rho^2          {err3}",
+            f"min ||p||_G / rho_K over random p          = {l3['min_ratio']:.4f}",
+            f"min (L(alpha) + rho^2/2) / rho^2           = {l3['min_L_excess']:.4f}",
+            "max of -||p||_G^2/2 - L(alpha) (must be <= 0) = "
+            f"{l3['max_weak_duality_violation']:.4f}",
+        ]
+    )
+
+
+def lemma3_verdict(l3: dict[str, Any]) -> dict[str, Any]:
+    """``ok``, ``detail`` and ``instances`` of the Lemma 3 check (for ``ch.check``)."""
+    bound_text(l3["max_value_error"], l3["tol_value"])  # raises above the stated accuracy
+    return _verdict(
+        l3["ok"],
+        f"L(rho alpha*) = -rho^2/2 to a relative {power_text(l3['tol_value'])}; "
+        f"min ||p||_G/rho_K = {l3['min_ratio']:.3f}",
+        l3["instances"],
+    )
+
+
+def _minimax_texts(mm: dict[str, Any]) -> tuple[str, str, str]:
+    return (
+        bound_text(mm["max_rel_gap"], mm["tol_gap"]),
+        bound_text(mm["max_rel_slsqp_abs"], mm["tol_gap"]),
+        bound_text(mm["planted_error"], mm["tol_planted"]),
+    )
+
+
+def minimax_report(mm: dict[str, Any]) -> str:
+    """The printed summary of :func:`check_minimax` (each value against its stated bound)."""
+    gap, slsqp, planted_err = _minimax_texts(mm)
+    return "\n".join(
+        [
+            f"{mm['instances']} instances",
+            f"primal-dual gap of kperc.margin, relative to rho_K: {gap}",
+            f"|rho_SLSQP - rho_K| / rho_K:                        {slsqp}",
+            f"|rho_K - planted margin| (linear instances):         {planted_err}",
+        ]
+    )
+
+
+def minimax_verdict(mm: dict[str, Any]) -> dict[str, Any]:
+    """``ok``, ``detail`` and ``instances`` of the minimax check (for ``ch.check``)."""
+    gap = _minimax_texts(mm)[0]
+    return _verdict(
+        mm["ok"],
+        f"primal-dual gap {gap} (rel.), SLSQP agrees to a relative {power_text(mm['tol_gap'])}, "
+        f"planted margins to {power_text(mm['tol_planted'])}",
+        mm["instances"],
+    )
+
+
+#: The values of the constant feature ``c`` of the intercept sweep.
+INTERCEPT_CS = (0.0, 1.0, 10.0, 100.0, 1000.0)
+#: Columns of the first SVC table (the margins); the second shows the ``c`` sweep.
+SVC_COLUMNS = ("n", "rho_K", "LinearSVC, no intercept", "SVC gamma", "SVC f without b", "SVC b")
+
+
+def svc_study(names, cs=INTERCEPT_CS) -> dict[str, Any]:
+    """:func:`svc_comparison`, :func:`intercept_margins` and :func:`linear_svc_margin` per problem.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Problems of :data:`kperc_book.data.PROBLEMS`.
+    cs : sequence of float
+        Constant features of :func:`intercept_margins` (starting at 0, increasing).
+
+    Returns
+    -------
+    dict
+        ``cs`` (list) and ``problems``: ``{name: {"n", "svc", "aug", "lin"}}`` with the
+        three functions' results.
+    """
+    cs = [float(c) for c in cs]
+    problems = {}
+    for nm in names:
+        G, ds, _kern, _params = kdata.problem(nm)
+        problems[nm] = {
+            "n": int(G.shape[0]),
+            "svc": svc_comparison(G, ds.y),
+            "aug": intercept_margins(G, ds.y, cs),
+            "lin": linear_svc_margin(G, ds.y),
+        }
+    return {"cs": cs, "problems": problems}
+
+
+def svc_tables(study: dict[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Two tables that fit the page: the margins, then the constant-feature sweep."""
+    cs = study["cs"]
+    rows = []
+    for nm, pr in study["problems"].items():
+        s, aug, lin = pr["svc"], pr["aug"], pr["lin"]
+        rows.append(
+            {
+                "problem": nm,
+                "n": pr["n"],
+                "rho_K": f"{s['rho_K']:.6f}",
+                "LinearSVC, no intercept": f"{lin['margin']:.6f}",
+                "SVC gamma": f"{s['gamma_svc']:.6f}",
+                "SVC f without b": f"{s['homogeneous']:.6f}",
+                "SVC b": f"{s['intercept']:.4f}",
+                **{f"c={c:g}": f"{a:.6f}" for c, a in zip(cs, aug, strict=True)},
+            }
+        )
+    table = pd.DataFrame(rows).set_index("problem")
+    return table[list(SVC_COLUMNS)], table[["rho_K"] + [f"c={c:g}" for c in cs] + ["SVC gamma"]]
+
+
+def svc_order_failures(study: dict[str, Any]) -> list[str]:
+    """Problems where the stated order of the margins fails, with the failing relation.
+
+    The relations: the SVC's ``f`` without ``b`` has margin at most ``rho_K``, ``rho_K``
+    is at most the SVC margin (to the solver's tolerance), the constant-feature margin is
+    ``rho_K`` at ``c = 0``, increases with ``c`` and reaches the SVC margin at the last
+    ``c``, and LinearSVC without intercept recovers ``rho_K``.
+    """
+    bad = []
+    for nm, pr in study["problems"].items():
+        s, aug, lin = pr["svc"], pr["aug"], pr["lin"]
+        checks = {
+            "homogeneous <= rho_K": s["homogeneous"] <= s["rho_K"] * (1 + 1e-9),
+            "rho_K <= SVC margin": s["rho_K"] <= s["gamma_svc"] * (1 + 1e-4),
+            "c = 0 gives rho_K": abs(aug[0] - s["rho_K"]) <= 1e-6 * s["rho_K"],
+            "large c gives the SVC margin": abs(aug[-1] - s["gamma_svc"]) <= 1e-3 * s["gamma_svc"],
+            "margin increases with c": bool(np.all(np.diff(aug) >= -1e-9)),
+            "LinearSVC gives rho_K": abs(lin["margin"] - s["rho_K"]) <= 1e-4 * s["rho_K"],
+        }
+        bad += [f"{nm}: {rel}" for rel, ok in checks.items() if not ok]
+    return bad
+
+
+def svc_order_report(study: dict[str, Any]) -> str:
+    """The printed line on the order of the margins; raise if it fails on some problem."""
+    bad = svc_order_failures(study)
+    if bad:
+        raise RuntimeError("the margins are not in the stated order: " + "; ".join(bad))
+    return (
+        "homogeneous part <= rho_K <= SVC margin, c -> infinity recovers the SVC margin, "
+        f"LinearSVC without intercept recovers rho_K: {not bad}"
+    )
+
+
+def svc_quoted(study: dict[str, Any]) -> dict[str, float]:
+    """The numbers of the SVC comparison that the prose quotes (circles, breast cancer)."""
+    circ = study["problems"]["circles-rbf"]["svc"]
+    bc = study["problems"]["breast_cancer-rbf"]["svc"]
+    return {
+        "circ_rho": circ["rho_K"],
+        "circ_gamma": circ["gamma_svc"],
+        "circ_b": circ["intercept"],
+        "circ_hom": circ["homogeneous"],
+        "bc_b": bc["intercept"],
+        "bc_reldiff": abs(bc["gamma_svc"] - bc["rho_K"]) / bc["rho_K"],
+    }
+
+
+def nkp_bound_report(rows: list[dict[str, Any]], real: list[dict[str, Any]]) -> str:
+    """Per kind of instance the largest halting index and ratio, then the real problems.
+
+    ``rows`` come from :func:`nkp_bound_sweep`, ``real`` from :func:`real_problem_summary`.
+    """
+    by_kind = (
+        pd.DataFrame(rows)
+        .groupby("kind")
+        .agg(instances=("nit", "size"), max_nit=("nit", "max"), max_ratio=("ratio", "max"))
+    )
+    worst_real = max(r["nkp_nit"] / r["nkp_bound"] for r in real)
+    real_line = f"real problems: max halting index / bound = {worst_real:.4f}"
+    return f"{by_kind.round(4).to_string()}\n{real_line}"
+
+
+def nkp_bound_ratios(rows: list[dict[str, Any]], real: list[dict[str, Any]]) -> list[float]:
+    """Halting index over ``1/rho_K^2`` of every run: the sweep's, then the real problems'."""
+    return [r["ratio"] for r in rows] + [r["nkp_nit"] / r["nkp_bound"] for r in real]
+
+
+def nkp_bound_verdict(rows: list[dict[str, Any]], real: list[dict[str, Any]]) -> dict[str, Any]:
+    """``ok``, ``detail`` and ``instances`` of the ``1/rho_K^2`` check (for ``ch.check``).
+
+    It holds when every run separates within its bound (and, on the real problems,
+    classifies every training point correctly).
+    """
+    ratios = nkp_bound_ratios(rows, real)
+    ok = all(r["separator"] and r["nit"] <= r["bound"] for r in rows) and all(
+        r["nkp_nit"] <= r["nkp_bound"] and r["train_accuracy"] == 1.0 for r in real
+    )
+    return _verdict(
+        ok,
+        f"halting index <= 1/rho_K^2 on {len(ratios)} instances (planted linear, poly, rbf, "
+        f"real); worst ratio {max(ratios):.3f}",
+        len(ratios),
+    )
+
+
+def nkp_vs_np_report(eq: list[dict[str, Any]]) -> str:
+    """One printed line per :func:`nkp_vs_np` run (``eq[s]`` is the run of seed ``s``)."""
+    return "\n".join(
+        f"seed {s}: halting index NP {r['nit_np']}, NKP {r['nit_nkp']}; "
+        f"max |alpha diff| {bound_text(r['max_alpha_diff'], TOL_SAME_ALPHA)}, "
+        f"max margin diff along the run {bound_text(r['max_margin_diff'], TOL_SAME)}, "
+        f"||w - A alpha|| {bound_text(r['max_w_diff'], TOL_SAME)}"
+        for s, r in enumerate(eq)
+    )
+
+
+def nkp_vs_np_verdict(eq: list[dict[str, Any]]) -> dict[str, Any]:
+    """``ok``, ``detail`` and ``instances`` of NKP == Normalised Perceptron (for ``ch.check``)."""
+    return _verdict(
+        all(r["same"] for r in eq),
+        f"identical halting indices and iterates on {len(eq)} instances "
+        f"(margins equal to {power_text(TOL_SAME)})",
+        len(eq),
+    )
+
+
+def nkp_margin_traces(names, *, max_iter: int = 20000) -> dict[str, dict[str, Any]]:
+    """:func:`nkp_margin_trace` on problems of :data:`kperc_book.data.PROBLEMS`, by name."""
+    return {nm: nkp_margin_trace(kdata.problem(nm)[0], max_iter=max_iter) for nm in names}
+
+
+def nkp_trace_report(traces: dict[str, dict[str, Any]]) -> str:
+    """One printed line per run: ``rho_K``, the first separator and the final margin."""
+    return "\n".join(
+        f"{nm}: rho_K = {tr['rho']:.5f}; first separator at k = {tr['first']} with margin "
+        f"{tr['margin_at_first']:.3g}; after {tr['k'][-1]} updates margin "
+        f"{tr['margin_final']:.5f} = {tr['margin_final'] / tr['rho']:.4f} rho_K"
+        for nm, tr in traces.items()
+    )
+
+
+#: The prose says that NKP's margin grows by more than this factor after the first separator.
+TRACE_GAIN = 10
+
+
+def nkp_trace_quoted(
+    traces: dict[str, dict[str, Any]],
+    main: str = "breast_cancer-rbf",
+    other: str = "xor-poly",
+) -> dict[str, Any]:
+    """The numbers of the NKP runs that the prose quotes; raise if the claimed gain fails.
+
+    Returns
+    -------
+    dict
+        ``first``, ``m_first``, ``m_final`` (margins over ``rho_K``) and ``iter`` of the
+        run on ``main``; ``other_m_first`` of the run on ``other``.
+    """
+    tr, ot = traces[main], traces[other]
+    if not tr["margin_final"] > TRACE_GAIN * tr["margin_at_first"]:
+        raise RuntimeError(
+            f"{main}: the margin after {int(tr['k'][-1])} updates ({tr['margin_final']:.3g}) "
+            f"is not {TRACE_GAIN} times that of the first separator ({tr['margin_at_first']:.3g})"
+        )
+    return {
+        "first": tr["first"],
+        "m_first": tr["margin_at_first"] / tr["rho"],
+        "m_final": tr["margin_final"] / tr["rho"],
+        "iter": int(tr["k"][-1]),
+        "other_m_first": ot["margin_at_first"] / ot["rho"],
+    }
+
+
+def real_problem_table(real: list[dict[str, Any]]) -> pd.DataFrame:
+    """The rows of :func:`real_problem_summary` as a table (index ``problem``)."""
+    return pd.DataFrame(
+        [
+            {
+                "problem": r["problem"],
+                "n": r["n"],
+                "d": r["d"],
+                "kernel": r["kernel"],
+                "rho_K": f"{r['rho_K']:.5f}",
+                "NKP halting index": r["nkp_nit"],
+                "bound 1/rho_K^2": f"{r['nkp_bound']:.0f}",
+                "index / bound": f"{r['nkp_nit'] / r['nkp_bound']:.3f}",
+                "points used": r["n_support"],
+            }
+            for r in real
+        ]
+    ).set_index("problem")
+
+
+def random_labels(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` standard normal points in the plane with random labels in ``{-1, +1}``."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    y = rng.choice([-1.0, 1.0], size=n)
+    return X, y
+
+
+def rbf_margin_bound(G: np.ndarray, rho: float) -> str:
+    """``rho_K >= sqrt(lambda_min(G) / n) > 0`` as a printed line; raise if it fails."""
+    lower = float(np.sqrt(np.linalg.eigvalsh(G)[0] / G.shape[0]))
+    if not rho >= lower > 0:
+        raise RuntimeError(f"rho_K = {rho:.3g} is not >= sqrt(lambda_min / n) = {lower:.3g} > 0")
+    return f"random labels: rho_K = {rho:.2e} >= sqrt(lambda_min / n) = {lower:.2e}"
+
+
+def millions_of_iterations(rho: float) -> str:
+    """NKP's bound ``1/rho^2`` as text in millions, for example ``"1.3 million"``."""
+    return f"{1.0 / rho**2 / 1e6:.1f} million"
