@@ -13,6 +13,12 @@ Everything the notebook ``book/ch01_introduction.ipynb`` computes lives here:
   problem ``"circles-rbf"``.
 * :data:`ROADMAP` and :func:`roadmap_markdown`: the table paper section -> chapter ->
   algorithms -> ``kperc`` functions.
+* :func:`cone_report`, :func:`circles_report`, :func:`roadmap_report`: the lines the
+  notebook prints, after checking the claims its text makes about them (they raise
+  :class:`ClaimError` when a claim fails); :func:`glue_cone`, :func:`glue_circles` and
+  :func:`glue_roadmap`: the values the prose quotes, glued in the notebook's order.
+
+The figures are drawn by :mod:`kperc_book.experiments.ch01_figures`.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from kperc_book import data
 from kperc_book._markdown import table
 
 __all__ = [
+    "ClaimError",
     "cone_geometry",
     "separating_fraction",
     "lift_paraboloid",
@@ -37,7 +44,17 @@ __all__ = [
     "ROADMAP",
     "roadmap_markdown",
     "roadmap_functions",
+    "cone_report",
+    "glue_cone",
+    "circles_report",
+    "glue_circles",
+    "roadmap_report",
+    "glue_roadmap",
 ]
+
+
+class ClaimError(RuntimeError):
+    """A claim the chapter's text makes about its numbers does not hold."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -319,3 +336,146 @@ def roadmap_markdown(rows: Sequence[tuple[str, str, str, str, tuple[str, ...]]] 
         listed = ", ".join(f"`{f}`" for f in functions) if functions else "-"
         body.append([section, f"{{doc}}`{title} <{doc}>`", what, listed])
     return table(["paper section", "chapter", "algorithms and results", "`kperc`"], body)
+
+
+# ---------------------------------------------------------------------------------------
+# What the notebook prints and glues
+# ---------------------------------------------------------------------------------------
+def cone_report(X, geo: dict[str, Any], brute: dict[str, float], n_grid: int) -> str:
+    """The lines the notebook prints about the cone view, after checking its claims.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, 2)
+        The data (only its shape is printed).
+    geo : dict
+        :func:`cone_geometry` of the data.
+    brute : dict
+        :func:`separating_fraction` of the data on ``n_grid`` directions.
+    n_grid : int
+
+    Raises
+    ------
+    ClaimError
+        ``rho_2`` differs from the sine of the arc's half-width by ``1e-9`` or more, or
+        the brute-force scan disagrees with the arc away from its end points.
+    """
+    if not abs(geo["rho2"] - geo["rho2_arc"]) < 1e-9:
+        raise ClaimError(
+            f"rho_2 = {geo['rho2']!r} is not the sine of the separating arc's half-width "
+            f"({geo['rho2_arc']!r})"
+        )
+    if brute["mismatches"] != 0:
+        raise ClaimError(
+            f"{brute['mismatches']} of {n_grid} grid directions away from the arc's end "
+            "points disagree with the arc"
+        )
+    X = np.asarray(X)
+    mid = abs(geo["w_star_angle"] - geo["w_mid_angle"]) < 1e-9
+    return "\n".join(
+        [
+            f"n = {X.shape[0]} points in R^{X.shape[1]}",
+            f"rho_2 (minimum-norm point of the hull) = {geo['rho2']:.6f}",
+            f"sin(half-width of the separating arc)  = {geo['rho2_arc']:.6f}",
+            f"arc of separating directions: width {np.degrees(geo['arc_width']):.3f} degrees",
+            f"fraction of {n_grid} grid directions that separate: {brute['fraction']:.4f} "
+            f"(arc predicts {brute['predicted']:.4f}; mismatches away from the end points: "
+            f"{brute['mismatches']})",
+            f"max-margin direction = midpoint of the arc: {mid}",
+        ]
+    )
+
+
+def glue_cone(ch, geo: dict[str, Any], n_grid: int) -> None:
+    """Glue the numbers the cone section quotes (``ch`` is the chapter's ``Chapter``)."""
+    ch.glue("ch01_rho2_planted", geo["rho2"], digits=4)
+    ch.glue("ch01_arc_deg", float(np.degrees(geo["arc_width"])), digits=4)
+    ch.glue("ch01_n_grid", n_grid)
+
+
+def circles_report(cm: dict[str, Any], ks: dict[str, Any]) -> str:
+    """The lines the notebook prints about ``circles``, after checking its claims.
+
+    Parameters
+    ----------
+    cm : dict
+        :func:`circles_margins` of the data.
+    ks : dict
+        :func:`kernel_separation` of the stored problem.
+
+    Raises
+    ------
+    ClaimError
+        No line separates but the lift does (``rho2_plane < 0 < rho2_lifted``) fails; or
+        SNKP did not separate, the classifier's run differs from it or misclassifies a
+        training point; or SNKP's halting index is not below Theorem 1's bound.
+    """
+    if not cm["rho2_plane"] < 0 < cm["rho2_lifted"]:
+        raise ClaimError(
+            "expected no separating line and a separating plane in the lift; margins "
+            f"{cm['rho2_plane']!r} (plane) and {cm['rho2_lifted']!r} (lift)"
+        )
+    if not (ks["sep_snkp"] and ks["nit_snkp"] == ks["nit_clf"] and ks["train_accuracy"] == 1.0):
+        raise ClaimError(
+            f"SNKP (separated: {ks['sep_snkp']}, halting index {ks['nit_snkp']}) and "
+            f"SNKPClassifier (halting index {ks['nit_clf']}, training accuracy "
+            f"{ks['train_accuracy']!r}) should agree and separate"
+        )
+    if not ks["nit_snkp"] < ks["snkp_bound"]:
+        raise ClaimError(
+            f"SNKP's halting index {ks['nit_snkp']} is not below Theorem 1's bound "
+            f"{ks['snkp_bound']!r}"
+        )
+    return "\n".join(
+        [
+            f"normalised margin, points (x1, x2, 1):               {cm['rho2_plane']:+.4f}",
+            f"normalised margin, lifted points (x1, x2, |x|^2, 1): {cm['rho2_lifted']:+.4f}",
+            f"max-margin plane in the lift = circle of radius {cm['radius']:.4f} in the plane",
+            f"RBF kernel, gamma = {ks['params']['gamma']}: rho_K = {ks['rho_K']:.4f}",
+            f"SNKP on the Gram matrix:       halting index {ks['nit_snkp']}",
+            f"SNKPClassifier on the raw data: halting index {ks['nit_clf']}, "
+            f"training accuracy {ks['train_accuracy']:.3f}",
+            f"Theorem 1 bound 2 sqrt(2 log n) / rho_K = {ks['snkp_bound']:.1f}",
+        ]
+    )
+
+
+def glue_circles(ch, cm: dict[str, Any], ks: dict[str, Any]) -> None:
+    """Glue the numbers the kernel section quotes (``ch`` is the chapter's ``Chapter``)."""
+    ch.glue("ch01_rho_plane", cm["rho2_plane"], digits=3)
+    ch.glue("ch01_rho_lifted", cm["rho2_lifted"], digits=3)
+    ch.glue("ch01_circle_radius", cm["radius"], digits=3)
+    ch.glue("ch01_rho_rbf", ks["rho_K"], digits=3)
+    ch.glue("ch01_nit_snkp", ks["nit_snkp"])
+    ch.glue("ch01_snkp_bound", ks["snkp_bound"], digits=3)
+    ch.glue("ch01_gamma", ks["params"]["gamma"], digits=3)
+
+
+def roadmap_report(package: Any = kperc) -> str:
+    """The line the notebook prints about the roadmap: every function it names exists.
+
+    Parameters
+    ----------
+    package : module, optional
+        Where the roadmap's functions must be found (default :mod:`kperc`).
+
+    Raises
+    ------
+    ClaimError
+        The roadmap names a function ``package`` does not have.
+    """
+    names = roadmap_functions()
+    missing = [f for f in names if not hasattr(package, f)]
+    if missing:
+        raise ClaimError(f"the roadmap names functions kperc does not have: {missing}")
+    return (
+        f"kperc functions named in the roadmap: {len(names)}, missing from the package: {missing}"
+    )
+
+
+def glue_roadmap() -> None:
+    """Glue the roadmap table (:func:`roadmap_markdown`) as MyST under ``ch01-roadmap``."""
+    from IPython.display import Markdown
+    from myst_nb import glue
+
+    glue("ch01-roadmap", Markdown(roadmap_markdown()), display=False)

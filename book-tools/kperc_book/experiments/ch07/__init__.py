@@ -25,6 +25,11 @@ that tests reach it:
   benchmarks.bench --suite svm``) writes medians over repeats to
   ``book/_generated/timings/ch07-svm.json``; :func:`read_timings` reads them back.
 * **The affine margin** (the paper's Sections 5 and 7): :func:`affine_margin_demo`.
+* **What the cells print, check and glue** (:mod:`.report`): :func:`verdict` (the
+  arguments of ``ch.check``), :func:`sweep_table`, :func:`svm_table`,
+  :func:`final_margins`, :func:`timings_header`, :func:`affine_report`, ... (they raise
+  :class:`ClaimError` where the text's claim about a number fails) and the ``glue_*``
+  functions. The figures are drawn by :mod:`kperc_book.experiments.ch07_figures`.
 """
 
 from __future__ import annotations
@@ -52,6 +57,32 @@ from kperc_book.experiments.ch07.open_question import (  # noqa: F401
     probe_instance,
     snkpvn_lower_bound,
     sqrt_log_slope,
+)
+from kperc_book.experiments.ch07.report import (
+    WINNOW_GLUE,
+    ClaimError,
+    affine_report,
+    final_margins,
+    glue_affine,
+    glue_paths,
+    glue_peers,
+    glue_summary_table,
+    glue_svm,
+    glue_sweep,
+    glue_timings,
+    glue_winnow,
+    peers_lost_text,
+    peers_machine_text,
+    quoted_line,
+    quoted_values,
+    record_problem_datasets,
+    svc_over_snkp,
+    svm_table,
+    sweep_rates,
+    sweep_table,
+    symmetrisation_report,
+    timings_header,
+    verdict,
 )
 from kperc_book.experiments.ch07.summary import (  # noqa: F401
     ALGORITHMS,
@@ -114,4 +145,28 @@ __all__ = [
     "read_timings",
     "timings_markdown",
     "affine_margin_demo",
+    "ClaimError",
+    "verdict",
+    "sweep_table",
+    "glue_sweep",
+    "record_problem_datasets",
+    "svm_table",
+    "glue_svm",
+    "final_margins",
+    "glue_paths",
+    "timings_header",
+    "svc_over_snkp",
+    "glue_timings",
+    "peers_lost_text",
+    "peers_machine_text",
+    "glue_peers",
+    "WINNOW_GLUE",
+    "quoted_line",
+    "glue_winnow",
+    "affine_report",
+    "glue_affine",
+    "sweep_rates",
+    "glue_summary_table",
+    "quoted_values",
+    "symmetrisation_report",
 ]
