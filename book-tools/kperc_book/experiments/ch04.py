@@ -14,6 +14,12 @@ The notebook ``book/ch04_smoothed_perceptron.ipynb`` calls these functions.
   kernel problems. Wall-clock times are measured only by the benchmark harness
   (``python -m benchmarks.bench --suite realdata``), which writes
   ``book/_generated/timings/ch04-realdata.json``; the notebook reads that file.
+* What the notebook prints, checks and glues: ``*_report`` and ``*_table`` (its printed
+  lines and tables), ``*_verdict`` (the keyword arguments of ``ch.check``: ``ok``,
+  ``detail``, ``instances``), ``*_glue`` (the ``(name, value, digits)`` it glues, with
+  :func:`glue_all`); they raise a clear error where the prose states more than a ledger
+  result (slope gap, speed-ups, a stale timings file). The figures are drawn by
+  :mod:`kperc_book.experiments.ch04_figures`.
 """
 
 from __future__ import annotations
@@ -25,10 +31,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 import kperc
 from kperc.sweeps import sweep
 from kperc_book import data as kdata
+from kperc_book.chapter import bound_text, power_text
 from kperc_book.experiments._common import loglog_slope
 from kperc_book.paths import TIMINGS_DIR
 
@@ -51,6 +59,34 @@ __all__ = [
     "mu0_search",
     "real_data_iterations",
     "read_timings",
+    "MIN_SLOPE_GAP",
+    "FAST_PROBLEMS",
+    "glue_all",
+    "real_datasets",
+    "parameter_glue",
+    "sandwich_report",
+    "lemma4_verdict",
+    "lemma5_verdict",
+    "mu_verdict",
+    "sandwich_glue",
+    "mu0_report",
+    "mu0_glue",
+    "mu0_outcome",
+    "mu_recursion_agreement",
+    "margin_grid",
+    "rates_table",
+    "rates_report",
+    "rates_glue",
+    "n_table",
+    "crowded_scaling",
+    "n_report",
+    "n_glue",
+    "real_data_table",
+    "theorem1_verdict",
+    "theorem1_glue",
+    "timings_table",
+    "timings_report",
+    "timings_glue",
 ]
 
 #: The real kernel problems of Chapter 3 (data bundled with scikit-learn).
@@ -580,3 +616,445 @@ def read_timings(path: Path | str | None = None) -> dict[str, Any]:
     """
     path = TIMINGS_PATH if path is None else Path(path)
     return json.loads(Path(path).read_text())
+
+
+# ---------------------------------------------------------------------------------------
+# What the notebook prints, checks and glues
+# ---------------------------------------------------------------------------------------
+#: One glued value: ``(name, value, digits)``, as :meth:`Chapter.glue` takes them.
+GlueItem = tuple[str, Any, int]
+
+#: Smallest gap between NKP's and SNKP's fitted slopes that the chapter states (NKP's
+#: halting index grows like ``1/rho^2``, SNKP's like ``1/rho``: a gap near 1).
+MIN_SLOPE_GAP = 0.5
+
+#: Problems on which the chapter states that SNKP needs at least three times fewer
+#: iterations than NKP.
+FAST_PROBLEMS = ("xor-poly", "breast_cancer-rbf")
+
+
+def glue_all(ch, items: Sequence[GlueItem]) -> None:
+    """Glue every ``(name, value, digits)`` of ``items`` with ``ch.glue``, in order."""
+    for name, value, digits in items:
+        ch.glue(name, value, digits=digits)
+
+
+def real_datasets(names: Sequence[str] = REAL_PROBLEMS) -> tuple[str, ...]:
+    """The stored datasets behind the kernel problems ``names`` (for ``ch.load``)."""
+    return tuple(kdata.PROBLEMS[name][0] for name in names)
+
+
+def parameter_glue(
+    *, sandwich_extra: int, near_width: float, rho_fit_max: float, n_points: int, rho_n: float
+) -> list[GlueItem]:
+    """The notebook parameters that the prose quotes."""
+    return [
+        ("ch04_sandwich_extra", sandwich_extra, 4),
+        ("ch04_near_width", near_width, 4),
+        ("ch04_rho_fit_max", rho_fit_max, 4),
+        ("ch04_n_points", n_points, 4),
+        ("ch04_rho_n", rho_n, 4),
+    ]
+
+
+# Lemmas 4 and 5, mu_k ------------------------------------------------------------------
+def sandwich_report(chk: dict[str, Any]) -> str:
+    """The smallest slacks of :func:`check_sandwich`, one line each.
+
+    Raises
+    ------
+    AssertionError
+        If ``mu_k`` strays from its closed form by more than ``chk["tol_mu"]``.
+    """
+    mu_err = bound_text(chk["max_mu_rel_err"], chk["tol_mu"])
+    return "\n".join(
+        [
+            f"{chk['instances']} runs, {chk['iterates']} iterates",
+            f"min of L_mu - (L - mu log n)        = {chk['min_slack4']:.3e}   (Lemma 4: >= 0)",
+            f"min of -||p||_G^2/2 - L_mu          = {chk['min_slack5']:.3e}   (Lemma 5: >= 0)",
+            f"min of L + ||p||_G^2/2              = {chk['min_slack_wd']:.3e}   "
+            "(weak duality: >= 0)",
+            f"max |mu_k / (4/((k+1)(k+2))) - 1|   {mu_err}",
+        ]
+    )
+
+
+def lemma4_verdict(chk: dict[str, Any]) -> dict[str, Any]:
+    """Lemma 4 on :func:`check_sandwich`'s result: the keyword arguments of ``ch.check``."""
+    return {
+        "ok": bool(chk["ok4"]),
+        "detail": f"L - mu_k log n <= L_mu_k at all {chk['iterates']} iterates; min slack "
+        f"{chk['min_slack4']:.2e}",
+        "instances": int(chk["instances"]),
+    }
+
+
+def lemma5_verdict(chk: dict[str, Any]) -> dict[str, Any]:
+    """Lemma 5 (and weak duality) on :func:`check_sandwich`'s result, for ``ch.check``."""
+    return {
+        "ok": bool(chk["ok5"]),
+        "detail": f"L_mu_k(alpha_k) <= -||p_k||^2/2 <= L(alpha_k) at all {chk['iterates']} "
+        f"iterates; min slack {chk['min_slack5']:.2e}",
+        "instances": int(chk["instances"]),
+    }
+
+
+def mu_verdict(chk: dict[str, Any]) -> dict[str, Any]:
+    """The closed form of ``mu_k`` on :func:`check_sandwich`'s result, for ``ch.check``."""
+    return {
+        "ok": bool(chk["ok_mu"]),
+        "detail": f"mu_k = 4/((k+1)(k+2)) to a relative {power_text(chk['tol_mu'])} at all "
+        f"{chk['iterates']} iterates",
+        "instances": int(chk["instances"]),
+    }
+
+
+def sandwich_glue(chk: dict[str, Any], sw: dict[str, Any]) -> list[GlueItem]:
+    """Quoted numbers of the sandwich section (``sw``: the traced run of the figure)."""
+    return [
+        ("ch04_sw_runs", chk["instances"], 4),
+        ("ch04_sw_iterates", chk["iterates"], 4),
+        ("ch04_sw_halt", sw["halt"], 4),
+        ("ch04_mu_err", power_text(chk["tol_mu"]), 4),
+    ]
+
+
+def _require_violation(bad: dict[str, Any] | None) -> dict[str, Any]:
+    if bad is None:
+        raise ValueError(
+            "mu0_search found no instance on which this mu0 violates Lemma 5; search more seeds"
+        )
+    return bad
+
+
+def mu0_report(bad: dict[str, Any] | None) -> str:
+    """The instance of :func:`mu0_search` (``mu0 = 1``) and its Lemma-5 violation.
+
+    Raises
+    ------
+    ValueError
+        If the search found no violation (``bad is None``).
+    """
+    bad = _require_violation(bad)
+    n_iterates = len(bad["sandwich"]["k"])
+    return "\n".join(
+        [
+            f"first violating instance: seed {bad['seed']} (n = {bad['n']}, d = {bad['d']}, "
+            f"rho = {bad['rho']:.4f}), tried {bad['tried']} instance(s)",
+            f"mu0 = 1: Lemma 5 fails first at k = {bad['k']}, at {bad['violations']} of "
+            f"{n_iterates} iterates, by up to {bad['violation']:.3e}",
+            f"mu0 = 2 on the same instance: smallest slack {bad['slack_mu2_min']:.3e} (>= 0)",
+        ]
+    )
+
+
+def mu0_glue(bad: dict[str, Any] | None) -> list[GlueItem]:
+    """Quoted numbers of the ``mu0 = 1`` counterexample (raises as :func:`mu0_report`)."""
+    bad = _require_violation(bad)
+    return [
+        ("ch04_mu0_seed", bad["seed"], 4),
+        ("ch04_mu0_k", bad["k"], 4),
+        ("ch04_mu0_viol", bad["violation"], 2),
+        ("ch04_mu0_count", bad["violations"], 4),
+    ]
+
+
+def mu0_outcome(mu0: float, bad: dict[str, Any] | None, *, searched: int) -> str:
+    """One line: did :func:`mu0_search` with this ``mu0`` find a violation of Lemma 5?"""
+    if bad is None:
+        return f"mu0 = {mu0:g}: no violation of Lemma 5 on the {searched} instances searched"
+    return (
+        f"mu0 = {mu0:g}: Lemma 5 fails on instance {bad['seed']} first at k = {bad['k']}, "
+        f"by up to {bad['violation']:.1e}"
+    )
+
+
+def mu_recursion_agreement(mu_rec: Sequence[float], *, mu0: float = 2.0, tol: float = 1e-12):
+    """``"< 1e-12"`` when ``mu_rec`` (``mu_0, mu_1, ...``) matches the closed form.
+
+    Raises
+    ------
+    AssertionError
+        If some ``mu_k`` differs from ``2 mu0 / ((k+1)(k+2))`` by a relative ``tol`` or more.
+    """
+    mu = np.asarray(mu_rec, dtype=float)
+    err = float(np.max(np.abs(mu / mu_closed_form(np.arange(mu.size), mu0) - 1)))
+    if not err < tol:
+        raise AssertionError(
+            f"the recursion and the closed form of mu_k differ by a relative {err:.1e} "
+            f"(tolerance {power_text(tol)})"
+        )
+    return f"< {power_text(tol)}"
+
+
+# Rates against the margin ----------------------------------------------------------------
+def margin_grid(rho_max: float, rho_min: float, n_rho: int) -> np.ndarray:
+    """``n_rho`` margins, log-spaced from ``rho_max`` down to ``rho_min``."""
+    return np.logspace(np.log10(rho_max), np.log10(rho_min), n_rho)
+
+
+def rates_table(summ: dict[str, Any]) -> pd.DataFrame:
+    """Median halting indices and bounds per margin (from :func:`summarize_rates`)."""
+    return pd.DataFrame(
+        {
+            "rho": [f"{r:.2e}" for r in summ["rho"]],
+            "Perceptron (median)": summ["perceptron_median"].astype(int),
+            "NKP (median)": summ["nkp_median"].astype(int),
+            "1/rho^2": [f"{b:.0f}" for b in summ["nkp_bound_median"]],
+            "SNKP (median)": summ["snkp_median"].astype(int),
+            "2 sqrt(2 log n)/rho": [f"{b:.0f}" for b in summ["snkp_bound_median"]],
+        }
+    ).set_index("rho")
+
+
+def rates_report(summ: dict[str, Any], slopes: dict[str, float], rho_fit_max: float) -> str:
+    """:func:`rates_table`, the fitted slopes and the largest halting index / bound."""
+    return "\n".join(
+        [
+            rates_table(summ).to_string(),
+            "fitted slopes of log(halting index) vs log(1/rho) over rho <= "
+            f"{rho_fit_max}: " + ", ".join(f"{m} {s:.3f}" for m, s in slopes.items()),
+            "largest ratio halting index / bound: "
+            + ", ".join(f"{m} {summ[m + '_max_ratio']:.3f}" for m in ("perceptron", "nkp", "snkp")),
+        ]
+    )
+
+
+def _rates_ok(rows: list[dict[str, Any]]) -> bool:
+    """Every run of the rate sweep separated and stayed within its bound."""
+    return summarize_rates(rows)["all_within_bounds"] and all(r["separated"] for r in rows)
+
+
+def rates_glue(
+    rows: list[dict[str, Any]], summ: dict[str, Any], slopes: dict[str, float]
+) -> list[GlueItem]:
+    """Quoted numbers of the rate sweep (the last rows are the smallest margin).
+
+    Raises
+    ------
+    ValueError
+        If a run did not separate or exceeded its bound, or if NKP's slope does not exceed
+        SNKP's by :data:`MIN_SLOPE_GAP` (the claims the prose makes about these numbers).
+    """
+    if not _rates_ok(rows):
+        raise ValueError("a run of the rate sweep did not separate or exceeded its bound")
+    gap = slopes["nkp"] - slopes["snkp"]
+    if not gap >= MIN_SLOPE_GAP:
+        raise ValueError(
+            f"NKP's slope exceeds SNKP's by {gap:.3f} only (the chapter states >= {MIN_SLOPE_GAP})"
+        )
+    sizes = {int(r["n"]) for r in rows}
+    if len(sizes) != 1:
+        raise ValueError(f"the rate sweep mixes sizes {sorted(sizes)}")
+    n = sizes.pop()
+    nkp, snkp, perc = summ["nkp_median"][-1], summ["snkp_median"][-1], summ["perceptron_median"][-1]
+    return [
+        ("slope_perceptron", slopes["perceptron"], 3),
+        ("slope_nkp", slopes["nkp"], 3),
+        ("slope_snkp", slopes["snkp"], 3),
+        ("snkp_bound_ratio_max", summ["snkp_max_ratio"], 3),
+        ("ch04_nkp_ratio_max", summ["nkp_max_ratio"], 3),
+        ("ch04_perc_ratio_max", summ["perceptron_max_ratio"], 3),
+        ("ch04_slope_gap", gap, 3),
+        ("ch04_rate_runs", len(rows), 4),
+        ("ch04_nkp_over_perc", nkp / perc, 2),
+        ("ch04_rho_min", float(summ["rho"][-1]), 3),
+        ("ch04_iter_ratio", int(round(nkp / snkp)), 4),
+        ("ch04_work_ratio", nkp * n / (snkp * n**2), 2),
+    ]
+
+
+# Dependence on n -------------------------------------------------------------------------
+def n_table(nrows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Per family and size: median, minimum and maximum SNKP halting index, NKP's median
+    and SNKP's bound (from :func:`n_sweep`)."""
+    return (
+        pd.DataFrame(nrows)
+        .groupby(["family", "n"])
+        .agg(
+            snkp_med=("nit_snkp", "median"),
+            snkp_min=("nit_snkp", "min"),
+            snkp_max=("nit_snkp", "max"),
+            nkp_med=("nit_nkp", "median"),
+            bound=("bound_snkp", "first"),
+        )
+        .reset_index()
+    )
+
+
+def crowded_scaling(agg: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """SNKP's median halting index on the crowded family over ``sqrt(log n)`` and over
+    ``log n``, one entry per size of :func:`n_table`."""
+    crowded = agg[agg["family"] == "crowded"]
+    per_sqrt = (crowded["snkp_med"] / np.sqrt(np.log(crowded["n"]))).to_numpy()
+    per_log = (crowded["snkp_med"] / np.log(crowded["n"])).to_numpy()
+    return per_sqrt, per_log
+
+
+def n_report(agg: pd.DataFrame) -> str:
+    """:func:`n_table` (bound to one decimal) and the range of the crowded ratios."""
+    per_sqrt, per_log = crowded_scaling(agg)
+    return "\n".join(
+        [
+            agg.assign(bound=agg["bound"].round(1)).to_string(index=False),
+            f"crowded: K / sqrt(log n) from {per_sqrt.min():.1f} to {per_sqrt.max():.1f}; "
+            f"K / log n from {per_log.min():.1f} to {per_log.max():.1f}",
+        ]
+    )
+
+
+def n_glue(agg: pd.DataFrame, perm: dict[str, Any]) -> list[GlueItem]:
+    """Quoted numbers of the ``n`` sweep (``perm``: :func:`crowded_nkp_permuted`).
+
+    Raises
+    ------
+    ValueError
+        If NKP failed to separate a permuted crowded instance.
+    """
+    if not perm["separated"]:
+        raise ValueError("NKP did not separate every permuted crowded instance")
+    per_sqrt, per_log = crowded_scaling(agg)
+    crowded = agg[agg["family"] == "crowded"]
+    pl = agg[agg["family"] == "planted"]
+    ipk = int(np.argmax(pl["snkp_med"].to_numpy()))
+    return [
+        ("ch04_n_max", int(agg["n"].max()), 4),
+        ("ch04_cr_nkp_perm", int(perm["median"]), 4),
+        ("ch04_cr_sqrt_spread", per_sqrt.max() / per_sqrt.min(), 3),
+        ("ch04_cr_log_spread", per_log.max() / per_log.min(), 3),
+        ("ch04_cr_first", int(crowded["snkp_med"].iloc[0]), 4),
+        ("ch04_cr_last", int(crowded["snkp_med"].iloc[-1]), 4),
+        ("ch04_pl_first", int(pl["snkp_med"].iloc[0]), 4),
+        ("ch04_pl_peak", int(pl["snkp_med"].iloc[ipk]), 4),
+        ("ch04_pl_peak_n", int(pl["n"].iloc[ipk]), 4),
+        ("ch04_pl_last", int(pl["snkp_med"].iloc[-1]), 4),
+        ("ch04_cr_nkp", int(crowded["nkp_med"].max()), 4),
+    ]
+
+
+# Real data -------------------------------------------------------------------------------
+def real_data_table(real: list[dict[str, Any]]) -> pd.DataFrame:
+    """:func:`real_data_iterations` as a table, one row per problem.
+
+    Raises
+    ------
+    ValueError
+        If SNKP does not need fewer iterations than NKP on every problem, or not at least
+        three times fewer on :data:`FAST_PROBLEMS` (what the prose says of this table).
+    """
+    slower = [r["problem"] for r in real if not r["nit_snkp"] < r["nit_nkp"]]
+    if slower:
+        raise ValueError(f"SNKP needs no fewer iterations than NKP on {slower}")
+    not_fast = [
+        r["problem"]
+        for r in real
+        if r["problem"] in FAST_PROBLEMS and not r["nit_nkp"] >= 3 * r["nit_snkp"]
+    ]
+    if not_fast:
+        raise ValueError(f"SNKP needs fewer than three times fewer iterations on {not_fast}")
+    return pd.DataFrame(
+        [
+            {
+                "problem": r["problem"],
+                "n": r["n"],
+                "rho_K": f"{r['rho_K']:.4f}",
+                "NKP iterations": r["nit_nkp"],
+                "1/rho_K^2": f"{r['bound_nkp']:.0f}",
+                "SNKP iterations": r["nit_snkp"],
+                "2 sqrt(2 log n)/rho_K": f"{r['bound_snkp']:.0f}",
+            }
+            for r in real
+        ]
+    ).set_index("problem")
+
+
+# Theorem 1 over every run -----------------------------------------------------------------
+def _theorem1_runs(rows, nrows, sandwich_rows, real) -> tuple[list[bool], list[float], bool]:
+    """Theorem 1's verdict and ``K / bound`` of every SNKP run, and whether the sweeps'
+    other conditions held (separation, NKP's and the Perceptron's bounds)."""
+    flags = (
+        [r["theorem1"] for r in rows]
+        + [r["theorem1"] for r in nrows]
+        + [r["theorem1"] for r in sandwich_rows]
+        + [r["theorem1"] for r in real]
+    )
+    ratios = (
+        [r["nit_snkp"] / r["bound_snkp"] for r in rows]
+        + [r["nit_snkp"] / r["bound_snkp"] for r in nrows]
+        + [r["theorem1_ratio"] for r in sandwich_rows]
+        + [r["nit_snkp"] / r["bound_snkp"] for r in real]
+    )
+    ok_n = all(r["theorem1"] and r["separated"] for r in nrows)
+    ok_real = all(r["theorem1"] and r["nit_nkp"] <= r["bound_nkp"] for r in real)
+    return flags, ratios, bool(_rates_ok(rows) and ok_n and ok_real)
+
+
+def theorem1_verdict(rows, nrows, sandwich_rows, real) -> dict[str, Any]:
+    """Theorem 1 on every SNKP run of the chapter, for ``ch.check``.
+
+    ``rows`` (:func:`rate_sweep`), ``nrows`` (:func:`n_sweep`), ``sandwich_rows`` (the
+    ``rows`` of :func:`check_sandwich`) and ``real`` (:func:`real_data_iterations`).
+    """
+    flags, ratios, ok_other = _theorem1_runs(rows, nrows, sandwich_rows, real)
+    return {
+        "ok": bool(all(flags) and ok_other),
+        "detail": f"K(K+1) <= 8 log n / rho_K^2 on all {len(flags)} SNKP runs (planted, "
+        f"crowded, poly, rbf, real); largest K / (2 sqrt(2 log n)/rho_K) = {max(ratios):.3f}",
+        "instances": len(flags),
+    }
+
+
+def theorem1_glue(rows, nrows, sandwich_rows, real) -> list[GlueItem]:
+    """How many SNKP runs Theorem 1 was checked on, and the largest ``K / bound``."""
+    flags, ratios, _ = _theorem1_runs(rows, nrows, sandwich_rows, real)
+    return [("ch04_thm1_runs", len(flags), 4), ("ch04_thm1_ratio", max(ratios), 3)]
+
+
+# Wall time (read from the benchmark's file) ------------------------------------------------
+def timings_table(tim: dict[str, Any], real: list[dict[str, Any]]) -> pd.DataFrame:
+    """Median wall time in ms of NKP and SNKP per problem (rows in the order of ``real``).
+
+    Raises
+    ------
+    ValueError
+        If the timings file's halting indices differ from the live ones in ``real``: the
+        file is stale (rerun ``python -m benchmarks.bench --suite realdata``).
+    """
+    live = {(r["problem"], m): r[f"nit_{m}"] for r in real for m in ("nkp", "snkp")}
+    if not all(live[(r["problem"], r["method"])] == r["nit"] for r in tim["rows"]):
+        raise ValueError(
+            "the timings file is stale: rerun python -m benchmarks.bench --suite realdata"
+        )
+    tt = pd.DataFrame(tim["rows"])
+    wide = tt.pivot(index="problem", columns="method", values="seconds_median") * 1e3
+    return wide.loc[[r["problem"] for r in real]]
+
+
+def timings_report(tim: dict[str, Any], real: list[dict[str, Any]]) -> str:
+    """Where and when the times were measured, and :func:`timings_table` with the ratio."""
+    wide = timings_table(tim, real)
+    m = tim["machine"]
+    return "\n".join(
+        [
+            f"measured {tim['date']} on {m['platform']} ({m['cpu_count']} CPUs, Python "
+            f"{m['python']}, numpy {m['numpy']}), {tim['rows'][0]['repeats']} repeats",
+            wide.rename(columns={"nkp": "NKP median [ms]", "snkp": "SNKP median [ms]"})
+            .assign(**{"SNKP / NKP": (wide["snkp"] / wide["nkp"])})
+            .round(3)
+            .to_string(),
+        ]
+    )
+
+
+def timings_glue(tim: dict[str, Any], real: list[dict[str, Any]]) -> list[GlueItem]:
+    """Quoted facts of the timing table: date, machine, repeats, range of SNKP / NKP."""
+    wide = timings_table(tim, real)
+    ratio = (wide["snkp"] / wide["nkp"]).to_numpy()
+    m = tim["machine"]
+    return [
+        ("ch04_tim_date", tim["date"][:10], 4),
+        ("ch04_tim_machine", f"{m['platform']}, {m['cpu_count']} CPUs", 4),
+        ("ch04_tim_repeats", int(tim["rows"][0]["repeats"]), 4),
+        ("ch04_tim_ratio_min", ratio.min(), 2),
+        ("ch04_tim_ratio_max", ratio.max(), 2),
+    ]
