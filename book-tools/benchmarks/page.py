@@ -22,8 +22,10 @@ import numpy as np
 from benchmarks._config import PERITER_ALGOS, PERITER_TARGETS
 from benchmarks.peers.analysis import crossovers, kernel_goal_miss
 from benchmarks.peers.config import KPERC_SNKP, SOLVER_LABELS
+from benchmarks.peers.markdown import fmt_time as fmt_s
 from benchmarks.peers.markdown import peers_markdown, short_number
 from benchmarks.report import target_verdict
+from kperc_book._markdown import table as md_table
 
 Record = dict[str, Any]
 
@@ -73,13 +75,6 @@ def as_dict(entries: Iterable[Glue]) -> dict[str, Any]:
 # --- small text helpers ---------------------------------------------------------------
 
 
-def md_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    """A Markdown table from a header and rows of strings (cells are passed to ``str``)."""
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return "\n".join(out)
-
-
 def machine_text(m: dict[str, Any]) -> str:
     """The machine of a record in one line: processor, cores, memory, versions."""
     return (
@@ -109,11 +104,6 @@ def busy_text(busy: bool | None, load: float | None, cores: int) -> str:
         f"The record does not say whether the machine was busy; the 1-minute load average "
         f"was {load_s} on {cores} cores when the run started."
     )
-
-
-def fmt_s(t: float) -> str:
-    """Seconds, or milliseconds below one second, with three significant digits."""
-    return f"{t * 1e3:.3g} ms" if t < 1 else f"{t:.3g} s"
 
 
 def label(solver: str) -> str:

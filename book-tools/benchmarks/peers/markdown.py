@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
 from benchmarks.peers.analysis import crossovers
 from benchmarks.peers.config import FAMILY_LABELS, SHORT_LABELS, label, solvers_of
+from kperc_book._markdown import table as md_table
 
 _SUP = str.maketrans(
     "-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
@@ -28,7 +28,7 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _fmt_time(t: float) -> str:
+def fmt_time(t: float) -> str:
     """Seconds with three significant digits; milliseconds below one second."""
     return f"{t * 1e3:.3g} ms" if t < 1 else f"{t:.3g} s"
 
@@ -43,7 +43,7 @@ def _cell(r: dict[str, Any] | None) -> str:
         return f"> {r['cap_s']:g} s"
     if st == "error":
         return "failed"
-    t = _fmt_time(r["time_s"])
+    t = fmt_time(r["time_s"])
     return t if r["separated"] else f"{t}, no separator"
 
 
@@ -100,13 +100,7 @@ def crossover_grid_markdown(record: dict[str, Any], family: str | None = None) -
                 cells.append(f"{who} only" if sp is None else f"{who} {1 / sp:.2g}x")
         first = [] if family else [FAMILY_LABELS.get(c["family"], c["family"])]
         body.append([*first, short_number(c["rho"]), *cells])
-    return _md_table(header, body)
-
-
-def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(out)
+    return md_table(header, body)
 
 
 def peers_markdown(record: dict[str, Any]) -> str:
@@ -127,13 +121,13 @@ def peers_markdown(record: dict[str, Any]) -> str:
             parts.append(
                 f"**{_cap(FAMILY_LABELS[fam])} problems, \u03c1 = {rho:g}**: "
                 "time to a separator\n\n"
-                + _md_table(["solver"] + [f"n = {short_number(n)}" for n in ns], body)
+                + md_table(["solver"] + [f"n = {short_number(n)}" for n in ns], body)
             )
     cr = record.get("crossovers") or crossovers(record)
     for fam in fams:
 
         def lab(s, t):
-            return f"{_fmt_time(t)} ({SHORT_LABELS.get(s, s)})" if s else "none"
+            return f"{fmt_time(t)} ({SHORT_LABELS.get(s, s)})" if s else "none"
 
         body = []
         for c in (c for c in cr if c["family"] == fam):
@@ -155,7 +149,7 @@ def peers_markdown(record: dict[str, Any]) -> str:
                 )
         parts.append(
             f"**Crossovers, {FAMILY_LABELS[fam]} problems**\n\n"
-            + _md_table(
+            + md_table(
                 ["\u03c1, n", "best SNKP", "best peer", "peer / SNKP", "fastest"],
                 body,
             )

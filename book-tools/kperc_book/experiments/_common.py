@@ -7,11 +7,11 @@ in the same way.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
-__all__ = ["loglog_slope"]
+__all__ = ["loglog_slope", "glue_all"]
 
 
 def loglog_slope(
@@ -65,3 +65,13 @@ def loglog_slope(
             "measure more points."
         )
     return float(np.polyfit(np.log(x[keep]), np.log(y[keep]), 1)[0])
+
+
+def glue_all(ch: Any, items: Sequence[tuple[str, Any, int]]) -> None:
+    """Glue every ``(name, value, digits)`` of ``items`` with ``ch.glue``, in order.
+
+    The chapters' ``*_glue`` functions return such lists, so that the numbers a
+    chapter's prose quotes are computed (and tested) outside the notebook.
+    """
+    for name, value, digits in items:
+        ch.glue(name, value, digits=digits)

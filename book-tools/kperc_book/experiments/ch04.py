@@ -37,7 +37,7 @@ import kperc
 from kperc.sweeps import sweep
 from kperc_book import data as kdata
 from kperc_book.chapter import bound_text, power_text
-from kperc_book.experiments._common import loglog_slope
+from kperc_book.experiments._common import glue_all, loglog_slope
 from kperc_book.paths import TIMINGS_DIR
 
 __all__ = [
@@ -631,12 +631,6 @@ MIN_SLOPE_GAP = 0.5
 #: Problems on which the chapter states that SNKP needs at least three times fewer
 #: iterations than NKP.
 FAST_PROBLEMS = ("xor-poly", "breast_cancer-rbf")
-
-
-def glue_all(ch, items: Sequence[GlueItem]) -> None:
-    """Glue every ``(name, value, digits)`` of ``items`` with ``ch.glue``, in order."""
-    for name, value, digits in items:
-        ch.glue(name, value, digits=digits)
 
 
 def real_datasets(names: Sequence[str] = REAL_PROBLEMS) -> tuple[str, ...]:

@@ -39,7 +39,7 @@ import pandas as pd
 import kperc
 from kperc.sweeps import sweep
 from kperc_book import data
-from kperc_book.experiments._common import loglog_slope
+from kperc_book.experiments._common import glue_all, loglog_slope
 from kperc_book.experiments._infeasible import dantzig_bound, edge_instance, ef_dual_bound
 
 __all__ = [
@@ -629,12 +629,6 @@ def _fmt(v: float) -> str:
 
 def _fmt4(v: float) -> str:
     return f"{v:.4g}"
-
-
-def glue_all(ch, items: GlueItems) -> None:
-    """Glue every ``(name, value, digits)`` of ``items`` with ``ch.glue``, in order."""
-    for name, value, digits in items:
-        ch.glue(name, value, digits=digits)
 
 
 def lemma7_points(
