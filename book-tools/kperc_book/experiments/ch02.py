@@ -16,6 +16,13 @@ Everything the notebook ``book/ch02_linear_feasibility.ipynb`` computes lives he
 * :func:`sparse_target` / :func:`winnow_run`: Winnow's l_inf-normalised margin against
   ``rho_2`` on a sparse-target problem.
 
+Around each sweep, the notebook calls a *verdict* (the keyword arguments of
+:meth:`kperc_book.chapter.Chapter.check`: ``ch.check("np-bound", **np_bound_verdict(t))``),
+a printed table or text and a list of glued values (``glue_all(ch, planted_glue(t))``);
+these functions also verify what the prose takes for granted about the instances (every
+run separated, the planted margin exact, ...) and raise :class:`ClaimError` otherwise.
+The figures are drawn by :mod:`kperc_book.experiments.ch02_figures`.
+
 Every function is seeded and deterministic; sweeps go through
 :func:`kperc.sweeps.sweep` (joblib) and return :class:`pandas.DataFrame` objects in grid
 order.
@@ -24,6 +31,7 @@ order.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -34,6 +42,32 @@ from kperc_book import data
 from kperc_book.experiments._common import loglog_slope
 
 __all__ = [
+    "ClaimError",
+    "GlueItems",
+    "RHO2_TWO_RAYS",
+    "Verdict",
+    "all_margin_ratios",
+    "block_novikoff_verdict",
+    "check_planted",
+    "check_two_rays",
+    "glue_all",
+    "margin_ratio_glue",
+    "margin_ratio_text",
+    "norm_range_glue",
+    "normalizing_verdict",
+    "np_bound_verdict",
+    "np_equals_perceptron_verdict",
+    "planted_glue",
+    "planted_table",
+    "sign_pattern_glue",
+    "sign_pattern_text",
+    "two_rays_exponents",
+    "two_rays_glue",
+    "two_rays_rho2_text",
+    "two_rays_text",
+    "winnow_glue",
+    "winnow_table",
+    "winnow_text",
     "perceptron_rule",
     "planted_run",
     "planted_sweep",
@@ -528,3 +562,346 @@ def winnow_sweep(
     """:func:`winnow_run` over dimensions and seeds (one row each)."""
     pts = [dict(p, k=k) for p in grid(d=list(ds), seed=list(seeds))]
     return pd.DataFrame(sweep(winnow_run, pts, n_jobs=n_jobs))
+
+
+# =======================================================================================
+# What the notebook does around the sweeps: verdicts, printed tables, glued values
+# =======================================================================================
+#: The keyword arguments of :meth:`kperc_book.chapter.Chapter.check`: ``ok``, ``detail``
+#: and ``instances`` (keyword-only there, hence a dict: ``ch.check(id, **verdict)``).
+Verdict = dict[str, Any]
+#: ``(name, value, digits)`` triples for :meth:`kperc_book.chapter.Chapter.glue`, in order.
+GlueItems = list[tuple[str, Any, int]]
+
+#: The normalised margin of the two-rays example, ``0.2 / sqrt(2) = sqrt(2) / 10``.
+RHO2_TWO_RAYS = float(np.sqrt(2.0) / 10.0)
+
+
+class ClaimError(RuntimeError):
+    """A sweep's table contradicts what the chapter's prose takes for granted about it."""
+
+
+def _require(ok: bool, message: str) -> None:
+    if not bool(ok):
+        raise ClaimError(message)
+
+
+def _verdict(ok: bool, detail: str, instances: int) -> Verdict:
+    return {"ok": bool(ok), "detail": detail, "instances": int(instances)}
+
+
+def glue_all(ch, items: GlueItems) -> None:
+    """Glue every ``(name, value, digits)`` of ``items`` with ``ch.glue``, in order."""
+    for name, value, digits in items:
+        ch.glue(name, value, digits=digits)
+
+
+def norm_range_glue(norm_range: Sequence[float]) -> GlueItems:
+    """The spread of the norms of the planted instances, as quoted in the prose."""
+    return [("ch02_norm_lo", norm_range[0], 3), ("ch02_norm_hi", norm_range[1], 3)]
+
+
+# ---------------------------------------------------------------------------------------
+# Planted instances
+# ---------------------------------------------------------------------------------------
+def check_planted(planted: pd.DataFrame) -> None:
+    """Raise :class:`ClaimError` unless every run of a :func:`planted_sweep` table
+    separated the data and the recomputed ``rho_2`` equals the planted one
+    (:func:`numpy.allclose` with ``atol=1e-9``).
+
+    A halting index is compared with its bound only for runs that halted; a capped run
+    would make the comparison meaningless.
+    """
+    bad = int((~planted["sep_perceptron"]).sum() + (~planted["sep_np"]).sum())
+    _require(bad == 0, f"{bad} planted run(s) stopped at max_iter without a separator")
+    err = float(np.abs(planted["rho2"] - planted["rho"]).max())
+    _require(
+        bool(np.allclose(planted["rho2"], planted["rho"], atol=1e-9)),
+        f"the recomputed rho_2 differs from the planted margin by {err:.3g}",
+    )
+
+
+def block_novikoff_verdict(planted: pd.DataFrame) -> Verdict:
+    """Block-Novikoff on a :func:`planted_sweep` table: every Perceptron halting index is at
+    most ``R^2 / rho^2``."""
+    check_planted(planted)
+    n = len(planted)
+    ok = (planted["nit_perceptron"] <= planted["bound_perceptron"]).all()
+    worst = planted["ratio_perceptron"].max()
+    detail = (
+        f"Perceptron halting index <= R^2/rho^2 on {n} planted instances; worst ratio {worst:.3g}"
+    )
+    return _verdict(ok, detail, n)
+
+
+def np_bound_verdict(planted: pd.DataFrame) -> Verdict:
+    """The Normalised Perceptron's guarantee on a :func:`planted_sweep` table: every halting
+    index is at most ``1 / rho_2^2``."""
+    check_planted(planted)
+    n = len(planted)
+    ok = (planted["nit_np"] <= planted["bound_np"]).all()
+    worst = planted["ratio_np"].max()
+    detail = (
+        f"Normalised Perceptron halting index <= 1/rho_2^2 on {n} planted "
+        f"instances; worst ratio {worst:.3g}"
+    )
+    return _verdict(ok, detail, n)
+
+
+def planted_table(planted: pd.DataFrame) -> str:
+    """Medians over the seeds of halting indices and bounds, and the worst ratios, by
+    planted margin (the printed table of the section)."""
+    summary = planted.groupby("rho").agg(
+        nit_perceptron=("nit_perceptron", "median"),
+        bound_perceptron=("bound_perceptron", "median"),
+        nit_np=("nit_np", "median"),
+        bound_np=("bound_np", "median"),
+        worst_ratio_perceptron=("ratio_perceptron", "max"),
+        worst_ratio_np=("ratio_np", "max"),
+    )
+    return "medians over seeds (worst ratios are maxima):\n" + summary.to_string(
+        float_format=lambda v: f"{v:.4g}"
+    )
+
+
+def planted_glue(planted: pd.DataFrame) -> GlueItems:
+    """The numbers the prose quotes about the planted instances."""
+    np_over_raw = (planted["nit_np"] / planted["nit_perceptron"]).median()
+    return [
+        ("ch02_n_planted", len(planted), 4),
+        ("ch02_np_over_perceptron", np_over_raw, 2),
+        ("ch02_worst_ratio_np", planted["ratio_np"].max(), 2),
+        ("ch02_worst_ratio_perceptron", planted["ratio_perceptron"].max(), 2),
+        ("ch02_median_ratio_np", planted["ratio_np"].median(), 2),
+        ("ch02_median_ratio_perceptron", planted["ratio_perceptron"].median(), 2),
+    ]
+
+
+# ---------------------------------------------------------------------------------------
+# Same sign patterns
+# ---------------------------------------------------------------------------------------
+def np_equals_perceptron_verdict(signs: pd.DataFrame) -> Verdict:
+    """The proposition "same sign patterns" on a :func:`sign_pattern_sweep` table: same
+    sign vectors, same chosen points, ``w_P = k w_NP`` and the same halting index."""
+    n_steps = int(signs["steps"].sum())
+    ok = bool(
+        signs["same_signs"].all()
+        and signs["same_choices"].all()
+        and signs["scaled_equal"].all()
+        and (signs["nit_np"] == signs["nit_perceptron"]).all()
+    )
+    detail = (
+        f"same sign vector sign(A^T w_k), same chosen point and w_P = k w_NP at all "
+        f"{n_steps} steps of {len(signs)} runs"
+    )
+    return _verdict(ok, detail, len(signs))
+
+
+def sign_pattern_text(signs: pd.DataFrame) -> str:
+    """Median halting indices on normalised and raw points, and how often the raw
+    Perceptron chose a different sequence of points."""
+    n_raw_differ = int((~signs["raw_same_choices"]).sum())
+    return (
+        f"halting indices: median {signs['nit_np'].median():.0f} (Normalised Perceptron = "
+        f"Perceptron on normalised points), median {signs['nit_raw'].median():.0f} "
+        f"(Perceptron on raw points)\n"
+        f"runs where the raw Perceptron chose a different sequence: {n_raw_differ} of "
+        f"{len(signs)}"
+    )
+
+
+def sign_pattern_glue(signs: pd.DataFrame) -> GlueItems:
+    """Steps and runs compared, and the runs where the raw Perceptron differs."""
+    return [
+        ("ch02_sign_steps", int(signs["steps"].sum()), 4),
+        ("ch02_sign_runs", len(signs), 4),
+        ("ch02_raw_differ", int((~signs["raw_same_choices"]).sum()), 4),
+    ]
+
+
+# ---------------------------------------------------------------------------------------
+# Two rays
+# ---------------------------------------------------------------------------------------
+def check_two_rays(rays: pd.DataFrame) -> None:
+    """Raise :class:`ClaimError` unless a :func:`two_rays_sweep` table matches the example:
+    ``rho_2 = sqrt(2)/10``, ``rho = rho_2 / r`` (to ``1e-9`` relative), ``R = r`` (to
+    ``1e-12``), and every halting index is within its bound."""
+    _require(
+        bool(np.allclose(rays["rho2"], RHO2_TWO_RAYS, rtol=1e-9)),
+        f"rho_2 of the two rays is not sqrt(2)/10 for every r: {rays['rho2'].tolist()}",
+    )
+    _require(
+        bool(np.allclose(rays["rho"], RHO2_TWO_RAYS / rays["r"], rtol=1e-9)),
+        "the raw margin of the two rays is not rho_2 / r",
+    )
+    _require(bool(np.allclose(rays["R"], rays["r"], rtol=1e-12)), "max ||x_i|| is not r")
+    for col, bound in (
+        ("nit_perceptron", "bound_perceptron"),
+        ("nit_least", "bound_perceptron"),
+        ("nit_np", "bound_np"),
+    ):
+        over = int((rays[col] > rays[bound]).sum())
+        _require(over == 0, f"{col} exceeds {bound} on {over} spread(s) r")
+
+
+def two_rays_exponents(rays: pd.DataFrame) -> tuple[float, float]:
+    """Fitted exponents in ``r`` of the bound ratio (all ``r``) and of the lazy adversary's
+    halting index (``r >= 3``)."""
+    exponent = loglog_slope(rays["r"], rays["bound_ratio"])
+    big = rays["r"] >= 3
+    lazy_exponent = loglog_slope(rays.loc[big, "r"], rays.loc[big, "nit_least"])
+    return exponent, lazy_exponent
+
+
+def _two_rays_capped(rays: pd.DataFrame) -> int:
+    return int(rays[["capped_perceptron", "capped_least", "capped_np"]].to_numpy().sum())
+
+
+def two_rays_text(rays: pd.DataFrame, *, max_iter: int) -> str:
+    """The printed table of the two-rays sweep, the fitted exponents and the capped runs
+    (after :func:`check_two_rays`)."""
+    check_two_rays(rays)
+    exponent, lazy_exponent = two_rays_exponents(rays)
+    cols = ["r", "rho", "rho_over_R", "bound_perceptron", "nit_perceptron", "nit_least", "nit_np"]
+    return "\n".join(
+        [
+            rays[cols].to_string(index=False, float_format=lambda v: f"{v:.4g}"),
+            f"rho_2 = {rays['rho2'].iloc[0]:.6f} for every r (sqrt(2)/10 = {RHO2_TWO_RAYS:.6f})",
+            f"fitted exponent of the bound ratio (R^2/rho^2)/(1/rho_2^2) in r: {exponent:.4f}",
+            f"fitted exponent of the lazy adversary's halting index (r >= 3): {lazy_exponent:.3f}",
+            f"runs that reached max_iter = {max_iter}: {_two_rays_capped(rays)}",
+        ]
+    )
+
+
+def two_rays_glue(rays: pd.DataFrame, *, r_max: float, max_iter: int) -> GlueItems:
+    """The numbers the prose quotes about the two-rays example (after
+    :func:`check_two_rays`)."""
+    check_two_rays(rays)
+    exponent, lazy_exponent = two_rays_exponents(rays)
+    return [
+        ("rho2_example", rays["rho2"].iloc[0], 4),
+        ("bound_ratio_exponent", exponent, 3),
+        ("ch02_lazy_exponent", lazy_exponent, 2),
+        ("ch02_rays_rmax", r_max, 4),
+        ("ch02_rays_bound_max", rays["bound_perceptron"].max(), 3),
+        ("ch02_rays_nit_max", int(rays["nit_perceptron"].max()), 4),
+        ("ch02_rays_lazy_max", int(rays["nit_least"].max()), 4),
+        ("ch02_rays_np_max", int(rays["nit_np"].max()), 4),
+        ("ch02_rays_capped", _two_rays_capped(rays), 4),
+        ("ch02_max_iter", max_iter, 4),
+    ]
+
+
+def two_rays_rho2_text(rho2: float) -> str:
+    """``rho_2`` of the two rays next to ``sqrt(2)/10`` (the exercise); raise
+    :class:`ClaimError` if they differ by ``1e-9`` or more."""
+    _require(
+        abs(rho2 - RHO2_TWO_RAYS) < 1e-9,
+        f"rho_2 = {rho2!r} is not sqrt(2)/10 = {RHO2_TWO_RAYS!r}",
+    )
+    return f"rho_2 = {rho2:.6f}, sqrt(2)/10 = {np.sqrt(2) / 10:.6f}"
+
+
+# ---------------------------------------------------------------------------------------
+# Normalising never hurts
+# ---------------------------------------------------------------------------------------
+def all_margin_ratios(ratios: pd.DataFrame, planted: pd.DataFrame) -> np.ndarray:
+    """``(rho / max ||x_i||) / rho_2`` of a :func:`margin_ratio_sweep` table followed by
+    those of the planted instances of a :func:`planted_sweep` table."""
+    planted_ratio = planted["rho_raw"] / planted["R"] / planted["rho2"]
+    return np.concatenate([ratios["ratio"].to_numpy(), planted_ratio.to_numpy()])
+
+
+def normalizing_verdict(ratios: pd.DataFrame, planted: pd.DataFrame) -> Verdict:
+    """The statement "normalising never hurts" on every instance of both tables: each
+    ratio at most 1 (to ``1e-12``)."""
+    r = all_margin_ratios(ratios, planted)
+    worst = float(r.max())
+    detail = f"(rho / max||x_i||) / rho_2 <= 1 on {r.size} random instances; worst {worst:.4f}"
+    return _verdict((r <= 1 + 1e-12).all(), detail, r.size)
+
+
+def margin_ratio_text(ratios: pd.DataFrame, planted: pd.DataFrame) -> str:
+    """The distribution of the ratio by kind, and how much the Perceptron's bound is
+    inflated, ``R^2 rho_2^2 / rho^2``, over all instances."""
+    inflation = 1.0 / all_margin_ratios(ratios, planted) ** 2
+    return (
+        ratios.groupby("kind")["ratio"].describe().to_string(float_format=lambda v: f"{v:.3g}")
+        + "\n"
+        + f"bound inflation R^2 rho_2^2 / rho^2: median {np.median(inflation):.3g}, "
+        f"smallest {inflation.min():.4g}"
+    )
+
+
+def margin_ratio_glue(ratios: pd.DataFrame, planted: pd.DataFrame) -> GlueItems:
+    """The worst and median ratio, the number of instances and the median inflation."""
+    r = all_margin_ratios(ratios, planted)
+    return [
+        ("ch02_ratio_worst", float(r.max()), 3),
+        ("ch02_ratio_median", float(np.median(r)), 2),
+        ("ch02_ratio_n", r.size, 4),
+        ("ch02_inflation_median", float(np.median(1.0 / r**2)), 2),
+    ]
+
+
+# ---------------------------------------------------------------------------------------
+# Winnow
+# ---------------------------------------------------------------------------------------
+def winnow_table(win: pd.DataFrame) -> pd.DataFrame:
+    """Means of the margins and medians of the halting indices and bounds, by dimension.
+
+    Raises :class:`ClaimError` unless every run of the :func:`winnow_sweep` table
+    separated, stayed within its bound (``1/rho_2^2``, :func:`winnow_bound`), and
+    ``rho_inf >= 1/k`` (to ``1e-9``), as the section states.
+    """
+    bad = int((~win["sep_winnow"]).sum() + (~win["sep_np"]).sum())
+    _require(bad == 0, f"{bad} run(s) stopped at max_iter without a separator")
+    over_np = int((win["nit_np"] > win["bound_np"]).sum())
+    _require(over_np == 0, f"the Normalised Perceptron exceeds 1/rho_2^2 on {over_np} run(s)")
+    over_w = int((win["nit_winnow"] > win["bound_winnow"]).sum())
+    _require(over_w == 0, f"Winnow exceeds 2 ln(2d)/rho_inf^2 on {over_w} run(s)")
+    low = int((win["rho_inf"] < win["rho_inf_lower"] - 1e-9).sum())
+    _require(low == 0, f"rho_inf is below 1/k on {low} instance(s)")
+    return win.groupby("d").agg(
+        n=("n", "first"),
+        rho2=("rho2", "mean"),
+        rho_inf=("rho_inf", "mean"),
+        nit_np=("nit_np", "median"),
+        bound_np=("bound_np", "median"),
+        nit_winnow=("nit_winnow", "median"),
+        bound_winnow=("bound_winnow", "median"),
+    )
+
+
+def _winnow_slopes(tab: pd.DataFrame) -> tuple[float, float]:
+    return loglog_slope(tab.index, tab["nit_np"]), loglog_slope(tab.index, tab["nit_winnow"])
+
+
+def winnow_text(tab: pd.DataFrame) -> str:
+    """The :func:`winnow_table`, the fitted exponents in ``d`` and ``rho_2 sqrt(3 d)``."""
+    slope_np, slope_w = _winnow_slopes(tab)
+    scaled = tab["rho2"].to_numpy() * np.sqrt(3 * tab.index.to_numpy())
+    return "\n".join(
+        [
+            tab.to_string(float_format=lambda v: f"{v:.4g}"),
+            f"fitted exponent in d of the median halting index: Normalised Perceptron "
+            f"{slope_np:.2f}, Winnow {slope_w:.2f}",
+            "rho_2 * sqrt(3 d) = " + ", ".join(f"{v:.6f}" for v in scaled),
+        ]
+    )
+
+
+def winnow_glue(win: pd.DataFrame, tab: pd.DataFrame) -> GlueItems:
+    """The numbers the prose quotes at the largest dimension, and the fitted exponents."""
+    slope_np, slope_w = _winnow_slopes(tab)
+    dmax = int(tab.index.max())
+    return [
+        ("ch02_w_dmax", dmax, 4),
+        ("ch02_w_rho_inf", float(win["rho_inf"].min()), 4),
+        ("ch02_w_rho2_dmax", float(tab.loc[dmax, "rho2"]), 3),
+        ("ch02_w_nit_np_dmax", float(tab.loc[dmax, "nit_np"]), 4),
+        ("ch02_w_nit_w_dmax", float(tab.loc[dmax, "nit_winnow"]), 4),
+        ("ch02_w_slope_np", slope_np, 2),
+        ("ch02_w_slope_w", slope_w, 2),
+    ]
