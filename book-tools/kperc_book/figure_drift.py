@@ -153,10 +153,6 @@ def _text(value: Any) -> str:
     return "".join(value) if isinstance(value, list) else str(value)
 
 
-def _sources(cells: list) -> list[str]:
-    return [_text(c.get("source", "")) for c in cells]
-
-
 def _png(value: Any) -> bytes:
     return base64.b64decode(_text(value))
 
@@ -164,8 +160,10 @@ def _png(value: Any) -> bytes:
 def keep_committed_notebook_images(new_nb: Any, committed: Path) -> int:
     """In ``new_nb`` (a notebook dict), put back each committed image that only drifted.
 
-    Images are matched by position (cell, output, MIME type) in a committed notebook
-    whose cells have the same sources; when the sources differ, nothing is matched.
+    Each new image is compared with the committed notebook's image at the same place
+    (cell, output, MIME type) first, then with its other images of that MIME type (cells
+    may have been split or moved); the first one within the pixel tolerance gives back
+    its bytes. An image that matches none stays as it is.
 
     Returns
     -------
@@ -179,17 +177,22 @@ def keep_committed_notebook_images(new_nb: Any, committed: Path) -> int:
     except (OSError, ValueError):
         return 0
     old_cells, new_cells = old_nb.get("cells", []), new_nb.get("cells", [])
-    if _sources(old_cells) != _sources(new_cells):
-        return 0
-    old_images = set(_images(old_nb))
+    old_images = {
+        (i, j, mime): _text(old_cells[i]["outputs"][j]["data"][mime])
+        for i, j, mime in _images(old_nb)
+    }
     kept = 0
     for i, j, mime in _images(new_nb):
-        if (i, j, mime) not in old_images:
+        new_value = _text(new_cells[i]["outputs"][j]["data"][mime])
+        if new_value in old_images.values():
             continue
-        old_value = old_cells[i]["outputs"][j]["data"][mime]
-        new_value = new_cells[i]["outputs"][j]["data"][mime]
-        old_png, new_png = _png(old_value), _png(new_value)
-        if old_png != new_png and same_up_to_roundoff(old_png, new_png):
-            new_cells[i]["outputs"][j]["data"][mime] = _text(old_value)
-            kept += 1
+        same_place = old_images.get((i, j, mime))
+        others = [v for (_, _, m), v in old_images.items() if m == mime and v != same_place]
+        candidates = ([same_place] if same_place is not None else []) + others
+        new_png = _png(new_value)
+        for old_value in candidates:
+            if same_up_to_roundoff(_png(old_value), new_png):
+                new_cells[i]["outputs"][j]["data"][mime] = old_value
+                kept += 1
+                break
     return kept

@@ -107,13 +107,20 @@ def test_notebook_images_that_drifted_keep_their_committed_bytes(tmp_path):
     assert nb == _notebook(old)
 
 
-def test_notebook_images_are_replaced_when_changed_or_the_cells_differ(tmp_path):
+def test_notebook_images_are_replaced_when_changed(tmp_path):
     committed = tmp_path / "ch09.ipynb"
     committed.write_text(json.dumps(_notebook(_png(BASE))))
     changed = _notebook(_png(CHANGED))
     assert figure_drift.keep_committed_notebook_images(changed, committed) == 0
     assert changed == _notebook(_png(CHANGED))
+
+
+def test_a_drifted_image_is_found_after_its_cell_moved(tmp_path):
     old, new = _drifted_pair()
-    committed.write_text(json.dumps(_notebook(old)))
-    edited = _notebook(new, source="plot(other)")  # another cell: nothing is matched
-    assert figure_drift.keep_committed_notebook_images(edited, committed) == 0
+    committed = tmp_path / "ch09.ipynb"
+    before = _notebook(old)
+    before["cells"].insert(0, {"cell_type": "code", "source": "setup()", "outputs": []})
+    committed.write_text(json.dumps(before))
+    moved = _notebook(new, source="plot(split)")  # the cell was edited and moved up
+    assert figure_drift.keep_committed_notebook_images(moved, committed) == 2
+    assert moved == _notebook(old, source="plot(split)")
