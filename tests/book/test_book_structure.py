@@ -95,3 +95,22 @@ def test_makefile_pdf_target_builds_the_linked_file():
     assert re.search(r"^pdf:", make, re.M)
     assert "--builder pdflatex" in make
     assert f"/_build/latex/{pdf}" in make
+
+
+def test_every_chapter_that_checks_results_ends_with_its_check_summary():
+    """A reader finds a chapter's checks in one collapsible block, its last code cell."""
+    from kperc_book import _notebooks as nbu
+    from kperc_book.ledger.chapters import check_cells
+
+    checked = 0
+    for path in nbu.toc_notebooks():
+        nb = json.loads(path.read_text())
+        code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+        last = "".join(code[-1]["source"]).strip() if code else ""
+        if check_cells(path):
+            checked += 1
+            assert last == "ch.summary()", f"{path.name} ends with {last!r}"
+            assert "remove-input" in code[-1].get("metadata", {}).get("tags", [])
+        else:
+            assert "ch.summary()" not in last, f"{path.name} has no checks to summarise"
+    assert checked >= 6
