@@ -114,3 +114,15 @@ def test_every_chapter_that_checks_results_ends_with_its_check_summary():
         else:
             assert "ch.summary()" not in last, f"{path.name} has no checks to summarise"
     assert checked >= 6
+
+
+def test_every_parameters_cell_is_folded_away():
+    """A reader meets the chapter's ideas first; its papermill parameters sit folded."""
+    from kperc_book import _notebooks as nbu
+
+    for path in nbu.toc_notebooks():
+        nb = json.loads(path.read_text())
+        for cell in nb["cells"]:
+            tags = cell.get("metadata", {}).get("tags", [])
+            if "parameters" in tags:
+                assert "hide-input" in tags, f"{path.name}: the parameters cell is shown"
