@@ -348,20 +348,21 @@ class CheckSummary:
     def _repr_html_(self) -> str:
         from html import escape
 
+        def result(rid: str, c: dict[str, Any]) -> str:
+            n = c["instances"]
+            count = "" if n is None else f"<br><small>{n} instances</small>"
+            return f"{escape(self._name(rid))}{count}"
+
         rows = "".join(
-            "<tr>"
-            f"<td>{escape(self._name(rid))}</td>"
-            f"<td>{'' if c['instances'] is None else c['instances']}</td>"
-            f"<td>{escape(c['detail'])}</td>"
-            "</tr>"
+            f"<tr><td>{result(rid, c)}</td><td>{escape(c['detail'])}</td></tr>"
             for rid, c in self.checks.items()
         )
         return (
             '<details class="kperc-checks">'
             f"<summary>{escape(self._headline())} (open for the details)</summary>"
-            "<table><thead><tr><th>result</th><th>instances</th>"
-            f"<th>what was checked</th></tr></thead><tbody>{rows}</tbody></table>"
-            "</details>"
+            '<table><colgroup><col class="kperc-checks-result"><col></colgroup>'
+            f"<thead><tr><th>result</th><th>what was checked</th></tr></thead><tbody>{rows}"
+            "</tbody></table></details>"
         )
 
 

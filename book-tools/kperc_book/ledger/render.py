@@ -65,8 +65,12 @@ def table_markdown(rows: Iterable[Row], *, book_dir: Path | str = BOOK_DIR) -> s
         where = []
         for ch, lab in row.where.items():
             if lab is not None:
-                # prf blocks whose title is math render an empty default link text
-                text = lab.kind[4:] if lab.kind.startswith("prf:") else None
+                # prf blocks whose title is math render an empty default link text, and
+                # a section's title as link text shows its math as raw LaTeX: name the kind
+                if lab.kind.startswith("prf:"):
+                    text: str | None = lab.kind[4:]
+                else:
+                    text = "section" if lab.kind == "target" else None
                 where.append(f"{_doc(ch, notebooks)} ({lab.link(text)})")
             else:
                 where.append(_doc(ch, notebooks))
