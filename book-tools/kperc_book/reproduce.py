@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import errno
 import json
+import logging
 import os
 import platform
 import re
@@ -564,6 +565,28 @@ def _signals_deferred() -> Iterator[None]:
             raise KeyboardInterrupt(f"signal {signum}")
 
 
+@contextmanager
+def _papermill_logs_to(path: Path) -> Iterator[None]:
+    """Send papermill's (and nbclient's) log records to ``path`` instead of stderr.
+
+    The ``papermill`` logger has no handler of its own, so its errors reach stderr
+    through logging's last resort: after a signal, "Kernel died while waiting for
+    execute reply." would precede the one line this command prints.
+    """
+    logger = logging.getLogger("papermill")
+    handler = logging.FileHandler(path, encoding="utf-8", delay=True)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    propagate = logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
+        handler.close()
+
+
 def _kernel_manager_class(log_path: Path):
     """A kernel manager whose kernel writes its own stdout/stderr to ``log_path``.
 
@@ -692,17 +715,18 @@ def run_notebook(
             stage.mkdir()
             _fsio.atomic_write(src_tmp, nbu.dumps(nb), durable=False)
             try:
-                pm.execute_notebook(
-                    str(src_tmp),
-                    str(out_tmp),
-                    parameters=inject or None,
-                    cwd=str(path.parent),
-                    kernel_name=kernel_name,
-                    progress_bar=progress,
-                    log_output=False,
-                    request_save_on_cell_execute=False,
-                    kernel_manager_class=_kernel_manager_class(kernel_log),
-                )
+                with _papermill_logs_to(kernel_log):
+                    pm.execute_notebook(
+                        str(src_tmp),
+                        str(out_tmp),
+                        parameters=inject or None,
+                        cwd=str(path.parent),
+                        kernel_name=kernel_name,
+                        progress_bar=progress,
+                        log_output=False,
+                        request_save_on_cell_execute=False,
+                        kernel_manager_class=_kernel_manager_class(kernel_log),
+                    )
             except pm.PapermillExecutionError as err:
                 failed = work_dir / f"{path.stem}.failed.ipynb"
                 detail = _failed_cell(out_tmp, err, nb)

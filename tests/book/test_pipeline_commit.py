@@ -467,3 +467,19 @@ def test_the_next_start_removes_debris_of_dead_runs(tmp_path):
     assert [p for p in debris if p.exists()] == []
     assert all(p.exists() for p in live)
     assert not (tmp_path / "_build" / "reproduce" / f"ch01_alpha.{dead}.stage").exists()
+
+
+def test_papermill_log_records_go_to_the_kernel_log_not_stderr(tmp_path, capfd):
+    """nbclient logs "Kernel died while waiting for execute reply." through papermill's
+    logger, which has no handler: without one, the record reached stderr and the command
+    printed two lines after a signal."""
+    import logging
+
+    from kperc_book import reproduce as rp
+
+    log = tmp_path / "ch01.kernel.log"
+    with rp._papermill_logs_to(log):
+        logging.getLogger("papermill").error("Kernel died while waiting for execute reply.")
+    assert capfd.readouterr().err == ""
+    assert "Kernel died while waiting for execute reply." in log.read_text()
+    assert not logging.getLogger("papermill").handlers  # nothing left behind
