@@ -171,9 +171,9 @@ def test_check_bounds_detects_a_violation():
     assert res["snkpvn-bound"]["ok"]
 
 
-def test_probe_instance_unknown_family():
+def test_probe_run_unknown_family():
     with pytest.raises(ValueError, match="unknown family"):
-        ch07.probe_instance("nope", 10, 0)
+        ch07.probe_run("nope", 10, 0)
 
 
 def test_slopes():

@@ -39,3 +39,25 @@ def test_drop_policy_fits_remaining_pairs():
 def test_boundary_errors(x, y, kw, match):
     with pytest.raises(ValueError, match=match):
         loglog_slope(x, y, **kw)
+
+
+def test_every_sweep_point_function_is_named_run():
+    """One name for one job: the function a sweep calls per point is ``<what>_run``."""
+    import ast
+    from pathlib import Path
+
+    import kperc_book.experiments as experiments
+
+    found = []
+    for module in sorted(Path(experiments.__file__).parent.rglob("*.py")):
+        tree = ast.parse(module.read_text())
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and node.args):
+                continue
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+            first = node.args[0]
+            if name in ("sweep", "partial") and isinstance(first, ast.Name):
+                found.append((module.name, first.id))
+    assert len(found) >= 15
+    bad = [(m, f) for m, f in found if not (f.endswith("_run") or f == "run")]
+    assert not bad, f"sweep point functions not named *_run: {bad}"

@@ -48,13 +48,13 @@ __all__ = [
     "check_lemma1",
     "check_lemma2",
     "check_lemma3",
-    "minimax_case",
+    "minimax_run",
     "check_minimax",
     "svc_comparison",
     "linear_svc_margin",
     "intercept_margins",
     "nkp_margin_trace",
-    "nkp_bound_point",
+    "nkp_bound_run",
     "nkp_bound_sweep",
     "nkp_vs_np",
     "real_problem_summary",
@@ -436,7 +436,7 @@ def _slsqp_min_norm(G: np.ndarray) -> float:
     return float(np.sqrt(max(p @ G @ p, 0.0)))
 
 
-def minimax_case(kernel: str, seed: int) -> dict[str, Any]:
+def minimax_run(kernel: str, seed: int) -> dict[str, Any]:
     """The minimax check of :func:`check_minimax` on one instance of :func:`random_instance`.
 
     Returns
@@ -484,7 +484,7 @@ def check_minimax(seeds: range | list[int], *, n_jobs: int = 1) -> dict[str, Any
         (largest ``|rho_K - rho_planted|``), ``ok``.
     """
     pts = [{"kernel": k, "seed": int(s)} for s in seeds for k in KERNELS]
-    rows = sweep(minimax_case, pts, n_jobs=n_jobs)
+    rows = sweep(minimax_run, pts, n_jobs=n_jobs)
     gap = max(r["rel_gap"] for r in rows)
     below = max(r["rel_below_slsqp"] for r in rows)
     absd = max(r["rel_slsqp"] for r in rows)
@@ -610,7 +610,7 @@ def nkp_margin_trace(G: np.ndarray, *, max_iter: int = 20000) -> dict[str, Any]:
     }
 
 
-def nkp_bound_point(
+def nkp_bound_run(
     kind: str, seed: int, rho: float | None = None, n: int = 100, d: int = 10
 ) -> dict[str, Any]:
     """One NKP run with its bound ``1/rho_K^2``.
@@ -664,7 +664,7 @@ def nkp_bound_sweep(
     Returns
     -------
     list of dict
-        One row per run (see :func:`nkp_bound_point`), with ``kind`` and ``seed``.
+        One row per run (see :func:`nkp_bound_run`), with ``kind`` and ``seed``.
     """
     pts = [
         {"kind": "planted", "rho": float(r), "seed": int(s), "n": n, "d": d}
@@ -672,7 +672,7 @@ def nkp_bound_sweep(
         for s in seeds
     ]
     pts += [{"kind": k, "seed": int(s)} for k in ("poly", "rbf") for s in kernel_seeds]
-    return sweep(nkp_bound_point, pts, n_jobs=n_jobs)
+    return sweep(nkp_bound_run, pts, n_jobs=n_jobs)
 
 
 def nkp_vs_np(seed: int, *, n: int = 60, d: int = 5, rho: float = 0.05) -> dict[str, Any]:

@@ -2,10 +2,10 @@
 
 The notebook ``book/ch04_smoothed_perceptron.ipynb`` calls these functions.
 
-* :func:`rate_point` / :func:`rate_sweep` / :func:`fit_slopes`: halting indices of the
+* :func:`rate_run` / :func:`rate_sweep` / :func:`fit_slopes`: halting indices of the
   Perceptron (raw data), the Normalised Perceptron (= NKP with the linear kernel) and
   SNKP on planted instances, against ``1/rho``, with their bounds.
-* :func:`crowded`, :func:`n_point` / :func:`n_sweep`: the dependence on ``n`` at a fixed
+* :func:`crowded`, :func:`n_run` / :func:`n_sweep`: the dependence on ``n`` at a fixed
   margin (Theorem 1's ``sqrt(log n)``).
 * :func:`snkp_sandwich` and :func:`check_sandwich`: Lemmas 4 and 5 along SNKP runs, and
   the closed form ``mu_k = 4/((k+1)(k+2))``.
@@ -45,13 +45,13 @@ __all__ = [
     "TIMINGS_PATH",
     "snkp_bound",
     "snkp_bound_exact",
-    "rate_point",
+    "rate_run",
     "rate_sweep",
     "fit_slopes",
     "summarize_rates",
     "crowded",
     "crowded_nkp_permuted",
-    "n_point",
+    "n_run",
     "n_sweep",
     "mu_closed_form",
     "snkp_sandwich",
@@ -115,7 +115,7 @@ def mu_closed_form(k, mu0: float = 2.0):
 # ---------------------------------------------------------------------------------------
 # Rates against the margin
 # ---------------------------------------------------------------------------------------
-def rate_point(
+def rate_run(
     rho: float,
     seed: int,
     n: int = 300,
@@ -183,7 +183,7 @@ def rate_sweep(
     near_width: float = 0.2,
     n_jobs: int = 1,
 ) -> list[dict[str, Any]]:
-    """:func:`rate_point` over a grid of margins and seeds (in parallel with joblib).
+    """:func:`rate_run` over a grid of margins and seeds (in parallel with joblib).
 
     The most expensive points (small margins) are scheduled first.
 
@@ -198,7 +198,7 @@ def rate_sweep(
         for s in seeds
     ]
     order = sorted(range(len(pts)), key=lambda i: pts[i]["rho"])
-    rows = sweep(rate_point, [pts[i] for i in order], n_jobs=n_jobs)
+    rows = sweep(rate_run, [pts[i] for i in order], n_jobs=n_jobs)
     out: list[dict[str, Any]] = [{}] * len(pts)
     for i, row in zip(order, rows, strict=True):
         out[i] = row
@@ -331,7 +331,7 @@ def crowded_nkp_permuted(ns: Sequence[int], seeds: Sequence[int], *, rho: float)
     return {"nit": nits, "median": float(np.median(nits)), "separated": bool(ok)}
 
 
-def n_point(family: str, n: int, rho: float, seed: int) -> dict[str, Any]:
+def n_run(family: str, n: int, rho: float, seed: int) -> dict[str, Any]:
     """SNKP and NKP at one ``n`` (factored linear-kernel ``G``, ``O(n d)`` per product).
 
     ``family`` is ``"planted"`` (:func:`kperc.datasets.planted` in ``R^20``, every point near
@@ -366,14 +366,14 @@ def n_point(family: str, n: int, rho: float, seed: int) -> dict[str, Any]:
 def n_sweep(
     ns, seeds, *, rho: float = 0.01, families=("planted", "crowded"), n_jobs: int = 1
 ) -> list[dict[str, Any]]:
-    """:func:`n_point` over families, sizes and seeds."""
+    """:func:`n_run` over families, sizes and seeds."""
     pts = [
         {"family": f, "n": int(n), "rho": float(rho), "seed": int(s)}
         for f in families
         for n in ns
         for s in seeds
     ]
-    return sweep(n_point, pts, n_jobs=n_jobs)
+    return sweep(n_run, pts, n_jobs=n_jobs)
 
 
 # ---------------------------------------------------------------------------------------
@@ -462,7 +462,7 @@ def _sandwich_instances(planted_seeds, kernel_seeds, real: tuple[str, ...]):
 TOL_MU = 1e-12
 
 
-def _sandwich_case(kind: str, G, rho: float, extra: int) -> dict[str, Any]:
+def _sandwich_run(kind: str, G, rho: float, extra: int) -> dict[str, Any]:
     s = snkp_sandwich(G, extra=extra)
     k = s["k"]
     mu_err = float(np.max(np.abs(s["mu"] / mu_closed_form(k) - 1.0)))
@@ -508,7 +508,7 @@ def check_sandwich(
     cases = _sandwich_instances(planted_seeds, kernel_seeds, tuple(real))
     pts = [{"kind": k, "G": G, "rho": rho, "extra": extra} for k, G, rho in cases]
     rows = [
-        {k: v for k, v in r.items() if k != "G"} for r in sweep(_sandwich_case, pts, n_jobs=n_jobs)
+        {k: v for k, v in r.items() if k != "G"} for r in sweep(_sandwich_run, pts, n_jobs=n_jobs)
     ]
     s4 = min(r["min_slack4"] for r in rows)
     s5 = min(r["min_slack5"] for r in rows)

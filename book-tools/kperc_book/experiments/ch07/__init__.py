@@ -54,7 +54,7 @@ from kperc_book.experiments.ch07.open_question import (  # noqa: F401
     lone_weight_needed,
     medians,
     n_sweep,
-    probe_instance,
+    probe_run,
     snkpvn_lower_bound,
     sqrt_log_slope,
 )
@@ -127,7 +127,7 @@ __all__ = [
     "FAMILIES",
     "lone_weight_needed",
     "snkpvn_lower_bound",
-    "probe_instance",
+    "probe_run",
     "n_sweep",
     "medians",
     "loglog_slope",

@@ -143,7 +143,7 @@ def snkpvn_lower_bound(n: int, beta: float) -> int:
     return k
 
 
-def probe_instance(
+def probe_run(
     family: str,
     n: int,
     seed: int,
@@ -204,7 +204,7 @@ def n_sweep(
     eps: float = 1e-3,
     n_jobs: int = 1,
 ) -> list[dict[str, Any]]:
-    """Run :func:`probe_instance` over ``families x ns x seeds`` (joblib, grid order).
+    """Run :func:`probe_run` over ``families x ns x seeds`` (joblib, grid order).
 
     Returns
     -------
@@ -216,7 +216,7 @@ def n_sweep(
         for p in grid(family=list(families), n=list(ns), seed=list(seeds))
     ]
     # small products: multithreaded BLAS only adds contention on a shared machine
-    return sweep(probe_instance, points, n_jobs=n_jobs, blas_threads=1)
+    return sweep(probe_run, points, n_jobs=n_jobs, blas_threads=1)
 
 
 COUNT_KEYS = ("snkpvn", "isnkpvn", "snkp")

@@ -110,11 +110,11 @@ def svm_comparison(
     """
     problems = load_problems() if problems is None else problems
     # small products: multithreaded BLAS only adds contention on a shared machine
-    run = functools.partial(_compare_point, problems=problems, C=C, tol=tol)
+    run = functools.partial(_compare_run, problems=problems, C=C, tol=tol)
     return sweep(run, [{"problem": name} for name in problems], blas_threads=1)
 
 
-def _compare_point(
+def _compare_run(
     problem: str, *, problems: Mapping[str, Mapping[str, Any]], C: float, tol: float
 ) -> dict[str, Any]:
     return _compare_one(problem, problems[problem], C, tol)
@@ -222,12 +222,12 @@ def margin_paths(
         iterate) and the index of that iterate.
     """
     problems = load_problems() if problems is None else problems
-    run = functools.partial(_path_point, problems=problems, max_iter=max_iter)
+    run = functools.partial(_path_run, problems=problems, max_iter=max_iter)
     rows = sweep(run, [{"problem": name} for name in problems], blas_threads=1)
     return {row.pop("problem"): row for row in rows}
 
 
-def _path_point(
+def _path_run(
     problem: str, *, problems: Mapping[str, Mapping[str, Any]], max_iter: int
 ) -> dict[str, Any]:
     G, rho = problems[problem]["G"], problems[problem]["rho"]
