@@ -220,8 +220,15 @@ def style() -> None:
 
     bundled = Path(mpl.get_data_path(), "fonts", "ttf").resolve()
     manager = font_manager.fontManager
-    manager.ttflist = [f for f in manager.ttflist if Path(f.fname).resolve().parent == bundled]
-    manager.afmlist = []
+    # The font list is read from the bundled files themselves, not filtered from
+    # matplotlib's cached list: that cache is shared by every environment of the user
+    # with this matplotlib version, and names the files of whichever one built it.
+    if not getattr(manager, "_kperc_bundled", None) == bundled:
+        manager.ttflist = []
+        manager.afmlist = []
+        for path in sorted(bundled.glob("*.ttf")):
+            manager.addfont(str(path))
+        manager._kperc_bundled = bundled
     cached = getattr(manager, "_findfont_cached", None)  # forget earlier look-ups
     if cached is not None and hasattr(cached, "cache_clear"):
         cached.cache_clear()
