@@ -1019,6 +1019,11 @@ def guarded(run) -> int:
             print(f"error: {_os_error(err)}; book/ was left untouched", file=sys.stderr)
             return 1
         except KeyboardInterrupt as err:
+            # The interrupted kernel's tasks fail afterwards ("Task exception was never
+            # retrieved ... DeadKernelError", at exit through logging's last resort):
+            # this line is the whole report.
+            for name in ("asyncio", "papermill", "traitlets"):
+                logging.getLogger(name).disabled = True
             detail = str(err) if isinstance(err, Interrupted) else "nothing changed"
             print(f"interrupted: {detail}", file=sys.stderr)
             return 130

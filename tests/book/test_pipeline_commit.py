@@ -483,3 +483,25 @@ def test_papermill_log_records_go_to_the_kernel_log_not_stderr(tmp_path, capfd):
     assert capfd.readouterr().err == ""
     assert "Kernel died while waiting for execute reply." in log.read_text()
     assert not logging.getLogger("papermill").handlers  # nothing left behind
+
+
+def test_an_interrupted_command_silences_the_dead_kernels_late_records(capfd):
+    """After the one "interrupted:" line, asyncio's "Task exception was never retrieved"
+    for the killed kernel's execute task must not reach stderr."""
+    import logging
+
+    from kperc_book import reproduce as rp
+
+    loggers = [logging.getLogger(n) for n in ("asyncio", "papermill", "traitlets")]
+    saved = [lg.disabled for lg in loggers]
+    try:
+
+        def run():
+            raise KeyboardInterrupt
+
+        assert rp.guarded(run) == 130
+        logging.getLogger("asyncio").error("Task exception was never retrieved")
+        assert capfd.readouterr().err == "interrupted: nothing changed\n"
+    finally:
+        for lg, was in zip(loggers, saved, strict=True):
+            lg.disabled = was
