@@ -396,3 +396,33 @@ def test_kernel_goal_miss_collects_the_losses_and_their_reasons():
     assert miss["dense_cap_n"] == 10_000
     empty = analysis.kernel_goal_miss({"rows": rows[-2:]})
     assert empty["slower"] == empty["unsolved"] == [] and empty["svc_support"] is None
+
+
+def test_the_grids_cells_name_what_the_committed_record_says():
+    """Every cell of the crossover grid names the record's winner, and the overall fastest
+    solver where that is neither side (kperc's NKP)."""
+    from benchmarks.peers.analysis import crossovers
+    from benchmarks.peers.config import DEFAULT_OUT, SHORT_LABELS
+    from benchmarks.peers.markdown import crossover_grid_markdown
+    from benchmarks.record import load_record
+
+    record = load_record(DEFAULT_OUT)
+    checked = 0
+    for fam in ("linear", "rbf"):
+        lines = crossover_grid_markdown(record, fam).replace("\u2060", "").splitlines()[2:]
+        entries = [c for c in crossovers(record) if c["family"] == fam]
+        ns = sorted({e["n"] for c in entries for e in c["by_n"]})
+        for line, c in zip(lines, entries, strict=True):
+            cells = [x.strip() for x in line.strip("|").split("|")][1:]
+            by = {e["n"]: e for e in c["by_n"]}
+            for n, cell in zip(ns, cells, strict=True):
+                e = by.get(n)
+                if e is None or e["winner"] is None:
+                    continue
+                side = "SNKP" if e["winner"] == "snkp" else SHORT_LABELS[e["peer"]]
+                assert cell.startswith(side), (fam, c["rho"], n, cell, e)
+                fastest = e["fastest"]
+                named = f"; {SHORT_LABELS[fastest]} fastest"
+                assert (named in cell) == (fastest not in (e["snkp"], e["peer"])), (cell, e)
+                checked += 1
+    assert checked >= 20

@@ -57,6 +57,8 @@ def crossover_grid_markdown(record: dict[str, Any], family: str | None = None) -
     as long as the best SNKP variant; ``>=`` when no peer separated within its cap),
     ``SVC 5.2x`` (a peer was 5.2 times as fast as every SNKP variant, or ``only`` when no
     SNKP variant separated), ``none`` when no solver separated, empty when not measured.
+    When another solver (kperc's NKP) separated faster than both, the cell adds it:
+    ``SNKP 5.2x; NKP fastest``.
 
     Examples
     --------
@@ -72,6 +74,10 @@ def crossover_grid_markdown(record: dict[str, Any], family: str | None = None) -
     | ρ | n = 10³ |
     |---|---|
     | 10⁻² | SNKP 5x |
+    >>> nkp = dict(rows[0], solver="nkp", time_s=0.002)
+    >>> print(crossover_grid_markdown({"rows": [*rows, nkp]}, "linear").splitlines()[2]
+    ...       .replace("\u2060", ""))
+    | 10⁻² | SNKP 5x; NKP fastest |
     """
     cross = crossovers(record)
     if family is not None:
@@ -98,6 +104,10 @@ def crossover_grid_markdown(record: dict[str, Any], family: str | None = None) -
                 who = SHORT_LABELS.get(e["peer"], e["peer"])
                 sp = e["speedup"]
                 cells.append(f"{who} only" if sp is None else f"{who} {1 / sp:.2g}x")
+            fastest = e.get("fastest") if e is not None else None
+            if fastest is not None and fastest not in (e.get("snkp"), e.get("peer")):
+                # another kperc solver (NKP) beat both sides: the cell says so
+                cells[-1] += f"; {SHORT_LABELS.get(fastest, fastest)} fastest"
         first = [] if family else [FAMILY_LABELS.get(c["family"], c["family"])]
         body.append([*first, short_number(c["rho"]), *cells])
     return md_table(header, body)
