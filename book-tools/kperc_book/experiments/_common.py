@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-__all__ = ["loglog_slope", "glue_all"]
+__all__ = ["loglog_slope", "glue_all", "ClaimError", "Verdict", "GlueItems", "make_verdict"]
 
 
 def loglog_slope(
@@ -65,6 +65,24 @@ def loglog_slope(
             "measure more points."
         )
     return float(np.polyfit(np.log(x[keep]), np.log(y[keep]), 1)[0])
+
+
+class ClaimError(RuntimeError):
+    """A claim the chapter's text makes about its numbers does not hold."""
+
+
+#: The keyword arguments of :meth:`kperc_book.chapter.Chapter.check` after the result id,
+#: ``{"ok": bool, "detail": str, "instances": int}`` (``ch.check(id, **verdict)``;
+#: ``instances`` is keyword-only there).
+Verdict = dict[str, Any]
+
+#: Numbers the prose quotes: ``(glue name, value, significant digits)``, in order.
+GlueItems = list[tuple[str, Any, int]]
+
+
+def make_verdict(ok: bool, detail: str, instances: int) -> Verdict:
+    """A :data:`Verdict`: whether every instance held, what was checked, how many."""
+    return {"ok": bool(ok), "detail": detail, "instances": int(instances)}
 
 
 def glue_all(ch: Any, items: Sequence[tuple[str, Any, int]]) -> None:

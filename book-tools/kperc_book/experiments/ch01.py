@@ -31,6 +31,7 @@ import numpy as np
 import kperc
 from kperc_book import data
 from kperc_book._markdown import table
+from kperc_book.experiments._common import ClaimError
 
 __all__ = [
     "ClaimError",
@@ -51,10 +52,6 @@ __all__ = [
     "roadmap_report",
     "glue_roadmap",
 ]
-
-
-class ClaimError(RuntimeError):
-    """A claim the chapter's text makes about its numbers does not hold."""
 
 
 # ---------------------------------------------------------------------------------------

@@ -31,7 +31,6 @@ order.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -39,7 +38,14 @@ import pandas as pd
 import kperc
 from kperc.sweeps import grid, sweep
 from kperc_book import data
-from kperc_book.experiments._common import loglog_slope
+from kperc_book.experiments._common import (
+    ClaimError,
+    GlueItems,
+    Verdict,
+    glue_all,
+    loglog_slope,
+    make_verdict,
+)
 
 __all__ = [
     "ClaimError",
@@ -567,33 +573,13 @@ def winnow_sweep(
 # =======================================================================================
 # What the notebook does around the sweeps: verdicts, printed tables, glued values
 # =======================================================================================
-#: The keyword arguments of :meth:`kperc_book.chapter.Chapter.check`: ``ok``, ``detail``
-#: and ``instances`` (keyword-only there, hence a dict: ``ch.check(id, **verdict)``).
-Verdict = dict[str, Any]
-#: ``(name, value, digits)`` triples for :meth:`kperc_book.chapter.Chapter.glue`, in order.
-GlueItems = list[tuple[str, Any, int]]
-
 #: The normalised margin of the two-rays example, ``0.2 / sqrt(2) = sqrt(2) / 10``.
 RHO2_TWO_RAYS = float(np.sqrt(2.0) / 10.0)
-
-
-class ClaimError(RuntimeError):
-    """A sweep's table contradicts what the chapter's prose takes for granted about it."""
 
 
 def _require(ok: bool, message: str) -> None:
     if not bool(ok):
         raise ClaimError(message)
-
-
-def _verdict(ok: bool, detail: str, instances: int) -> Verdict:
-    return {"ok": bool(ok), "detail": detail, "instances": int(instances)}
-
-
-def glue_all(ch, items: GlueItems) -> None:
-    """Glue every ``(name, value, digits)`` of ``items`` with ``ch.glue``, in order."""
-    for name, value, digits in items:
-        ch.glue(name, value, digits=digits)
 
 
 def norm_range_glue(norm_range: Sequence[float]) -> GlueItems:
@@ -631,7 +617,7 @@ def block_novikoff_verdict(planted: pd.DataFrame) -> Verdict:
     detail = (
         f"Perceptron halting index <= R^2/rho^2 on {n} planted instances; worst ratio {worst:.3g}"
     )
-    return _verdict(ok, detail, n)
+    return make_verdict(ok, detail, n)
 
 
 def np_bound_verdict(planted: pd.DataFrame) -> Verdict:
@@ -645,7 +631,7 @@ def np_bound_verdict(planted: pd.DataFrame) -> Verdict:
         f"Normalised Perceptron halting index <= 1/rho_2^2 on {n} planted "
         f"instances; worst ratio {worst:.3g}"
     )
-    return _verdict(ok, detail, n)
+    return make_verdict(ok, detail, n)
 
 
 def planted_table(planted: pd.DataFrame) -> str:
@@ -694,7 +680,7 @@ def np_equals_perceptron_verdict(signs: pd.DataFrame) -> Verdict:
         f"same sign vector sign(A^T w_k), same chosen point and w_P = k w_NP at all "
         f"{n_steps} steps of {len(signs)} runs"
     )
-    return _verdict(ok, detail, len(signs))
+    return make_verdict(ok, detail, len(signs))
 
 
 def sign_pattern_text(signs: pd.DataFrame) -> str:
@@ -819,7 +805,7 @@ def normalizing_verdict(ratios: pd.DataFrame, planted: pd.DataFrame) -> Verdict:
     r = all_margin_ratios(ratios, planted)
     worst = float(r.max())
     detail = f"(rho / max||x_i||) / rho_2 <= 1 on {r.size} random instances; worst {worst:.4f}"
-    return _verdict((r <= 1 + 1e-12).all(), detail, r.size)
+    return make_verdict((r <= 1 + 1e-12).all(), detail, r.size)
 
 
 def margin_ratio_text(ratios: pd.DataFrame, planted: pd.DataFrame) -> str:

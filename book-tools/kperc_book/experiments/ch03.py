@@ -38,6 +38,7 @@ from kperc._kernels import kernel_diagonal, kernel_matrix
 from kperc.sweeps import sweep
 from kperc_book import data as kdata
 from kperc_book.chapter import bound_text, power_text, roundoff_bound, small_text
+from kperc_book.experiments._common import ClaimError, make_verdict
 
 __all__ = [
     "KERNELS",
@@ -835,11 +836,6 @@ def linear_svc_margin(
 # ---------------------------------------------------------------------------------------
 # What the notebook shows: tables, printed lines, verdicts and quoted values
 # ---------------------------------------------------------------------------------------
-def _verdict(ok: bool, detail: str, instances: int) -> dict[str, Any]:
-    """The keyword arguments of :meth:`kperc_book.chapter.Chapter.check` after the id."""
-    return {"ok": bool(ok), "detail": detail, "instances": int(instances)}
-
-
 def gram_properties(seed: int = 0) -> pd.DataFrame:
     """Unit diagonal, ``|G_ij| <= 1``, PSD and ``rho_K`` of one instance per kernel.
 
@@ -890,7 +886,7 @@ def lemma1_report(l1: dict[str, Any]) -> str:
 def lemma1_verdict(l1: dict[str, Any]) -> dict[str, Any]:
     """``ok``, ``detail`` and ``instances`` of the Lemma 1 check (for ``ch.check``)."""
     cert = bound_text(l1["max_cert_norm"], l1["tol_certificate"])
-    return _verdict(
+    return make_verdict(
         l1["ok"],
         f"{l1['n_negative_L']} of {l1['n_alpha_tested']} vectors had L<0, all with G alpha>0; "
         f"inseparable certificates ||p||_G {cert}",
@@ -912,7 +908,7 @@ def lemma2_report(l2: dict[str, Any]) -> str:
 
 def lemma2_verdict(l2: dict[str, Any]) -> dict[str, Any]:
     """``ok``, ``detail`` and ``instances`` of the Lemma 2 check (for ``ch.check``)."""
-    return _verdict(
+    return make_verdict(
         l2["ok"],
         f"max ratios {l2['max_ratio_G_1']:.4f} (G vs l1), {l2['max_ratio_1_2']:.4f} "
         "(l1 vs sqrt(n) l2)",
@@ -938,7 +934,7 @@ def lemma3_report(l3: dict[str, Any]) -> str:
 def lemma3_verdict(l3: dict[str, Any]) -> dict[str, Any]:
     """``ok``, ``detail`` and ``instances`` of the Lemma 3 check (for ``ch.check``)."""
     bound_text(l3["max_value_error"], l3["tol_value"])  # raises above the stated accuracy
-    return _verdict(
+    return make_verdict(
         l3["ok"],
         f"L(rho alpha*) = -rho^2/2 to a relative {power_text(l3['tol_value'])}; "
         f"min ||p||_G/rho_K = {l3['min_ratio']:.3f}",
@@ -970,7 +966,7 @@ def minimax_report(mm: dict[str, Any]) -> str:
 def minimax_verdict(mm: dict[str, Any]) -> dict[str, Any]:
     """``ok``, ``detail`` and ``instances`` of the minimax check (for ``ch.check``)."""
     gap = _minimax_texts(mm)[0]
-    return _verdict(
+    return make_verdict(
         mm["ok"],
         f"primal-dual gap {gap} (rel.), SLSQP agrees to a relative {power_text(mm['tol_gap'])}, "
         f"planted margins to {power_text(mm['tol_planted'])}",
@@ -1062,7 +1058,7 @@ def svc_order_report(study: dict[str, Any]) -> str:
     """The printed line on the order of the margins; raise if it fails on some problem."""
     bad = svc_order_failures(study)
     if bad:
-        raise RuntimeError("the margins are not in the stated order: " + "; ".join(bad))
+        raise ClaimError("the margins are not in the stated order: " + "; ".join(bad))
     return (
         "homogeneous part <= rho_K <= SVC margin, c -> infinity recovers the SVC margin, "
         f"LinearSVC without intercept recovers rho_K: {not bad}"
@@ -1113,7 +1109,7 @@ def nkp_bound_verdict(rows: list[dict[str, Any]], real: list[dict[str, Any]]) ->
     ok = all(r["separator"] and r["nit"] <= r["bound"] for r in rows) and all(
         r["nkp_nit"] <= r["nkp_bound"] and r["train_accuracy"] == 1.0 for r in real
     )
-    return _verdict(
+    return make_verdict(
         ok,
         f"halting index <= 1/rho_K^2 on {len(ratios)} instances (planted linear, poly, rbf, "
         f"real); worst ratio {max(ratios):.3f}",
@@ -1134,7 +1130,7 @@ def nkp_vs_np_report(eq: list[dict[str, Any]]) -> str:
 
 def nkp_vs_np_verdict(eq: list[dict[str, Any]]) -> dict[str, Any]:
     """``ok``, ``detail`` and ``instances`` of NKP == Normalised Perceptron (for ``ch.check``)."""
-    return _verdict(
+    return make_verdict(
         all(r["same"] for r in eq),
         f"identical halting indices and iterates on {len(eq)} instances "
         f"(margins equal to {power_text(TOL_SAME)})",
@@ -1176,7 +1172,7 @@ def nkp_trace_quoted(
     """
     tr, ot = traces[main], traces[other]
     if not tr["margin_final"] > TRACE_GAIN * tr["margin_at_first"]:
-        raise RuntimeError(
+        raise ClaimError(
             f"{main}: the margin after {int(tr['k'][-1])} updates ({tr['margin_final']:.3g}) "
             f"is not {TRACE_GAIN} times that of the first separator ({tr['margin_at_first']:.3g})"
         )
@@ -1221,7 +1217,7 @@ def rbf_margin_bound(G: np.ndarray, rho: float) -> str:
     """``rho_K >= sqrt(lambda_min(G) / n) > 0`` as a printed line; raise if it fails."""
     lower = float(np.sqrt(np.linalg.eigvalsh(G)[0] / G.shape[0]))
     if not rho >= lower > 0:
-        raise RuntimeError(f"rho_K = {rho:.3g} is not >= sqrt(lambda_min / n) = {lower:.3g} > 0")
+        raise ClaimError(f"rho_K = {rho:.3g} is not >= sqrt(lambda_min / n) = {lower:.3g} > 0")
     return f"random labels: rho_K = {rho:.2e} >= sqrt(lambda_min / n) = {lower:.2e}"
 
 

@@ -43,7 +43,7 @@ from scipy.spatial import ConvexHull
 import kperc
 from kperc.sweeps import grid, sweep
 from kperc_book import data
-from kperc_book.experiments._common import loglog_slope
+from kperc_book.experiments._common import loglog_slope, make_verdict
 from kperc_book.experiments._infeasible import dantzig_bound, edge_instance, ef_dual_bound
 
 __all__ = [
@@ -874,10 +874,6 @@ def caveat_lift(
 # ``Chapter.check`` (``ch.check("gordan", **ch05.gordan_verdict(gordan))``).
 
 
-def _verdict(ok: bool, detail: str, instances: int) -> dict[str, Any]:
-    return {"ok": bool(ok), "detail": detail, "instances": int(instances)}
-
-
 def _fmt(digits: int, kind: str = "g"):
     return lambda v: f"{v:.{digits}{kind}}"
 
@@ -887,7 +883,7 @@ def gordan_verdict(gordan: pd.DataFrame) -> dict[str, Any]:
     one side holds, and the two values agree at the nearest point (``dual_gap_ok``)."""
     n = len(gordan)
     ok = n > 0 and gordan["exactly_one"].all() and gordan["dual_gap_ok"].all()
-    return _verdict(
+    return make_verdict(
         ok,
         f"exactly one alternative (LP separator xor nearest-point certificate) on "
         f"{n} linear instances; separable {int(gordan['separator'].sum())}, "
@@ -954,7 +950,7 @@ def theorem2_verdict(kern: pd.DataFrame, examples: pd.DataFrame) -> dict[str, An
         and (rbf["lambda_min"] > 0).all()
         and kern.loc[kern["kind"] == "rbf-dup", "certificate"].all()
     )
-    return _verdict(
+    return make_verdict(
         ok,
         f"exactly one alternative (G alpha > 0 xor ||p||_G = 0) on {n} kernel "
         f"problems; every RBF problem on distinct points separable (lambda_min > 0, "
@@ -1043,7 +1039,7 @@ def cross_check_text(c: dict[str, Any]) -> str:
 
 def dantzig_verdict(c: dict[str, Any]) -> dict[str, Any]:
     """Dantzig's bound on every run (``c`` from :func:`rate_checks`)."""
-    return _verdict(
+    return make_verdict(
         c["dantzig_ok"],
         f"(k+1)||w_k||^2 <= 1 at every step of {c['n_runs']} NVN runs (worst "
         f"{c['dantzig_worst']:.3g}); halting index <= ceil(1/eps^2)-1 when no separator",
@@ -1053,7 +1049,7 @@ def dantzig_verdict(c: dict[str, Any]) -> dict[str, Any]:
 
 def ef_primal_verdict(c: dict[str, Any]) -> dict[str, Any]:
     """Epelman-Freund, primal side, on the separable runs (``c`` from :func:`rate_checks`)."""
-    return _verdict(
+    return make_verdict(
         c["ef_primal_ok"] and c["n_separable"] > 0,
         f"separator within 1/rho_2^2 on {c['n_separable']} planted instances "
         f"(worst ratio {c['ef_primal_worst']:.3g})",
@@ -1064,7 +1060,7 @@ def ef_primal_verdict(c: dict[str, Any]) -> dict[str, Any]:
 def ef_dual_verdict(c: dict[str, Any]) -> dict[str, Any]:
     """Epelman-Freund, dual side, on the runs with ``rho < 0`` (``c`` from
     :func:`rate_checks`)."""
-    return _verdict(
+    return make_verdict(
         c["ef_dual_ok"] and c["n_negative"] > 0,
         f"||w_(k+1)||^2 <= (1-rho^2)||w_k||^2 at every step (worst factor "
         f"{c['ef_dual_step_worst']:.4g}) and halting index within the bound (worst ratio "
@@ -1119,8 +1115,8 @@ def theorem3_verdict(thm3: pd.DataFrame) -> dict[str, Any]:
 
     n = len(thm3)
     if n == 0:
-        return _verdict(False, "no instances", 0)
-    return _verdict(
+        return make_verdict(False, "no instances", 0)
+    return make_verdict(
         thm3["ok"].all(),
         "facet inradius = -rho_K, attained by the facet normal (gap "
         f"{bound_text(thm3['attained_gap'].max(), TOL_INRADIUS)}), "

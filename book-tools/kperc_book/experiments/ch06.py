@@ -39,7 +39,14 @@ import pandas as pd
 import kperc
 from kperc.sweeps import sweep
 from kperc_book import data
-from kperc_book.experiments._common import glue_all, loglog_slope
+from kperc_book.experiments._common import (
+    ClaimError,
+    GlueItems,
+    Verdict,
+    glue_all,
+    loglog_slope,
+    make_verdict,
+)
 from kperc_book.experiments._infeasible import dantzig_bound, edge_instance, ef_dual_bound
 
 __all__ = [
@@ -610,19 +617,6 @@ def slides_order_demo(max_iter: int = 2000) -> dict[str, Any]:
 # What the notebook shows: sweep points, verdicts of the stated results, printed tables
 # and the numbers quoted in the prose
 # ---------------------------------------------------------------------------------------
-#: A verdict: the keyword arguments of :meth:`kperc_book.chapter.Chapter.check` after the
-#: result id, ``{"ok": bool, "detail": str, "instances": int}`` (``ch.check(id, **verdict)``).
-Verdict = dict[str, Any]
-
-
-def _verdict(ok: bool, detail: str, instances: int) -> Verdict:
-    return {"ok": bool(ok), "detail": detail, "instances": int(instances)}
-
-
-#: Numbers quoted in the prose: ``(glue name, value, significant digits)``.
-GlueItems = list[tuple[str, Any, int]]
-
-
 def _fmt(v: float) -> str:
     return f"{v:.3g}"
 
@@ -658,7 +652,7 @@ def lemma7_verdict(l7: pd.DataFrame) -> Verdict:
         f"dist(q, W) <= sqrt(2)||q||_G/(||q||_G+|rho|) for {n_l7} centres on {len(l7)} "
         f"inseparable instances; worst ratio {l7['worst_ratio'].max():.3g}"
     )
-    return _verdict(ok, detail, n_l7)
+    return make_verdict(ok, detail, n_l7)
 
 
 def lemma7_table(l7: pd.DataFrame) -> str:
@@ -717,7 +711,7 @@ def lemma8_verdict(sw: pd.DataFrame) -> Verdict:
         f"-||p_k||^2/2 >= L^q_mu(alpha_k) >= L(alpha_k) - mu_k at all {n_it} iterates of "
         f"{len(sw)} SNKPVN runs ({n_inf} of them inseparable)"
     )
-    return _verdict(ok, detail, n_it)
+    return make_verdict(ok, detail, n_it)
 
 
 def lemma9_verdict(sw: pd.DataFrame) -> Verdict:
@@ -729,7 +723,7 @@ def lemma9_verdict(sw: pd.DataFrame) -> Verdict:
         f"L^q_mu(alpha_k) >= -mu_k dist(q,W)^2/2 at all {n_it} "
         f"iterates of {len(inf)} inseparable runs"
     )
-    return _verdict(ok, detail, n_it)
+    return make_verdict(ok, detail, n_it)
 
 
 def sandwich_table(sw: pd.DataFrame) -> str:
@@ -789,7 +783,7 @@ def snkpvn_verdict(sn: pd.DataFrame) -> Verdict:
         f"separator whenever delta < rho ({len(below)} runs); worst ratio "
         f"{fe['ratio'].max():.3g}"
     )
-    return _verdict(fe["ok"].all(), detail, len(fe))
+    return make_verdict(fe["ok"].all(), detail, len(fe))
 
 
 def snkpvn_infeasible_verdict(sn: pd.DataFrame) -> Verdict:
@@ -799,7 +793,7 @@ def snkpvn_infeasible_verdict(sn: pd.DataFrame) -> Verdict:
         f"verified delta-certificate with K < 2 sqrt(n) dist(q,W)/delta on {len(ie)} "
         f"inseparable runs; worst ratio {ie['ratio'].max():.3g}"
     )
-    return _verdict(ie["ok"].all(), detail, len(ie))
+    return make_verdict(ie["ok"].all(), detail, len(ie))
 
 
 def snkpvn_table(sn: pd.DataFrame) -> str:
@@ -837,12 +831,12 @@ def slides_order_text(demo: dict[str, Any]) -> str:
 
     Raises
     ------
-    RuntimeError
+    ClaimError
         If the demonstration did not come out as the text says: the slides' order must
         hit its iteration cap and the guarded ISNKPVN must return a certificate.
     """
     if demo["slides_outcome"] != "max_iter" or demo["guard_outcome"] != "certificate":
-        raise RuntimeError(
+        raise ClaimError(
             "the slides' order should run until its cap and the guard should return a "
             f"certificate; got {demo['slides_outcome']!r} and {demo['guard_outcome']!r}"
         )
@@ -919,14 +913,14 @@ def isnkpvn_verdict(
 
     Raises
     ------
-    RuntimeError
+    ClaimError
         If an output of NVN, run beside ISNKPVN for comparison, failed its verification
         (not a check of this chapter's results, but the comparison would be void).
     """
     allrows = pd.concat([isn_inf, isn_feas, isn_kern], ignore_index=True)
     nvn_rows = allrows[allrows["nvn_ok"].notna()]
     if not nvn_rows["nvn_ok"].astype(bool).all():
-        raise RuntimeError("an NVN output failed verification")
+        raise ClaimError("an NVN output failed verification")
     detail = (
         f"{len(allrows)} runs ({int((allrows['outcome'] == 'separator').sum())} separators "
         f"with G alpha > 0, {int((allrows['outcome'] == 'certificate').sum())} certificates "
@@ -934,7 +928,7 @@ def isnkpvn_verdict(
         f"worst call ratio {allrows['call_ratio'].max():.3g}, worst total ratio "
         f"{allrows['total_ratio'].max():.3g}, calls within the bound"
     )
-    return _verdict(allrows["ok"].all(), detail, len(allrows))
+    return make_verdict(allrows["ok"].all(), detail, len(allrows))
 
 
 #: Columns of the per-run ISNKPVN table (inseparable and kernel runs).
@@ -1097,13 +1091,13 @@ def gamma_means(gam: pd.DataFrame) -> pd.DataFrame:
 
     Raises
     ------
-    RuntimeError
+    ClaimError
         If a run of the sweep failed its checks (``ok``, see :func:`isnkpvn_run`): the
         comparison of the ``gamma`` values would then mix failed runs in.
     """
     if not gam["ok"].all():
         bad = gam.loc[~gam["ok"].astype(bool), ["kind", "rho", "seed", "gamma"]]
-        raise RuntimeError(f"ISNKPVN runs failed their checks:\n{bad.to_string(index=False)}")
+        raise ClaimError(f"ISNKPVN runs failed their checks:\n{bad.to_string(index=False)}")
     return (
         gam.groupby(["kind", "rho", "gamma"])
         .agg(nit=("nit", "mean"), nouter=("nouter", "mean"), bound=("total_bound", "mean"))
@@ -1153,7 +1147,7 @@ def gamma_bound_exercise(
 
     Raises
     ------
-    RuntimeError
+    ClaimError
         If the exact bound is not smallest in ``(2, 4)``, near ``e``, the minimiser of
         ``gamma / ln gamma`` (the exercise's claim).
     """
@@ -1161,7 +1155,7 @@ def gamma_bound_exercise(
     tot = np.array([isnkpvn_total_bound(n, g, eps, rho, norm_q0)[1] for g in gam_grid])
     best_g = gam_grid[np.argmin(tot)]
     if not 2.0 < best_g < 4.0:
-        raise RuntimeError(f"the exact bound is smallest at gamma = {best_g:.2f}, far from e")
+        raise ClaimError(f"the exact bound is smallest at gamma = {best_g:.2f}, far from e")
     lines = [
         f"gamma = {g:g}: bound / smallest bound = {tot[gam_grid == g][0] / tot.min():.3f}"
         for g in (2.0, 10.0)

@@ -23,14 +23,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kperc_book.experiments._common import loglog_slope
+from kperc_book.experiments._common import ClaimError, loglog_slope
 from kperc_book.experiments.ch07.open_question import COUNT_KEYS, medians, sqrt_log_slope
 from kperc_book.experiments.ch07.summary import summary_markdown
 from kperc_book.experiments.ch07.timings import timings_markdown
-
-
-class ClaimError(RuntimeError):
-    """A claim the chapter's text makes about its numbers does not hold."""
 
 
 def _glue_markdown(name: str, text: str) -> None:
