@@ -37,7 +37,7 @@ import kperc
 from kperc.sweeps import sweep
 from kperc_book import data as kdata
 from kperc_book.chapter import bound_text, power_text
-from kperc_book.experiments._common import glue_all, loglog_slope
+from kperc_book.experiments._common import Verdict, glue_all, loglog_slope, make_verdict
 from kperc_book.paths import TIMINGS_DIR
 
 __all__ = [
@@ -673,34 +673,34 @@ def sandwich_report(chk: dict[str, Any]) -> str:
     )
 
 
-def lemma4_verdict(chk: dict[str, Any]) -> dict[str, Any]:
+def lemma4_verdict(chk: dict[str, Any]) -> Verdict:
     """Lemma 4 on :func:`check_sandwich`'s result: the keyword arguments of ``ch.check``."""
-    return {
-        "ok": bool(chk["ok4"]),
-        "detail": f"L - mu_k log n <= L_mu_k at all {chk['iterates']} iterates; min slack "
+    return make_verdict(
+        bool(chk["ok4"]),
+        f"L - mu_k log n <= L_mu_k at all {chk['iterates']} iterates; min slack "
         f"{chk['min_slack4']:.2e}",
-        "instances": int(chk["instances"]),
-    }
+        int(chk["instances"]),
+    )
 
 
-def lemma5_verdict(chk: dict[str, Any]) -> dict[str, Any]:
+def lemma5_verdict(chk: dict[str, Any]) -> Verdict:
     """Lemma 5 (and weak duality) on :func:`check_sandwich`'s result, for ``ch.check``."""
-    return {
-        "ok": bool(chk["ok5"]),
-        "detail": f"L_mu_k(alpha_k) <= -||p_k||^2/2 <= L(alpha_k) at all {chk['iterates']} "
+    return make_verdict(
+        bool(chk["ok5"]),
+        f"L_mu_k(alpha_k) <= -||p_k||^2/2 <= L(alpha_k) at all {chk['iterates']} "
         f"iterates; min slack {chk['min_slack5']:.2e}",
-        "instances": int(chk["instances"]),
-    }
+        int(chk["instances"]),
+    )
 
 
-def mu_verdict(chk: dict[str, Any]) -> dict[str, Any]:
+def mu_verdict(chk: dict[str, Any]) -> Verdict:
     """The closed form of ``mu_k`` on :func:`check_sandwich`'s result, for ``ch.check``."""
-    return {
-        "ok": bool(chk["ok_mu"]),
-        "detail": f"mu_k = 4/((k+1)(k+2)) to a relative {power_text(chk['tol_mu'])} at all "
+    return make_verdict(
+        bool(chk["ok_mu"]),
+        f"mu_k = 4/((k+1)(k+2)) to a relative {power_text(chk['tol_mu'])} at all "
         f"{chk['iterates']} iterates",
-        "instances": int(chk["instances"]),
-    }
+        int(chk["instances"]),
+    )
 
 
 def sandwich_glue(chk: dict[str, Any], sw: dict[str, Any]) -> list[GlueItem]:
@@ -983,19 +983,19 @@ def _theorem1_runs(rows, nrows, sandwich_rows, real) -> tuple[list[bool], list[f
     return flags, ratios, bool(_rates_ok(rows) and ok_n and ok_real)
 
 
-def theorem1_verdict(rows, nrows, sandwich_rows, real) -> dict[str, Any]:
+def theorem1_verdict(rows, nrows, sandwich_rows, real) -> Verdict:
     """Theorem 1 on every SNKP run of the chapter, for ``ch.check``.
 
     ``rows`` (:func:`rate_sweep`), ``nrows`` (:func:`n_sweep`), ``sandwich_rows`` (the
     ``rows`` of :func:`check_sandwich`) and ``real`` (:func:`real_data_iterations`).
     """
     flags, ratios, ok_other = _theorem1_runs(rows, nrows, sandwich_rows, real)
-    return {
-        "ok": bool(all(flags) and ok_other),
-        "detail": f"K(K+1) <= 8 log n / rho_K^2 on all {len(flags)} SNKP runs (planted, "
+    return make_verdict(
+        bool(all(flags) and ok_other),
+        f"K(K+1) <= 8 log n / rho_K^2 on all {len(flags)} SNKP runs (planted, "
         f"crowded, poly, rbf, real); largest K / (2 sqrt(2 log n)/rho_K) = {max(ratios):.3f}",
-        "instances": len(flags),
-    }
+        len(flags),
+    )
 
 
 def theorem1_glue(rows, nrows, sandwich_rows, real) -> list[GlueItem]:
