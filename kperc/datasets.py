@@ -8,6 +8,9 @@ Every generator returns a :class:`Dataset`; those with randomness take ``seed``.
 * :func:`planted_rbf`: data with a planted margin in the RBF kernel's feature space (a
   kernel problem whose margin is known from below).
 * :func:`two_rays`: the normalised-versus-unnormalised example of Section 2 of the paper.
+* :func:`crowded`: separable data with an exact margin whose points crowd next to one
+  support point (a hard family for methods that start from the uniform weights, and
+  for the perceptrons when the points come in a random order).
 * :func:`infeasible`: inseparable data whose signed points' hull contains a ball of a
   chosen radius around 0 (a controlled negative margin).
 * :func:`circles`, :func:`moons`, :func:`xor`: the usual nonlinear sets.
@@ -46,6 +49,7 @@ __all__ = [
     "planted",
     "planted_rbf",
     "two_rays",
+    "crowded",
     "infeasible",
     "circles",
     "moons",
@@ -420,6 +424,78 @@ def two_rays(r: float = 10.0, n_per_ray: int = 10) -> Dataset:
             "w_star": np.array([-1.0, 1.0]) / np.sqrt(2.0),
         },
     )
+
+
+def crowded(
+    n: int, rho: float, *, d: int = 5, jitter: float = 0.3, width: float = 0.2, seed: int = 0
+) -> Dataset:
+    """Separable points with normalised margin exactly ``rho``, crowded next to one support point.
+
+    Two support points ``s_+- = rho e_1 +- sqrt(1 - rho^2) e_2`` have midpoint
+    ``rho e_1``; the other ``n - 2`` signed points have first coordinate ``t_i`` uniform
+    in ``[rho, rho (1 + width)]`` and the rest of their direction close to ``+e_2``
+    (Gaussian jitter of size ``jitter`` in the remaining coordinates). Every signed point
+    has ``a_i^T e_1 >= rho``, so the hull stays at distance ``rho`` from 0 and
+    ``rho_2 = rho`` (Section 3 of the paper). The uniform average of the points is close
+    to ``s_+``, which misclassifies ``s_-``: a method that starts from the uniform
+    weights, as SNKP does, must move almost all of the mass, and the amount to move
+    grows with ``n``. The two support points are stored first; in a random order the
+    perceptrons need many updates (of the order of their ``1 / rho^2`` bound).
+
+    Parameters
+    ----------
+    n : int
+        Number of points, ``n >= 3``.
+    rho : float
+        Normalised margin, ``0 < rho < 1``.
+    d : int
+        Dimension, ``d >= 3``.
+    jitter : float
+        Size of the Gaussian jitter of the crowd in coordinates ``3, ..., d``
+        (finite, ``>= 0``).
+    width : float
+        Relative width of the band of first coordinates, finite and ``> 0``.
+    seed : int
+        Seed: the generator is :func:`numpy.random.default_rng` of ``[4, seed, n]``.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (n, d) (signed points times labels, unit norm), ``y`` (alternating
+        labels, ``+1`` first) and ``info["rho"]``.
+
+    Examples
+    --------
+    >>> import kperc
+    >>> from kperc.datasets import crowded
+    >>> X, y = crowded(40, 0.05, seed=1)
+    >>> X.shape, round(kperc.data_margin(X, y), 6)
+    ((40, 5), 0.05)
+    """
+    n, d, seed = _check_n(n, low=3), _check_n(d, "d", low=3), _check_seed(seed)
+    rho = check_finite(rho, "rho")
+    if not 0 < rho < 1:
+        raise ValueError(f"rho must be in (0, 1); got {rho}.")
+    jitter = check_nonnegative(jitter, "jitter")
+    width = check_positive(width, "width")
+    rng = np.random.default_rng([4, seed, n])
+    e = np.eye(d)
+    c = np.sqrt(1.0 - rho * rho)
+    m = n - 2
+    t = rng.uniform(rho, rho * (1.0 + width), m)
+    V = np.zeros((m, d))
+    V[:, 1] = 1.0
+    V[:, 2:] = jitter * rng.standard_normal((m, d - 2))
+    V /= np.linalg.norm(V, axis=1, keepdims=True)
+    A = np.vstack(
+        [
+            rho * e[0] + c * e[1],
+            rho * e[0] - c * e[1],
+            t[:, None] * e[0] + np.sqrt(1.0 - t * t)[:, None] * V,
+        ]
+    )
+    y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    return Dataset(A * y[:, None], y, {"rho": float(rho)})
 
 
 def infeasible(

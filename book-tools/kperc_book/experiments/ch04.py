@@ -5,7 +5,8 @@ The notebook ``book/ch04_smoothed_perceptron.ipynb`` calls these functions.
 * :func:`rate_run` / :func:`rate_sweep` / :func:`fit_slopes`: halting indices of the
   Perceptron (raw data), the Normalised Perceptron (= NKP with the linear kernel) and
   SNKP on planted instances, against ``1/rho``, with their bounds.
-* :func:`crowded`, :func:`n_run` / :func:`n_sweep`: the dependence on ``n`` at a fixed
+* :func:`kperc.datasets.crowded` (imported here as ``crowded``), :func:`n_run` /
+  :func:`n_sweep`: the dependence on ``n`` at a fixed
   margin (Theorem 1's ``sqrt(log n)``).
 * :func:`snkp_sandwich` and :func:`check_sandwich`: Lemmas 4 and 5 along SNKP runs, and
   the closed form ``mu_k = 4/((k+1)(k+2))``.
@@ -34,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 import kperc
+from kperc.datasets import crowded
 from kperc.sweeps import sweep
 from kperc_book import data as kdata
 from kperc_book.chapter import bound_text, power_text
@@ -263,48 +265,6 @@ def summarize_rates(
 # ---------------------------------------------------------------------------------------
 # Dependence on n
 # ---------------------------------------------------------------------------------------
-def crowded(
-    n: int, rho: float, *, d: int = 5, jitter: float = 0.3, width: float = 0.2, seed: int = 0
-) -> kdata.Dataset:
-    """Separable points with margin exactly ``rho`` and a crowd next to one support point.
-
-    Two support points ``s_+- = rho e_1 +- sqrt(1 - rho^2) e_2`` have midpoint
-    ``rho e_1``; the other ``n - 2`` signed points have first coordinate ``t_i`` uniform
-    in ``[rho, rho (1 + width)]`` and the rest of their direction close to ``+e_2``
-    (Gaussian jitter of size ``jitter`` in the remaining coordinates). Every signed point
-    has ``a_i^T e_1 >= rho``, so the hull stays at distance ``rho`` from 0 and ``rho_2 =
-    rho`` exactly. The uniform average of the points is close to ``s_+``, which
-    misclassifies ``s_-``: a method that starts from the uniform weights, as SNKP does,
-    must move almost all of the mass, and the amount to move grows with ``n``.
-
-    Returns
-    -------
-    Dataset
-        ``X`` (signed points times labels, unit norm), ``y`` (alternating labels) and
-        ``info["rho"]``.
-    """
-    if n < 3 or d < 3:
-        raise ValueError("crowded needs n >= 3 and d >= 3")
-    rng = np.random.default_rng([4, seed, n])
-    e = np.eye(d)
-    c = math.sqrt(1.0 - rho * rho)
-    m = n - 2
-    t = rng.uniform(rho, rho * (1.0 + width), m)
-    V = np.zeros((m, d))
-    V[:, 1] = 1.0
-    V[:, 2:] = jitter * rng.standard_normal((m, d - 2))
-    V /= np.linalg.norm(V, axis=1, keepdims=True)
-    A = np.vstack(
-        [
-            rho * e[0] + c * e[1],
-            rho * e[0] - c * e[1],
-            t[:, None] * e[0] + np.sqrt(1.0 - t * t)[:, None] * V,
-        ]
-    )
-    y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
-    return kdata.Dataset(A * y[:, None], y, {"rho": float(rho)})
-
-
 def crowded_nkp_permuted(ns: Sequence[int], seeds: Sequence[int], *, rho: float) -> dict[str, Any]:
     """NKP on randomly permuted copies of :func:`crowded`: how many updates it needs.
 
