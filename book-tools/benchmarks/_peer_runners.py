@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 
 from benchmarks._instances import planted_instance
-from benchmarks._runners import run_sklearn_perceptron
 from kperc.datasets import planted_rbf
 
 __all__ = [
@@ -33,6 +32,9 @@ __all__ = [
     "linear_instance",
     "rbf_instance",
     "make_instance",
+    "family_instance",
+    "FAMILY_BUILDERS",
+    "check_model",
     "evaluate",
     "SOLVERS",
     "LINEAR_SOLVERS",
@@ -95,6 +97,7 @@ class Fit:
     separated: bool | None = None
     margin: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    model: dict[str, Any] | None = None
 
 
 # --------------------------------------------------------------------------- instances
@@ -160,29 +163,218 @@ def make_instance(spec: dict[str, Any]) -> Instance:
         inst = linear_instance(spec["n"], spec["d"], spec["rho"], spec["seed"])
     elif spec["family"] == "rbf":
         inst = rbf_instance(spec["n"], spec["d"], spec["rho"], spec["seed"], gamma=spec["gamma"])
+    elif spec["family"] in FAMILY_BUILDERS:
+        inst = family_instance(spec)
     else:
-        raise ValueError(f"unknown family {spec['family']!r}; choose 'linear' or 'rbf'")
+        known = ["linear", "rbf", *FAMILY_BUILDERS]
+        raise ValueError(f"unknown family {spec['family']!r}; choose one of {known}")
     inst.info["generate_s"] = time.perf_counter() - t0
-    if inst.family == "rbf" and spec["n"] <= spec.get("margin_max_n", 0):
+    if inst.kernel != "linear" and spec["n"] <= spec.get("margin_max_n", 0):
         import kperc
 
         t0 = time.perf_counter()
-        G = kperc.gram_matrix(inst.X, inst.y, "rbf", gamma=inst.gamma)
+        G = kperc.gram_matrix(inst.X, inst.y, inst.kernel, **_kparams(inst))
         inst.info["kernel_margin"] = float(kperc.margin(G))
         inst.info["kernel_margin_s"] = time.perf_counter() - t0
         del G
     return inst
 
 
+# --------------------------------------------------------------------------- more families
+# The by-family comparison (``python -m benchmarks.peers --families``). Its rho axis is the
+# planted normalised margin, except for "two_rays" (the unnormalised margin rho_2 / r of
+# Section 2.2 of the paper; the normalised margin is sqrt(2)/10 at every r) and the real
+# problems (rho = 0 in the rows: nothing is planted, the exact margin is measured).
+
+#: ``rho_2`` of :func:`kperc.datasets.two_rays`, whatever its spread ``r``.
+TWO_RAYS_RHO2 = math.sqrt(2.0) / 10.0
+#: The norms of the "spread" family: log-uniform in this range.
+SPREAD_NORMS = (0.01, 100.0)
+
+
+def _planted(spec: dict[str, Any], **kw: Any) -> Instance:
+    from kperc.datasets import planted
+
+    ds = planted(spec["n"], spec["d"], spec["rho"], seed=spec["seed"], **kw)
+    rho = float(ds.info["rho"])
+    return Instance(
+        spec["family"], ds.X, ds.y, rho, "linear", None,
+        {"planted_margin": rho, "kernel_margin": rho},
+    )  # fmt: skip
+
+
+def _crowded(spec: dict[str, Any]) -> Instance:
+    from kperc.datasets import crowded
+
+    n, seed = spec["n"], spec["seed"]
+    ds = crowded(n, spec["rho"], d=spec["d"], seed=seed)
+    perm = np.random.default_rng([9, seed, n]).permutation(n)  # no help from the order
+    rho = float(ds.info["rho"])
+    return Instance(
+        "crowded", ds.X[perm], ds.y[perm], rho, "linear", None,
+        {"planted_margin": rho, "kernel_margin": rho},
+    )  # fmt: skip
+
+
+def _two_rays(spec: dict[str, Any]) -> Instance:
+    from kperc.datasets import two_rays
+
+    r = TWO_RAYS_RHO2 / spec["rho"]
+    ds = two_rays(r, max(2, spec["n"] // 2))
+    return Instance(
+        "two_rays", ds.X, ds.y, float(ds.info["rho"]), "linear", None,
+        {"planted_margin": float(ds.info["rho2"]), "kernel_margin": float(ds.info["rho2"]),
+         "r": r},
+    )  # fmt: skip
+
+
+def _real(spec: dict[str, Any]) -> Instance:
+    from kperc_book import data as kdata
+
+    dname, kernel, params = kdata.PROBLEMS[spec["family"]]
+    ds = kdata.load(dname)
+    params = dict(params)
+    if params.get("gamma") == "scale":
+        params["gamma"] = float(1.0 / (ds.X.shape[1] * ds.X.var()))
+    return Instance(
+        spec["family"], ds.X, ds.y, 0.0, kernel, params.get("gamma"),
+        {"planted_margin": None, "kernel_margin": None, "kernel_params": params},
+    )  # fmt: skip
+
+
+def _real_builders() -> dict[str, Callable[[dict[str, Any]], Instance]]:
+    from kperc_book import data as kdata
+
+    return {name: _real for name in kdata.PROBLEMS}
+
+
+#: Builder of each family beyond "linear" and "rbf" (a spec: family, n, d, rho, seed).
+FAMILY_BUILDERS: dict[str, Callable[[dict[str, Any]], Instance]] = {
+    "planted": _planted,
+    "spread": lambda spec: _planted(spec, norm_range=SPREAD_NORMS),
+    "crowded": _crowded,
+    "two_rays": _two_rays,
+    **_real_builders(),
+}
+
+
+def family_instance(spec: dict[str, Any]) -> Instance:
+    """The instance of a family of :data:`FAMILY_BUILDERS` that ``spec`` describes."""
+    if spec["family"] not in FAMILY_BUILDERS:
+        raise ValueError(
+            f"unknown family {spec['family']!r}; choose one of {sorted(FAMILY_BUILDERS)}"
+        )
+    return FAMILY_BUILDERS[spec["family"]](spec)
+
+
+def _kparams(inst: Instance) -> dict[str, Any]:
+    """The kernel parameters of ``inst`` (``degree`` and ``coef0`` too, for "poly")."""
+    return dict(inst.info.get("kernel_params") or inst.kernel_params)
+
+
 # --------------------------------------------------------------------------- evaluation
 
 
-def evaluate(fit: Fit) -> Fit:
-    """Decide ``separated`` and the normalised margin from ``fit.yf`` (the one check).
+#: Unit round-off of float64.
+_U = float(np.finfo(np.float64).eps) / 2
 
-    ``separated``: ``y_i f(x_i) > 0`` for every training point. Normalised margin:
+
+def _kernel_diag(inst: Instance) -> np.ndarray:
+    """``K(x_i, x_i)`` for every point."""
+    sq = np.einsum("ij,ij->i", inst.X, inst.X)
+    p = _kparams(inst)
+    if inst.kernel == "rbf":
+        return np.ones(inst.n)
+    if inst.kernel == "poly":
+        g = p.get("gamma") or 1.0 / inst.X.shape[1]
+        return (g * sq + p.get("coef0", 1.0)) ** p.get("degree", 3)
+    return sq
+
+
+def check_model(inst: Instance, model: dict[str, Any], block: int = 2_000) -> dict[str, Any]:
+    """The one check of every solver's answer: ``y_i f(x_i) > 0`` beyond rounding.
+
+    ``model`` is the decision function a solver trained, in one of two forms:
+
+    * ``{"kind": "linear", "w", "b", "rows"}``: ``f(x) = <w, x> + b`` on the rows the
+      solver saw, ``"unit"`` (``x_i / ||x_i||``) or ``"raw"`` (``x_i`` as given);
+    * ``{"kind": "kernel", "alpha", "b"}``: ``f = sum_j alpha_j y_j phi(x_j) / ||phi(x_j)||
+      + b`` with ``alpha >= 0`` over the training points and the instance's exact kernel
+      (kperc's ``alpha``; for ``SVC``, ``alpha_j = |dual_coef_j| sqrt(K(x_j, x_j))``).
+
+    Each ``y_i f(x_i)`` (for a kernel model, divided by ``||phi(x_i)||``: the entries of
+    ``G alpha``, plus the intercept's share) is a sum of ``k`` products; it counts as
+    positive only when it exceeds ``(k + 2) u`` times the sum of the products' absolute
+    values (``u = 2^-53``), the bound of floating-point summation. A value within rounding
+    of 0 proves nothing, whoever computed it.
+
+    Returns
+    -------
+    dict
+        ``yf`` and ``err`` (arrays), ``separated`` (``yf > err`` everywhere), ``margin``
+        (``min_i y_i f(x_i) / (||w|| ||x_i||)``: the normalised margin of a homogeneous
+        model) and ``wrong`` (the number of points not separated beyond rounding).
+    """
+    y = inst.y
+    b = float(model.get("b", 0.0))
+    if model["kind"] == "linear":
+        raw = model.get("rows", "unit") == "raw"
+        Xs = inst.X if raw else _unit_rows(inst.X)
+        w = np.asarray(model["w"], dtype=np.float64)
+        yf = y * (Xs @ w + b)
+        err = (Xs.shape[1] + 2) * _U * (np.abs(Xs) @ np.abs(w) + abs(b))
+        scale = np.linalg.norm(Xs, axis=1) if raw else np.ones(inst.n)
+        nw = float(np.linalg.norm(w))
+    elif model["kind"] == "kernel":
+        import kperc
+
+        alpha = np.asarray(model["alpha"], dtype=np.float64)
+        S = np.flatnonzero(alpha)
+        aS = alpha[S]
+        kd = np.sqrt(_kernel_diag(inst))
+        p = _kparams(inst)
+        yf = np.empty(inst.n)
+        err = np.empty(inst.n)
+        sS = y[S] / kd[S]
+        GSa = np.zeros(S.size)
+        for i0 in range(0, inst.n, block):
+            rows = slice(i0, i0 + block)
+            K = kperc.kernel_matrix(inst.X[rows], inst.X[S], inst.kernel, **p)
+            Gb = K * (y[rows] / kd[rows])[:, None] * sS[None, :]
+            yf[rows] = Gb @ aS + y[rows] * b / kd[rows]
+            err[rows] = (S.size + 2) * _U * (np.abs(Gb) @ aS + abs(b) / kd[rows])
+        for j0 in range(0, S.size, block):
+            K = kperc.kernel_matrix(inst.X[S[j0 : j0 + block]], inst.X[S], inst.kernel, **p)
+            GSa[j0 : j0 + block] = (K * sS[j0 : j0 + block, None] * sS[None, :]) @ aS
+        nw = math.sqrt(max(float(aS @ GSa), 0.0))
+        scale = np.ones(inst.n)
+    else:
+        raise ValueError(f"unknown model kind {model['kind']!r}; choose 'linear' or 'kernel'")
+    ok = yf > err
+    return {
+        "yf": yf,
+        "err": err,
+        "separated": bool(yf.size > 0 and np.all(ok)),
+        "wrong": int(np.sum(~ok)),
+        "margin": float(np.min(yf / scale) / nw) if nw > 0 else None,
+    }
+
+
+def evaluate(fit: Fit, inst: Instance | None = None) -> Fit:
+    """Decide ``separated`` and the normalised margin (the one check).
+
+    With a ``fit.model`` and the instance: :func:`check_model` (separated beyond
+    rounding; ``extra["check"] = "rounding"``, ``extra["wrong"]`` the points not
+    separated). Otherwise from ``fit.yf``: ``separated`` is ``y_i f(x_i) > 0`` for
+    every training point, and the normalised margin is
     ``min_i y_i f(x_i) / (||w|| max_i ||phi(x_i)||)``.
     """
+    if fit.model is not None and inst is not None:
+        chk = check_model(inst, fit.model)
+        fit.separated, fit.margin = chk["separated"], chk["margin"]
+        fit.extra.update(check="rounding", wrong=chk["wrong"])
+        fit.yf = fit.model = None  # not sent back to the parent
+        return fit
     if fit.yf is None:
         return fit
     yf = np.asarray(fit.yf, dtype=np.float64)
@@ -218,7 +410,7 @@ def _kperc_fit(t0: float, res, Galpha: np.ndarray, norm: float, space: str) -> F
 def _exact_check(inst: Instance, alpha: np.ndarray) -> tuple[np.ndarray, float]:
     import kperc
 
-    chk = kperc.exact_margin_check(inst.X, inst.y, alpha, inst.kernel, **inst.kernel_params)
+    chk = kperc.exact_margin_check(inst.X, inst.y, alpha, inst.kernel, **_kparams(inst))
     Ga = chk.Galpha
     return Ga, math.sqrt(max(float(alpha @ Ga), 0.0))
 
@@ -228,12 +420,13 @@ def run_snkp_dense(inst: Instance, cfg) -> Fit:
     import kperc
 
     t0 = _now()
-    G = kperc.gram_matrix(inst.X, inst.y, inst.kernel, **inst.kernel_params)
+    G = kperc.gram_matrix(inst.X, inst.y, inst.kernel, **_kparams(inst))
     res = kperc.snkp(G, max_iter=KPERC_MAX_ITER, check_input=False)
     dt = _now() - t0
     Ga = G @ res.alpha
     fit = _kperc_fit(t0, res, Ga, math.sqrt(max(float(res.alpha @ Ga), 0.0)), "exact kernel")
     fit.time_s = dt
+    fit.model = {"kind": "kernel", "alpha": res.alpha}
     return fit
 
 
@@ -248,6 +441,7 @@ def run_snkp_factored(inst: Instance, cfg) -> Fit:
     v = op.Z.T @ res.alpha
     fit = _kperc_fit(t0, res, op.Z @ v, float(np.linalg.norm(v)), "exact kernel")
     fit.time_s = dt
+    fit.model = {"kind": "linear", "w": v, "rows": "unit"}  # v = Z^T alpha, Z = y_i x_i/||x_i||
     return fit
 
 
@@ -306,13 +500,13 @@ def run_nkp(inst: Instance, cfg) -> Fit:
 
     t0 = _now()
     if inst.n <= cfg.nkp_dense_max_n:
-        G = kperc.gram_matrix(inst.X, inst.y, inst.kernel, **inst.kernel_params)
+        G = kperc.gram_matrix(inst.X, inst.y, inst.kernel, **_kparams(inst))
         how = "dense"
     elif inst.kernel == "linear":
         G = kperc.gram_operator(inst.X, inst.y)
         how = "factored"
     else:
-        G = kperc.kernel_gram_operator(inst.X, inst.y, inst.kernel, **inst.kernel_params)
+        G = kperc.kernel_gram_operator(inst.X, inst.y, inst.kernel, **_kparams(inst))
         how = "columns on demand"
     res = kperc.nkp(G, max_iter=KPERC_MAX_ITER, check_input=False)
     dt = _now() - t0
@@ -327,6 +521,7 @@ def run_nkp(inst: Instance, cfg) -> Fit:
     fit = _kperc_fit(t0, res, Ga, na, "exact kernel")
     fit.time_s = dt
     fit.extra["operator"] = how
+    fit.model = {"kind": "kernel", "alpha": res.alpha}
     return fit
 
 
@@ -334,25 +529,159 @@ def _unit_rows(X: np.ndarray) -> np.ndarray:
     return X / np.linalg.norm(X, axis=1)[:, None]
 
 
-def run_sklearn_perceptron_peer(inst: Instance, cfg) -> Fit:
-    """scikit-learn's ``Perceptron`` (:func:`benchmarks._runners.run_sklearn_perceptron`).
+def _rows_kind(cfg) -> str:
+    """"raw" when ``cfg.raw_inputs`` (the data as given), else "unit" (unit-norm rows)."""
+    return "raw" if getattr(cfg, "raw_inputs", False) else "unit"
 
-    It checks after every chunk of epochs whether ``w`` separates (the same check as
-    :func:`evaluate`, on the unit-norm points), so it reports ``separated`` and the margin
-    itself; it stops by itself at the cap.
+
+def _seen_rows(inst: Instance, cfg) -> np.ndarray:
+    """The rows a linear scikit-learn solver is given (see :func:`_rows_kind`)."""
+    return inst.X if _rows_kind(cfg) == "raw" else _unit_rows(inst.X)
+
+
+def run_sklearn_perceptron_peer(inst: Instance, cfg) -> Fit:
+    """scikit-learn's ``Perceptron``, in chunks of epochs until its ``w`` separates.
+
+    As :func:`benchmarks._runners.run_sklearn_perceptron` (no intercept, shuffled, constant
+    step, no early stopping, chunks of at most a tenth of the epochs so far), on the rows
+    of :func:`_seen_rows`, and after each chunk ``w`` is checked by :func:`check_model`
+    (included in the time); it stops by itself at the cap.
     """
-    out = run_sklearn_perceptron(inst.X, inst.y, cfg.cap_s, seed=cfg.seed)
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import Perceptron
+
+    Xs = _seen_rows(inst, cfg)
+    clf = Perceptron(
+        fit_intercept=False,
+        shuffle=True,
+        random_state=cfg.seed,
+        tol=None,
+        max_iter=1,
+        warm_start=True,
+        eta0=1.0,
+    )
+    epochs = 0
+    t0 = _now()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        while True:
+            chunk = max(1, epochs // 10)
+            clf.set_params(max_iter=chunk)
+            clf.fit(Xs, inst.y)
+            epochs += chunk
+            model = {"kind": "linear", "w": clf.coef_.ravel().copy(), "rows": _rows_kind(cfg)}
+            separated = check_model(inst, model)["separated"]
+            elapsed = _now() - t0
+            if separated or elapsed >= cfg.cap_s:
+                break
     return Fit(
-        out["time_s"],
+        elapsed,
         None,
         None,
         1.0,
         "input space",
-        nit=int(out["nit"]),
-        capped=bool(out["capped"]),
-        separated=bool(out["separated"]),
-        margin=out["margin"],
-        extra={"epochs": int(out["nit"])},
+        nit=epochs,
+        capped=not separated,
+        extra={"epochs": epochs},
+        model=model,
+    )
+
+
+def _kperc_model(inst: Instance, res, G) -> dict[str, Any]:
+    """The model of a kperc result: ``w = Z^T alpha`` for a factored operator, else alpha."""
+    if hasattr(G, "Z"):
+        return {"kind": "linear", "w": G.Z.T @ res.alpha, "rows": "unit"}
+    return {"kind": "kernel", "alpha": res.alpha}
+
+
+def _kperc_gram(inst: Instance, cfg):
+    """The factored operator for a linear instance, else the dense ``G`` (exact kernel)."""
+    import kperc
+
+    if inst.kernel == "linear":
+        return kperc.gram_operator(inst.X, inst.y)
+    return kperc.gram_matrix(inst.X, inst.y, inst.kernel, **_kparams(inst))
+
+
+def _kperc_result_fit(t0: float, res, model: dict[str, Any], how: str) -> Fit:
+    return Fit(
+        _now() - t0,
+        None,
+        None,
+        1.0,
+        "exact kernel",
+        nit=int(res.nit),
+        certified=res.outcome == "separator",
+        extra={"outcome": res.outcome, "operator": how},
+        model=model,
+    )
+
+
+def run_perceptron(inst: Instance, cfg) -> Fit:
+    """kperc's Perceptron (Algorithm 1) on the data as given (linear instances only)."""
+    import kperc
+
+    if inst.kernel != "linear":
+        raise ValueError("the perceptron runs on linear instances only (kernel='linear')")
+    t0 = _now()
+    res = kperc.perceptron(inst.X, inst.y, max_iter=KPERC_MAX_ITER)
+    return _kperc_result_fit(t0, res, {"kind": "linear", "w": res.w, "rows": "raw"}, "data")
+
+
+def run_normalized_perceptron(inst: Instance, cfg) -> Fit:
+    """kperc's Normalised Perceptron (Algorithm 2) on the unit-norm points (linear only)."""
+    import kperc
+
+    if inst.kernel != "linear":
+        raise ValueError("the normalised perceptron runs on linear instances only")
+    t0 = _now()
+    res = kperc.normalized_perceptron(inst.X, inst.y, max_iter=KPERC_MAX_ITER)
+    return _kperc_result_fit(t0, res, {"kind": "linear", "w": res.w, "rows": "unit"}, "data")
+
+
+def run_snkp(inst: Instance, cfg) -> Fit:
+    """SNKP on the factored operator (linear instances) or the dense ``G`` (kernels)."""
+    import kperc
+
+    t0 = _now()
+    G = _kperc_gram(inst, cfg)
+    res = kperc.snkp(G, max_iter=KPERC_MAX_ITER, check_input=False)
+    how = "factored" if hasattr(G, "Z") else "dense"
+    return _kperc_result_fit(t0, res, _kperc_model(inst, res, G), how)
+
+
+def run_isnkpvn(inst: Instance, cfg) -> Fit:
+    """ISNKPVN (Algorithm 7) with ``eps = cfg.isnkpvn_eps``, on the factored operator
+    (linear instances) or the dense ``G`` (kernels). A certificate is not a separator."""
+    import kperc
+
+    t0 = _now()
+    G = _kperc_gram(inst, cfg)
+    res = kperc.isnkpvn(G, eps=cfg.isnkpvn_eps, max_iter=KPERC_MAX_ITER, check_input=False)
+    how = "factored" if hasattr(G, "Z") else "dense"
+    return _kperc_result_fit(t0, res, _kperc_model(inst, res, G), how)
+
+
+def run_logreg(inst: Instance, cfg) -> Fit:
+    """``LogisticRegression`` (lbfgs) with a large ``C``, no intercept, on :func:`_seen_rows`."""
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegression
+
+    Xs = _seen_rows(inst, cfg)
+    clf = LogisticRegression(C=cfg.logreg_C, fit_intercept=False, max_iter=10**5, tol=1e-8)
+    t0 = _now()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(Xs, inst.y)
+    dt = _now() - t0
+    return Fit(
+        dt,
+        None,
+        None,
+        1.0,
+        "input space",
+        nit=int(np.max(clf.n_iter_)),
+        model={"kind": "linear", "w": clf.coef_.ravel(), "rows": _rows_kind(cfg)},
     )
 
 
@@ -362,7 +691,7 @@ def run_linearsvc(inst: Instance, cfg) -> Fit:
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.svm import LinearSVC
 
-    Xn = _unit_rows(inst.X)
+    Xn = _seen_rows(inst, cfg)
     clf = LinearSVC(
         loss="hinge",
         C=cfg.linearsvc_C,
@@ -385,14 +714,15 @@ def run_linearsvc(inst: Instance, cfg) -> Fit:
         1.0,
         "input space",
         nit=int(np.max(clf.n_iter_)),
+        model={"kind": "linear", "w": w, "rows": _rows_kind(cfg)},
     )
 
 
 def _svc(inst: Instance, cfg, kernel: str) -> Fit:
     from sklearn.svm import SVC
 
-    Xn = _unit_rows(inst.X) if kernel == "linear" else inst.X
-    params = {"gamma": inst.gamma} if kernel == "rbf" else {}
+    Xn = _seen_rows(inst, cfg) if kernel == "linear" else inst.X
+    params = _kparams(inst) if kernel != "linear" else {}
     clf = SVC(kernel=kernel, C=cfg.svc_C, tol=1e-3, **params)
     t0 = _now()
     clf.fit(Xn, inst.y)
@@ -401,14 +731,23 @@ def _svc(inst: Instance, cfg, kernel: str) -> Fit:
     coef = clf.dual_coef_.ravel()
     if kernel == "linear":
         w_norm = float(np.linalg.norm(clf.coef_.ravel()))
-    else:  # ||w||^2 = c^T K(SV, SV) c, by row blocks
+    elif kernel == "rbf":  # ||w||^2 = c^T K(SV, SV) c, by row blocks
         S = clf.support_vectors_
         sq = 0.0
         step = max(1, 2_000_000 // max(S.shape[0], 1))
         for i0 in range(0, S.shape[0], step):
             sq += float(coef[i0 : i0 + step] @ (_rbf(S[i0 : i0 + step], S, inst.gamma) @ coef))
         w_norm = math.sqrt(max(sq, 0.0))
+    else:  # measured by check_model
+        w_norm = None
     bounded = int(np.sum(np.abs(coef) >= cfg.svc_C * (1 - 1e-9)))
+    b = float(clf.intercept_[0])
+    if kernel == "linear":
+        model = {"kind": "linear", "w": clf.coef_.ravel(), "b": b, "rows": _rows_kind(cfg)}
+    else:  # alpha_j = |c_j| sqrt(K(x_j, x_j)): f in the form of check_model
+        alpha = np.zeros(inst.n)
+        alpha[clf.support_] = np.abs(coef) * np.sqrt(_kernel_diag(inst)[clf.support_])
+        model = {"kind": "kernel", "alpha": alpha, "b": b}
     return Fit(
         dt,
         yf,
@@ -417,6 +756,7 @@ def _svc(inst: Instance, cfg, kernel: str) -> Fit:
         "input space" if kernel == "linear" else "exact kernel",
         nit=int(np.sum(clf.n_iter_)),
         extra={"n_support": int(clf.support_.size), "bounded_sv": bounded},
+        model=model,
     )
 
 
@@ -430,6 +770,12 @@ def run_svc_rbf(inst: Instance, cfg) -> Fit:
     return _svc(inst, cfg, "rbf")
 
 
+def run_svc_kernel(inst: Instance, cfg) -> Fit:
+    """``SVC`` (libsvm) with the instance's own kernel and parameters, hard margin via large
+    ``C`` (a linear instance gets the linear kernel on :func:`_seen_rows`)."""
+    return _svc(inst, cfg, inst.kernel)
+
+
 #: Runner of each solver name.
 SOLVERS: dict[str, Callable[[Instance, Any], Fit]] = {
     "snkp-dense": run_snkp_dense,
@@ -440,6 +786,12 @@ SOLVERS: dict[str, Callable[[Instance, Any], Fit]] = {
     "linearsvc": run_linearsvc,
     "svc-linear": run_svc_linear,
     "svc-rbf": run_svc_rbf,
+    "perceptron": run_perceptron,
+    "normalized-perceptron": run_normalized_perceptron,
+    "snkp": run_snkp,
+    "isnkpvn": run_isnkpvn,
+    "logreg": run_logreg,
+    "svc-kernel": run_svc_kernel,
 }
 LINEAR_SOLVERS = (
     "snkp-dense",
@@ -450,3 +802,17 @@ LINEAR_SOLVERS = (
     "svc-linear",
 )
 RBF_SOLVERS = ("snkp-dense", "snkp-nystroem", "nkp", "svc-rbf")
+#: Solvers of the by-family comparison: every kperc algorithm and the scikit-learn peers,
+#: on linear instances and on kernel instances.
+FAMILY_LINEAR_SOLVERS = (
+    "perceptron",
+    "normalized-perceptron",
+    "nkp",
+    "snkp",
+    "isnkpvn",
+    "sklearn-perceptron",
+    "logreg",
+    "linearsvc",
+    "svc-linear",
+)
+FAMILY_KERNEL_SOLVERS = ("nkp", "snkp", "isnkpvn", "svc-kernel")

@@ -166,3 +166,64 @@ def kernel_goal_miss(
         ],
         "dense_cap_n": min(capped) if capped else None,
     }
+
+
+def family_winners(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per (family, rho, n): the fastest kperc algorithm, the fastest scikit-learn solver
+    and the fastest of all, among the runs that ended with a separator (:func:`is_separator`).
+
+    Each entry has ``family``, ``rho``, ``n``; ``fastest``, ``kperc`` and ``peer`` (solver
+    names, None when no such run separated) with their times (``*_s``) and iteration
+    counts (``*_nit``, in each solver's own unit: updates, iterations, epochs or SMO
+    steps); ``winner`` (``"kperc"`` when a kperc algorithm separated no later than every
+    scikit-learn solver, ``"sklearn"`` when a scikit-learn solver was faster or was the
+    only one to separate, None when nobody separated) and ``factor``: the loser's time over
+    the winner's, with ``factor_bound`` ``"="``, or ``">="`` when the losing side did not
+    separate within the cap (its time is then the cap), or None when no run of the losing
+    side reached the cap (each finished without a separator, failed or was skipped).
+
+    Examples
+    --------
+    >>> rows = [
+    ...     {"family": "spread", "rho": 0.001, "n": 10_000, "solver": s, "status": st,
+    ...      "separated": st == "finished", "time_s": t, "nit": k}
+    ...     for s, st, t, k in (("snkp", "finished", 0.05, 396), ("nkp", "finished", 2.8, 491265),
+    ...                         ("svc-linear", "timeout", 10.0, None))
+    ... ]
+    >>> w = family_winners({"rows": rows})[0]
+    >>> w["fastest"], w["kperc"], w["winner"], w["factor_bound"], round(w["factor"])
+    ('snkp', 'snkp', 'kperc', '>=', 200)
+    """
+    from benchmarks.peers.config import KPERC_SOLVERS, SKLEARN_SOLVERS
+
+    rows = record["rows"]
+    keys = sorted(
+        {(r["family"], r["rho"], r["n"]) for r in rows}, key=lambda k: (k[0], -k[1], k[2])
+    )
+    out = []
+    for fam, rho, n in keys:
+        at = [r for r in rows if r["family"] == fam and r["rho"] == rho and r["n"] == n]
+        ok = sorted((r for r in at if is_separator(r)), key=lambda r: r["time_s"])
+        k = next((r for r in ok if r["solver"] in KPERC_SOLVERS), None)
+        p = next((r for r in ok if r["solver"] in SKLEARN_SOLVERS), None)
+        e: dict[str, Any] = {"family": fam, "rho": rho, "n": n}
+        for key, r in (("fastest", ok[0] if ok else None), ("kperc", k), ("peer", p)):
+            e[key] = r["solver"] if r else None
+            e[f"{key}_s"] = r["time_s"] if r else None
+            e[f"{key}_nit"] = r.get("nit") if r else None
+        e["winner"], e["factor"], e["factor_bound"] = None, None, None
+        if k and (p is None or k["time_s"] <= p["time_s"]):
+            e["winner"], win, side = "kperc", k, SKLEARN_SOLVERS
+        elif p:
+            e["winner"], win, side = "sklearn", p, KPERC_SOLVERS
+        if e["winner"]:
+            other = p if e["winner"] == "kperc" else k
+            if other is not None:
+                e["factor"], e["factor_bound"] = other["time_s"] / max(win["time_s"], 1e-12), "="
+            else:
+                capped = [r["time_s"] for r in at if r["solver"] in side and r["status"] == "timeout"]
+                if capped:
+                    e["factor"] = max(capped) / max(win["time_s"], 1e-12)
+                    e["factor_bound"] = ">="
+        out.append(e)
+    return out

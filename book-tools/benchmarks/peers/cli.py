@@ -6,23 +6,34 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from benchmarks.peers.config import DEFAULT_OUT, default_config, quick_config
+from benchmarks.peers.config import (
+    DEFAULT_OUT,
+    FAMILIES_OUT,
+    default_config,
+    families_config,
+    families_quick_config,
+    quick_config,
+)
 from benchmarks.peers.markdown import peers_markdown
 from benchmarks.peers.measure import run
 from benchmarks.record import display_path, write_json
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m benchmarks.peers [--quick] [--cap SECONDS] [--out PATH]``."""
+    """``python -m benchmarks.peers [--families] [--quick] [--cap SECONDS] [--out PATH]``."""
     ap = argparse.ArgumentParser(
         prog="python -m benchmarks.peers",
         description="Time to a separator: kperc against scikit-learn, on the same instances.",
     )
     ap.add_argument("--quick", action="store_true", help="tiny sizes (well under a minute)")
-    ap.add_argument("--cap", type=float, help="hard cap of one run, seconds (default 20)")
     ap.add_argument(
-        "--out", default=str(DEFAULT_OUT), help="output JSON (default book/_generated/peers.json)"
+        "--families",
+        action="store_true",
+        help="the by-family comparison (every kperc algorithm; default out "
+        "book/_generated/families.json)",
     )
+    ap.add_argument("--cap", type=float, help="hard cap of one run, seconds (default 20)")
+    ap.add_argument("--out", help="output JSON (default book/_generated/peers.json)")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     args = ap.parse_args(argv)
     over: dict[str, Any] = {}
@@ -30,14 +41,21 @@ def main(argv: list[str] | None = None) -> int:
         if not args.cap > 0:
             ap.error(f"--cap must be a positive number of seconds; got {args.cap}")
         over["cap_s"] = args.cap
-    cfg = quick_config(**over) if args.quick else default_config(**over)
-    out = Path(args.out)
+    if args.families:
+        cfg = families_quick_config(**over) if args.quick else families_config(**over)
+        default_out = FAMILIES_OUT
+    else:
+        cfg = quick_config(**over) if args.quick else default_config(**over)
+        default_out = DEFAULT_OUT
+    out = Path(args.out) if args.out else default_out
     shown = ["python -m benchmarks.peers"]
+    if args.families:
+        shown.append("--families")
     if args.quick:
         shown.append("--quick")
     if args.cap is not None:
         shown.append(f"--cap {args.cap:g}")
-    if args.out != str(DEFAULT_OUT):
+    if args.out and out != default_out:
         shown.append(f"--out {display_path(out)}")
     log = (lambda s: None) if args.quiet else (lambda s: print(s, flush=True))
     record = run(cfg, log=log, command=" ".join(shown))

@@ -21,6 +21,12 @@ SOLVER_LABELS = {
     "linearsvc": "LinearSVC (hinge)",
     "svc-linear": "SVC, linear",
     "svc-rbf": "SVC, RBF",
+    "perceptron": "Perceptron (kperc)",
+    "normalized-perceptron": "Normalised Perceptron",
+    "snkp": "SNKP",
+    "isnkpvn": "ISNKPVN",
+    "logreg": "LogisticRegression",
+    "svc-kernel": "SVC, kernel",
 }
 #: Short names of the solvers, for table cells.
 SHORT_LABELS = {
@@ -32,9 +38,49 @@ SHORT_LABELS = {
     "linearsvc": "LinearSVC",
     "svc-linear": "SVC",
     "svc-rbf": "SVC",
+    "perceptron": "Perceptron",
+    "normalized-perceptron": "NP",
+    "snkp": "SNKP",
+    "isnkpvn": "ISNKPVN",
+    "logreg": "LogReg",
+    "svc-kernel": "SVC",
 }
 #: Display names of the problem families.
 FAMILY_LABELS = {"linear": "linear", "rbf": "RBF"}
+#: Display names of the families of the by-family comparison (:func:`families_config`).
+FAMILY_NAMES = {
+    "planted": "planted, unit norms",
+    "spread": "planted, spread norms",
+    "crowded": "crowded",
+    "two_rays": "two rays",
+    "rbf": "RBF, planted",
+    "breast_cancer-rbf": "breast cancer (RBF)",
+    "digits_3_vs_8-rbf": "digits 3 vs 8 (RBF)",
+    "circles-rbf": "circles (RBF)",
+    "moons-rbf": "moons (RBF)",
+    "xor-poly": "XOR (poly)",
+}
+#: Where the by-family comparison's record is written.
+FAMILIES_OUT = _paths.GENERATED_DIR / "families.json"
+#: Every kperc algorithm and every scikit-learn solver of the harness.
+KPERC_SOLVERS = (
+    "perceptron",
+    "normalized-perceptron",
+    "nkp",
+    "snkp",
+    "snkp-dense",
+    "snkp-factored",
+    "snkp-nystroem",
+    "isnkpvn",
+)
+SKLEARN_SOLVERS = (
+    "sklearn-perceptron",
+    "logreg",
+    "linearsvc",
+    "svc-linear",
+    "svc-rbf",
+    "svc-kernel",
+)
 #: kperc's SNKP variants and the scikit-learn peers, as compared by
 #: :func:`benchmarks.peers.analysis.crossovers`.
 KPERC_SNKP = ("snkp-dense", "snkp-factored", "snkp-nystroem")
@@ -75,6 +121,16 @@ class PeersConfig:
         The exact kernel margin of an RBF instance is measured up to this ``n``.
     linearsvc_C, svc_C : float
         The large ``C`` of ``LinearSVC`` and of the hard-margin ``SVC``.
+    raw_inputs : bool
+        Give scikit-learn's linear solvers (and kperc's Perceptron, always) the data as
+        given rather than the unit-norm rows.
+    isnkpvn_eps : float
+        ISNKPVN's certificate tolerance.
+    logreg_C : float
+        The large ``C`` of ``LogisticRegression``.
+    families : dict
+        Further families (:data:`benchmarks._peer_runners.FAMILY_BUILDERS`, or "rbf"),
+        each ``{"ns", "rhos", "solvers", "d"}``; run after "linear" and "rbf".
     blas_threads : int
         BLAS threads of every solver.
     seed : int
@@ -105,11 +161,26 @@ class PeersConfig:
     seed: int = 0
     quick: bool = False
     extra_solvers: dict[str, str] = field(default_factory=dict)
+    raw_inputs: bool = False
+    isnkpvn_eps: float = 1e-6
+    logreg_C: float = 1e6
+    families: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.cap_s > 0:
             raise ValueError(f"cap_s must be positive (seconds); got {self.cap_s}")
-        for name in (*self.linear_solvers, *self.rbf_solvers):
+        fam_solvers = []
+        for fam, spec in self.families.items():
+            if fam != "rbf" and fam not in runners.FAMILY_BUILDERS:
+                raise ValueError(
+                    f"unknown family {fam!r} in families; choose from "
+                    f"{sorted(['rbf', *runners.FAMILY_BUILDERS])}"
+                )
+            missing = {"ns", "rhos", "solvers", "d"} - set(spec)
+            if missing:
+                raise ValueError(f"families[{fam!r}] lacks {sorted(missing)}")
+            fam_solvers += list(spec["solvers"])
+        for name in (*self.linear_solvers, *self.rbf_solvers, *fam_solvers):
             if name not in runners.SOLVERS and name not in self.extra_solvers:
                 raise ValueError(
                     f"unknown solver {name!r} in the config; choose from {sorted(runners.SOLVERS)}"
@@ -138,6 +209,60 @@ def quick_config(**overrides: Any) -> PeersConfig:
     }
     base.update(overrides)
     return PeersConfig(**base)
+
+
+def _real_sizes() -> dict[str, int]:
+    from kperc_book import data as kdata
+
+    return {name: int(kdata.load(ds).X.shape[0]) for name, (ds, _, _) in kdata.PROBLEMS.items()}
+
+
+def families_config(**overrides: Any) -> PeersConfig:
+    """The by-family comparison: every kperc algorithm and the scikit-learn solvers on the
+    planted, spread, crowded, two-rays and RBF families (two margins, two sizes each) and
+    on the real problems (about 10 minutes on 2 cores)."""
+    lin, ker = runners.FAMILY_LINEAR_SOLVERS, runners.FAMILY_KERNEL_SOLVERS
+    ns, rhos = (1_000, 10_000), (1e-2, 1e-3)
+    fams: dict[str, dict[str, Any]] = {
+        "planted": {"ns": ns, "rhos": rhos, "solvers": lin, "d": 20},
+        "spread": {"ns": ns, "rhos": rhos, "solvers": lin, "d": 20},
+        "crowded": {"ns": ns, "rhos": rhos, "solvers": lin, "d": 5},
+        "two_rays": {"ns": ns, "rhos": rhos, "solvers": lin, "d": 2},
+        "rbf": {"ns": (1_000, 3_000), "rhos": rhos, "solvers": ker, "d": 3},
+    }
+    for name, n in _real_sizes().items():
+        fams[name] = {"ns": (n,), "rhos": (0.0,), "solvers": ker, "d": 0}
+    base: dict[str, Any] = {
+        "linear_ns": (),
+        "rbf_ns": (),
+        "families": fams,
+        "raw_inputs": True,
+        "cap_s": 10.0,
+        "margin_max_n": 1_000,
+    }
+    base.update(overrides)
+    return PeersConfig(**base)
+
+
+def families_quick_config(**overrides: Any) -> PeersConfig:
+    """Small sizes of :func:`families_config` for tests and development (seconds)."""
+    full = families_config()
+    fams = {}
+    for name, spec in full.families.items():
+        small = spec["rhos"] == (0.0,)
+        fams[name] = {
+            **spec,
+            "ns": spec["ns"] if small else (100, 300),
+            "rhos": spec["rhos"] if small else (1e-1, 2e-2),
+        }
+    base: dict[str, Any] = {"families": fams, "cap_s": 3.0, "margin_max_n": 300, "quick": True}
+    base.update(overrides)
+    return families_config(**base)
+
+
+def family_label(family: str) -> str:
+    """The display name of a family."""
+    return FAMILY_NAMES.get(family, FAMILY_LABELS.get(family, family))
 
 
 def label(solver: str | None) -> str:

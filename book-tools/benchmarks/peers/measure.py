@@ -40,12 +40,21 @@ def _uses_dense(name: str, n: int, cfg: PeersConfig) -> bool:
 
 
 def _families(cfg: PeersConfig):
-    yield "linear", cfg.linear_ns, cfg.linear_rhos, cfg.linear_solvers, cfg.d
-    yield "rbf", cfg.rbf_ns, cfg.rbf_rhos, cfg.rbf_solvers, cfg.rbf_d
+    if cfg.linear_ns:
+        yield "linear", cfg.linear_ns, cfg.linear_rhos, cfg.linear_solvers, cfg.d
+    if cfg.rbf_ns:
+        yield "rbf", cfg.rbf_ns, cfg.rbf_rhos, cfg.rbf_solvers, cfg.rbf_d
+    for fam, spec in cfg.families.items():
+        yield fam, spec["ns"], spec["rhos"], spec["solvers"], spec["d"]
 
 
 def run(cfg: PeersConfig, log: Callable[[str], None] = print, command: str | None = None):
-    """Run every (family, margin, n, solver) of ``cfg``; return the record (JSON-ready)."""
+    """Run every (family, margin, n, solver) of ``cfg``; return the record (JSON-ready).
+
+    The families are "linear" and "rbf" (when their sizes are not empty), then those of
+    ``cfg.families``; a run of every one checks its answer with
+    :func:`benchmarks._peer_runners.evaluate`.
+    """
     t_start = time.perf_counter()
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     load_before = _loadavg()

@@ -42,7 +42,7 @@ def _worker(conn, blas_threads: int) -> None:  # pragma: no cover - runs in a ch
                 t0 = time.perf_counter()
                 fit = _resolve(name, cfg)(inst, cfg)
                 conn.send(("fitted", time.perf_counter() - t0))
-                fit = runners.evaluate(fit)
+                fit = runners.evaluate(fit, inst)
                 conn.send(("ok", _fit_fields(fit)))
         except Exception as exc:  # report, keep serving
             conn.send(("error", f"{type(exc).__name__}: {exc}", traceback.format_exc()[-1500:]))

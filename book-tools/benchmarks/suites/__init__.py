@@ -62,6 +62,7 @@ SUITE_ENTRY_POINTS: dict[str, str] = {
     "realdata": "benchmarks.suites.realdata:suite_realdata",
     "svm": "benchmarks.suites.svm:suite_svm",
     "peers": "benchmarks.suites.peers:suite_peers",
+    "families": "benchmarks.suites.families:suite_families",
     "regen": "benchmarks.suites.regen:suite_regen",
 }
 #: The names of :data:`SUITE_ENTRY_POINTS`, in order.
