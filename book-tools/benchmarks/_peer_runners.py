@@ -530,7 +530,7 @@ def _unit_rows(X: np.ndarray) -> np.ndarray:
 
 
 def _rows_kind(cfg) -> str:
-    """"raw" when ``cfg.raw_inputs`` (the data as given), else "unit" (unit-norm rows)."""
+    """ "raw" when ``cfg.raw_inputs`` (the data as given), else "unit" (unit-norm rows)."""
     return "raw" if getattr(cfg, "raw_inputs", False) else "unit"
 
 

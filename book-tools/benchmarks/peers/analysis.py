@@ -221,7 +221,9 @@ def family_winners(record: dict[str, Any]) -> list[dict[str, Any]]:
             if other is not None:
                 e["factor"], e["factor_bound"] = other["time_s"] / max(win["time_s"], 1e-12), "="
             else:
-                capped = [r["time_s"] for r in at if r["solver"] in side and r["status"] == "timeout"]
+                capped = [
+                    r["time_s"] for r in at if r["solver"] in side and r["status"] == "timeout"
+                ]
                 if capped:
                     e["factor"] = max(capped) / max(win["time_s"], 1e-12)
                     e["factor_bound"] = ">="
