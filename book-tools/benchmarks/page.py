@@ -386,6 +386,333 @@ def peers_exact(prec: Record) -> list[Glue]:
     ]
 
 
+# --- who wins, by problem family (families.json) ----------------------------------------
+
+#: The families a reader meets first: generated ones in this order, then the real problems.
+GENERATED_FAMILIES = ("planted", "spread", "crowded", "two_rays", "rbf")
+#: The families built to be hard for some perceptron (Section 2.2's two rays, spread norms,
+#: the crowded family in a random order).
+ADVERSARIAL_FAMILIES = ("spread", "crowded", "two_rays")
+#: The algorithms ``SNKPClassifier(algorithm=...)`` offers (the harness's names).
+CLASSIFIER_ALGORITHMS = {"snkp": "snkp", "nkp": "nkp", "isnkpvn": "isnkpvn"}
+
+
+def families_of(frec: Record) -> list[str]:
+    """The families of a by-family record: the generated ones first, in a fixed order."""
+    present = list(dict.fromkeys(r["family"] for r in frec["rows"]))
+    return [f for f in GENERATED_FAMILIES if f in present] + [
+        f for f in present if f not in GENERATED_FAMILIES
+    ]
+
+
+def hardest_cell(frec: Record, family: str) -> dict[str, Any]:
+    """The winners entry (:func:`benchmarks.peers.analysis.family_winners`) of a family's
+    hardest measured instance: its smallest margin, then its largest ``n``."""
+    from benchmarks.peers.analysis import family_winners
+
+    cells = [e for e in family_winners(frec) if e["family"] == family]
+    if not cells:
+        raise ValueError(f"the record has no rows of the family {family!r}")
+    return min(cells, key=lambda e: (e["rho"], -e["n"]))
+
+
+def fam_label(solver: str | None) -> str:
+    """A solver's name in the by-family section's prose and tables (no comma in it)."""
+    names = {"svc-linear": "linear SVC", "svc-kernel": "kernel SVC", "linearsvc": "LinearSVC"}
+    return "none" if solver is None else names.get(solver, label(solver))
+
+
+def _rho_text(family: str, rho: float) -> str:
+    if rho == 0:
+        return "real data"
+    sym = "ρ₂/r" if family == "two_rays" else "ρ"
+    return f"{sym} = {short_number(rho)}"
+
+
+def _factor_text(e: dict[str, Any]) -> str:
+    """``SNKP 12x faster``: the winning side, and the losing side's time over its own."""
+    if e["winner"] is None:
+        return "nobody separated"
+    who = "kperc" if e["winner"] == "kperc" else "scikit-learn"
+    if e["factor"] is None:
+        return f"only {who} separated"
+    bound = "≥ " if e["factor_bound"] == ">=" else ""
+    return f"{who} {bound}{e['factor']:.2g}x faster"
+
+
+def which_algorithm_rows(frec: Record) -> list[dict[str, Any]]:
+    """The "which algorithm when" table, one entry per family, read from the record.
+
+    For each family (in :func:`families_of` order), at its hardest measured instance
+    (:func:`hardest_cell`): ``family`` (display name), ``cell`` (its margin and size),
+    ``kperc`` / ``kperc_s`` / ``kperc_nit`` (the fastest kperc algorithm there),
+    ``fastest`` / ``fastest_s`` (the fastest solver of all), ``verdict`` (kperc against
+    scikit-learn, :func:`_factor_text`), ``classifier`` (the fastest of the algorithms that
+    ``SNKPClassifier`` offers, or None) and ``kperc_won`` / ``cells`` (on how many of the
+    family's instances a kperc algorithm separated first).
+
+    Examples
+    --------
+    >>> rows = [
+    ...     {"family": "spread", "rho": rho, "n": 1000, "solver": s, "status": "finished",
+    ...      "separated": True, "time_s": t, "nit": k}
+    ...     for rho, s, t, k in ((0.01, "snkp", 0.002, 25), (0.01, "svc-linear", 0.2, 900),
+    ...                          (0.001, "snkp", 0.01, 396), (0.001, "nkp", 0.5, 5000),
+    ...                          (0.001, "svc-linear", 2.0, 9000))
+    ... ]
+    >>> row = which_algorithm_rows({"rows": rows})[0]
+    >>> row["kperc"], row["kperc_nit"], row["verdict"], row["classifier"], row["kperc_won"]
+    ('snkp', 396, 'kperc 2e+02x faster', 'snkp', 2)
+    """
+    from benchmarks.peers.analysis import family_winners, is_separator
+    from benchmarks.peers.config import family_label
+
+    wins = family_winners(frec)
+    out = []
+    for fam in families_of(frec):
+        e = hardest_cell(frec, fam)
+        mine = [w for w in wins if w["family"] == fam]
+        at = [
+            r
+            for r in frec["rows"]
+            if r["family"] == fam and r["rho"] == e["rho"] and r["n"] == e["n"]
+        ]
+        clf = sorted(
+            (r for r in at if r["solver"] in CLASSIFIER_ALGORITHMS and is_separator(r)),
+            key=lambda r: r["time_s"],
+        )
+        out.append(
+            {
+                "family_key": fam,
+                "family": family_label(fam),
+                "cell": f"{_rho_text(fam, e['rho'])}, n = {short_number(e['n'])}",
+                "kperc": e["kperc"],
+                "kperc_s": e["kperc_s"],
+                "kperc_nit": e["kperc_nit"],
+                "fastest": e["fastest"],
+                "fastest_s": e["fastest_s"],
+                "verdict": _factor_text(e),
+                "classifier": clf[0]["solver"] if clf else None,
+                "kperc_won": sum(w["winner"] == "kperc" for w in mine),
+                "cells": len(mine),
+            }
+        )
+    return out
+
+
+def which_algorithm_markdown(frec: Record) -> str:
+    """:func:`which_algorithm_rows` as the page's table."""
+    body = []
+    for r in which_algorithm_rows(frec):
+        k = (
+            f"{fam_label(r['kperc'])}, {fmt_s(r['kperc_s'])}, {r['kperc_nit']:,} it."
+            if r["kperc"]
+            else "none separated"
+        )
+        f = f"{fam_label(r['fastest'])}, {fmt_s(r['fastest_s'])}" if r["fastest"] else "none"
+        body.append(
+            [
+                r["family"],
+                r["cell"],
+                k,
+                f,
+                r["verdict"],
+                f"{r['kperc_won']} of {r['cells']}",
+            ]
+        )
+    return md_table(
+        [
+            "problems",
+            "hardest instance",
+            "fastest kperc",
+            "fastest of all",
+            "kperc vs scikit-learn",
+            "kperc first",
+        ],
+        body,
+    )
+
+
+def solver_order(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """The solvers of ``rows``: kperc's algorithms first, then scikit-learn's, then others."""
+    from benchmarks.peers.config import KPERC_SOLVERS, SKLEARN_SOLVERS
+
+    present = {r["solver"] for r in rows}
+    known = [s for s in (*KPERC_SOLVERS, *SKLEARN_SOLVERS) if s in present]
+    return known + sorted(present - set(known))
+
+
+def _run_cell(r: dict[str, Any] | None) -> str:
+    """A run as a table cell: time and iterations, ``> cap``, or what went wrong."""
+    if r is None:
+        return ""
+    st = r["status"]
+    if st == "skipped":
+        return "skipped"
+    if st == "timeout":
+        return f"> {r['cap_s']:g} s"
+    if st == "error":
+        return "failed"
+    nit = f" · {r['nit']:,}" if r.get("nit") is not None else ""
+    t = fmt_s(r["time_s"]) + nit
+    return f"**{t}**" if r.get("_fastest") else (t if r["separated"] else f"{t}, no separator")
+
+
+def family_table_markdown(frec: Record, family: str) -> str:
+    """Every run of one family: a row per solver, a column per instance; a cell is the time
+    to a certified separator and the iteration count, the fastest in bold."""
+    from benchmarks.peers.analysis import family_winners
+
+    sub = [r for r in frec["rows"] if r["family"] == family]
+    if not sub:
+        raise ValueError(f"the record has no rows of the family {family!r}")
+    cells = sorted({(r["rho"], r["n"]) for r in sub}, key=lambda c: (-c[0], c[1]))
+    fastest = {
+        (e["rho"], e["n"]): e["fastest"] for e in family_winners(frec) if e["family"] == family
+    }
+    body = []
+    for s in solver_order(sub):
+        line = [fam_label(s)]
+        for rho, n in cells:
+            r = next((x for x in sub if x["solver"] == s and x["rho"] == rho and x["n"] == n), None)
+            if r is not None:
+                r = {**r, "_fastest": fastest.get((rho, n)) == s}
+            line.append(_run_cell(r))
+        body.append(line)
+    head = ["solver"] + [
+        f"n = {short_number(n)}" if rho == 0 else f"{short_number(rho)}, {short_number(n)}"
+        for rho, n in cells
+    ]
+    return md_table(head, body)
+
+
+def families_tables_markdown(frec: Record) -> str:
+    """:func:`family_table_markdown` for every family, each under its name."""
+    from benchmarks.peers.config import family_label
+
+    parts = []
+    for fam in families_of(frec):
+        cap = family_label(fam)
+        parts.append(f"**{cap[:1].upper() + cap[1:]}**\n\n" + family_table_markdown(frec, fam))
+    return "\n\n".join(parts) + "\n"
+
+
+def adversarial_text(frec: Record) -> str:
+    """Whether SNKP is the fastest on the adversarial families, and by how much it misses."""
+    from benchmarks.peers.analysis import is_separator
+    from benchmarks.peers.config import family_label
+
+    parts = []
+    for fam in ADVERSARIAL_FAMILIES:
+        if not any(r["family"] == fam for r in frec["rows"]):
+            continue
+        e = hardest_cell(frec, fam)
+        snkp = next(
+            (
+                r
+                for r in frec["rows"]
+                if r["family"] == fam
+                and r["rho"] == e["rho"]
+                and r["n"] == e["n"]
+                and r["solver"] == "snkp"
+            ),
+            None,
+        )
+        where = f"{_rho_text(fam, e['rho'])}, *n* = {e['n']:,}"
+
+        name = f"*{family_label(fam)}*"
+        if e["fastest"] == "snkp":
+            nxt = _runner_up(frec, e, "snkp")
+            parts.append(
+                f"on {name} ({where}) SNKP was the fastest, in {fmt_s(e['fastest_s'])}"
+                + (
+                    f", {nxt[1] / e['fastest_s']:.2g} times faster than the next, "
+                    f"{fam_label(nxt[0])}"
+                    if nxt
+                    else ""
+                )
+            )
+        elif snkp is not None and is_separator(snkp):
+            parts.append(
+                f"on {name} ({where}) the fastest was {fam_label(e['fastest'])}, in "
+                f"{fmt_s(e['fastest_s'])}, against {fmt_s(snkp['time_s'])} for SNKP "
+                f"({snkp['time_s'] / e['fastest_s']:.2g} times as long)"
+            )
+        else:
+            parts.append(f"on {name} ({where}) SNKP did not separate within the cap")
+    return ("; ".join(parts) + ".") if parts else "This record has no adversarial families."
+
+
+def _runner_up(frec: Record, e: dict[str, Any], winner: str) -> tuple[str, float] | None:
+    """The second fastest solver that separated at the instance of ``e`` (name, time)."""
+    from benchmarks.peers.analysis import is_separator
+
+    ok = sorted(
+        (
+            r
+            for r in frec["rows"]
+            if r["family"] == e["family"]
+            and r["rho"] == e["rho"]
+            and r["n"] == e["n"]
+            and r["solver"] != winner
+            and is_separator(r)
+        ),
+        key=lambda r: r["time_s"],
+    )
+    return (ok[0]["solver"], ok[0]["time_s"]) if ok else None
+
+
+def planted_easy_text(frec: Record) -> str:
+    """How many updates kperc's Perceptron needed on the planted unit-norm problems."""
+    runs = sorted(
+        (
+            r
+            for r in frec["rows"]
+            if r["family"] == "planted"
+            and r["solver"] == "perceptron"
+            and r["status"] == "finished"
+        ),
+        key=lambda r: (-r["rho"], r["n"]),
+    )
+    if not runs:
+        return "kperc's Perceptron has no finished run on the planted problems in this record"
+    return "kperc's Perceptron needed " + ", ".join(
+        f"{r['nit']:,} updates at ρ = {r['rho']:g}, *n* = {r['n']:,}" for r in runs
+    )
+
+
+def families_texts(frec: Record) -> list[Glue]:
+    """The glued values of the section "Who wins, family by family"."""
+    from benchmarks.peers.config import family_label
+
+    fc = frec["config"]
+    fams = families_of(frec)
+    solvers = solver_order(frec["rows"])
+    rows = frec["rows"]
+    return [
+        md("fam-machine", machine_text(frec["machine"])),
+        md("fam-when", when_text(frec["finished_utc"])),
+        md("fam-elapsed", f"{frec['elapsed_s'] / 60:.1f} minutes"),
+        md("fam-command", f"`{frec['command']}`"),
+        md(
+            "fam-busy",
+            busy_text(frec.get("busy"), _peers_load(frec), frec["machine"]["cores"]),
+        ),
+        md("fam-cap", f"{fc['cap_s']:g}"),
+        md("fam-families", ", ".join(family_label(f) for f in fams)),
+        md("fam-solvers", ", ".join(fam_label(s) for s in solvers)),
+        num("fam-n-runs", len(rows)),
+        num("fam-n-timeout", sum(r["status"] == "timeout" for r in rows)),
+        num("fam-n-error", sum(r["status"] == "error" for r in rows)),
+        md("fam-logreg-c", short_number(fc["logreg_C"])),
+        md("fam-isnkpvn-eps", short_number(fc["isnkpvn_eps"])),
+        md("fam-which-table", which_algorithm_markdown(frec)),
+        md("fam-adversarial", adversarial_text(frec)),
+        md("fam-planted-easy", planted_easy_text(frec)),
+        md("fam-tables", families_tables_markdown(frec)),
+    ]
+
+
 # --- the harness (bench.json) -----------------------------------------------------------
 
 

@@ -53,6 +53,17 @@ ALT = {
         "Log-log plot of seconds to a separator with the factored operator against n for "
         "SNKP, NKP and scikit-learn's Perceptron; open triangles mark runs stopped at the cap."
     ),
+    "families-linear": (
+        "Four grids, one per linear problem family (planted with unit norms, planted with "
+        "spread norms, crowded, two rays), with a cell per margin and size naming the solver "
+        "that reached a certified separator first, its time and its iteration count; cells "
+        "are shaded by whether a kperc algorithm or a scikit-learn solver was fastest."
+    ),
+    "families-kernel": (
+        "Two grids: the planted RBF problems by margin and size, and the five real kernel "
+        "problems, each cell naming the solver that reached a certified separator first, "
+        "its time and its iteration count, shaded by whether kperc or scikit-learn won."
+    ),
     "certificates": (
         "Two log-log panels against n: wall time to an infeasibility certificate, and the "
         "certificate's G-norm."
@@ -211,3 +222,116 @@ def certificates(rec: Record):
 
     ce = certificates_frame(rec)
     return plots.certificates(ce, eps=float(ce.eps.iloc[0]))
+
+
+#: Cell colours of :func:`families_grid`: a kperc algorithm won, a scikit-learn solver won,
+#: nobody separated.
+FAMILY_WIN_COLORS = {"kperc": "#f4c7c3", "sklearn": "#d9d9d9", None: "white"}
+
+
+#: Solver names of :func:`families_grid` that need two lines to fit a cell.
+FIGURE_NAMES = {
+    "normalized-perceptron": "Normalised\nPerceptron",
+    "perceptron": "Perceptron\n(kperc)",
+    "sklearn-perceptron": "sklearn\nPerceptron",
+    "logreg": "Logistic\nRegression",
+}
+
+
+def _grid_panel(ax, entries, rows, cols, row_label, col_label, title) -> None:
+    """One panel of :func:`families_grid`: a cell per (row, column) entry."""
+    from matplotlib.patches import Rectangle
+
+    from benchmarks.page import fam_label
+
+    ax.set_xlim(0, len(cols))
+    ax.set_ylim(len(rows), 0)
+    for i, rkey in enumerate(rows):
+        for j, ckey in enumerate(cols):
+            e = entries.get((rkey, ckey))
+            if e is None:
+                continue
+            ax.add_patch(
+                Rectangle((j, i), 1, 1, facecolor=FAMILY_WIN_COLORS[e["winner"]], ec="white", lw=2)
+            )
+            if e["fastest"] is None:
+                text = "nobody\nseparated"
+            else:
+                nit = f"{e['fastest_nit']:,} it." if e.get("fastest_nit") is not None else ""
+                name = FIGURE_NAMES.get(e["fastest"]) or fam_label(e["fastest"])
+                text = f"{name}\n{fmt_seconds(e['fastest_s'])}\n{nit}"
+            ax.text(j + 0.5, i + 0.5, text, ha="center", va="center", fontsize=9)
+    ax.set_xticks([j + 0.5 for j in range(len(cols))], [col_label(c) for c in cols])
+    ax.set_yticks([i + 0.5 for i in range(len(rows))], [row_label(r) for r in rows])
+    ax.tick_params(length=0)
+    ax.grid(False)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    ax.set_title(title)
+
+
+def fmt_seconds(t: float) -> str:
+    """Seconds with two significant digits; milliseconds below one second."""
+    return f"{t * 1e3:.2g} ms" if t < 1 else f"{t:.2g} s"
+
+
+def families_grid(frec: Record, families):
+    """Who reached a certified separator first, one panel per family (at most two side by
+    side): a cell per instance (rows: margins, columns: sizes) naming the fastest solver,
+    its time and its iteration count, shaded by the winning side. Families with a single
+    instance (the real problems) share one panel, a row each."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    from benchmarks.peers.analysis import family_winners
+    from benchmarks.peers.config import family_label
+    from benchmarks.peers.markdown import short_number
+    from kperc_book.chapter import figsize
+
+    wins = family_winners(frec)
+    single = [
+        f for f in families if len({(e["rho"], e["n"]) for e in wins if e["family"] == f}) == 1
+    ]
+    grids = [f for f in families if f not in single]
+    panels = len(grids) + (1 if single else 0)
+    if panels == 0:
+        raise ValueError("no family of the record was asked for")
+    cols = 1 if panels == 1 else 2
+    nrows = -(-panels // cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=figsize(nrows, cols, aspect=0.95), squeeze=False)
+    flat = list(axes.flat)
+    for ax, fam in zip(flat, grids, strict=False):
+        mine = {(e["rho"], e["n"]): e for e in wins if e["family"] == fam}
+        rhos = sorted({k[0] for k in mine}, reverse=True)
+        ns = sorted({k[1] for k in mine})
+        sym = "ρ₂/r" if fam == "two_rays" else "ρ"
+        _grid_panel(
+            ax,
+            mine,
+            rhos,
+            ns,
+            lambda r, sym=sym: f"{sym} = {short_number(r)}".replace("\u2060", ""),
+            lambda n: f"n = {short_number(n)}".replace("\u2060", ""),
+            family_label(fam),
+        )
+    if single:
+        ax = flat[len(grids)]
+        mine = {(f, 0): next(e for e in wins if e["family"] == f) for f in single}
+        _grid_panel(
+            ax,
+            mine,
+            single,
+            [0],
+            lambda f: family_label(f).replace(" (", "\n("),
+            lambda _: "whole data set",
+            "real problems",
+        )
+    for ax in flat[panels:]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    handles = [
+        Patch(facecolor=FAMILY_WIN_COLORS["kperc"], label="a kperc algorithm was fastest"),
+        Patch(facecolor=FAMILY_WIN_COLORS["sklearn"], label="a scikit-learn solver was fastest"),
+    ]
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=1)
+    return fig

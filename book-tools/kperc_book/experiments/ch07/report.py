@@ -300,6 +300,29 @@ def glue_peers(ch, record: Mapping[str, Any] | None = None) -> None:
     ch.glue("ch07_peers_machine", peers_machine_text(record["busy"]))
 
 
+def glue_families(ch, record: Mapping[str, Any] | None = None) -> None:
+    """Glue the "which algorithm when" table of the by-family comparison, and its counts.
+
+    Parameters
+    ----------
+    ch : Chapter
+    record : mapping, optional
+        The record of ``python -m benchmarks.peers --families`` (default: the committed
+        ``families.json``).
+    """
+    from benchmarks.page import which_algorithm_markdown, which_algorithm_rows
+    from benchmarks.peers.config import FAMILIES_OUT
+    from benchmarks.record import load_record
+
+    record = load_record(FAMILIES_OUT) if record is None else record
+    rows = which_algorithm_rows(record)
+    _glue_markdown("ch07-which-table", which_algorithm_markdown(record))
+    ch.glue("ch07_fam_n", len(rows))
+    ch.glue("ch07_fam_kperc_first", sum(r["verdict"].startswith("kperc") for r in rows))
+    ch.glue("ch07_fam_snkp_first", sum(r["fastest"] == "snkp" for r in rows))
+    ch.glue("ch07_fam_machine", peers_machine_text(record["busy"]))
+
+
 # ------------------------------------------------------------- quoted values, affine margin
 #: The values of Chapter 2 that the Winnow section quotes.
 WINNOW_GLUE = ("ch02_w_dmax", "ch02_w_slope_w", "ch02_w_slope_np")
