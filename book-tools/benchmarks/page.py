@@ -681,6 +681,85 @@ def planted_easy_text(frec: Record) -> str:
     )
 
 
+def _cells_of(frec: Record, solver: str, pred) -> list[dict[str, Any]]:
+    return [r for r in frec["rows"] if r["solver"] == solver and pred(r)]
+
+
+def _where(r: dict[str, Any]) -> str:
+    from benchmarks.peers.config import family_label
+
+    return f"*{family_label(r['family'])}*, {_rho_text(r['family'], r['rho'])}, *n* = {r['n']:,}"
+
+
+def logreg_text(frec: Record) -> str:
+    """Where ``LogisticRegression`` was the fastest of all, and where it gave no separator."""
+    from benchmarks.peers.analysis import family_winners
+
+    wins = [e for e in family_winners(frec) if e["fastest"] == "logreg"]
+    fails = _cells_of(frec, "logreg", lambda r: r["status"] == "finished" and not r["separated"])
+    ran = _cells_of(frec, "logreg", lambda r: True)
+    if not ran:
+        return "This record has no `LogisticRegression` runs."
+    txt = (
+        f"`LogisticRegression` was the fastest of all on {len(wins)} of the {len(ran)} "
+        "instances it ran on"
+    )
+    if wins:
+        txt += " (" + "; ".join(_where(e) for e in wins) + ")"
+    if fails:
+        txt += (
+            ", and it ended without a separator on "
+            + "; ".join(_where(r) for r in fails)
+            + ": it minimises a loss and stops at that loss's tolerance, which says "
+            "nothing about the signs"
+        )
+    return txt + "."
+
+
+def rbf_why_text(frec: Record) -> str:
+    """NKP against SNKP at the hardest planted RBF instance: iterations and their cost."""
+    if not any(r["family"] == "rbf" for r in frec["rows"]):
+        return "This record has no planted RBF problems."
+    e = hardest_cell(frec, "rbf")
+    at = {
+        r["solver"]: r
+        for r in frec["rows"]
+        if r["family"] == "rbf" and r["rho"] == e["rho"] and r["n"] == e["n"]
+    }
+    nkp, snkp = at.get("nkp"), at.get("snkp")
+    if not (nkp and snkp and nkp.get("separated") and snkp.get("separated")):
+        return "NKP or SNKP did not separate the hardest planted RBF problem in this record."
+    each = {k: r["time_s"] / max(r["nit"], 1) for k, r in (("nkp", nkp), ("snkp", snkp))}
+    us = {k: f"{t * 1e6:.2g} µs" if t < 1e-3 else f"{t * 1e3:.2g} ms" for k, t in each.items()}
+    return (
+        f"At ρ = {short_number(e['rho'])} and *n* = {e['n']:,}, NKP made {nkp['nit']:,} "
+        f"updates in {fmt_s(nkp['time_s'])} (about {us['nkp']} each: one column of "
+        f"$G$) and SNKP {snkp['nit']:,} iterations in {fmt_s(snkp['time_s'])} (about "
+        f"{us['snkp']} each: a product with the dense $G$)"
+    )
+
+
+def peers_caveat_text(frec: Record, prec: Record) -> str:
+    """Which solvers of the by-family run the first comparison left out, and whether they won."""
+    from benchmarks.peers.analysis import family_winners
+    from benchmarks.peers.config import SKLEARN_SOLVERS
+
+    first = {r["solver"] for r in prec["rows"]} | {"svc-kernel"}  # svc-rbf, svc-linear
+    extra = [s for s in solver_order(frec["rows"]) if s in SKLEARN_SOLVERS and s not in first]
+    if not extra:
+        return "The by-family comparison below has no other scikit-learn solver."
+    wins = [e for e in family_winners(frec) if e["fastest"] in extra]
+    names = " and ".join(f"`{fam_label(s)}`" for s in extra)
+    if not wins:
+        return f"The by-family comparison below adds {names}, which was never the fastest there."
+    n = len({e["family"] for e in wins})
+    return (
+        f"These counts leave out {names}, which the by-family comparison below adds: it was "
+        f"the fastest of all on {len(wins)} of its instances, in {n} "
+        f"famil{'y' if n == 1 else 'ies'}."
+    )
+
+
 def families_texts(frec: Record) -> list[Glue]:
     """The glued values of the section "Who wins, family by family"."""
     from benchmarks.peers.config import family_label
@@ -699,7 +778,7 @@ def families_texts(frec: Record) -> list[Glue]:
             busy_text(frec.get("busy"), _peers_load(frec), frec["machine"]["cores"]),
         ),
         md("fam-cap", f"{fc['cap_s']:g}"),
-        md("fam-families", ", ".join(family_label(f) for f in fams)),
+        md("fam-families", "; ".join(family_label(f) for f in fams)),
         md("fam-solvers", ", ".join(fam_label(s) for s in solvers)),
         num("fam-n-runs", len(rows)),
         num("fam-n-timeout", sum(r["status"] == "timeout" for r in rows)),
@@ -710,7 +789,14 @@ def families_texts(frec: Record) -> list[Glue]:
         md("fam-adversarial", adversarial_text(frec)),
         md("fam-planted-easy", planted_easy_text(frec)),
         md("fam-tables", families_tables_markdown(frec)),
+        md("fam-logreg", logreg_text(frec)),
+        md("fam-rbf-why", rbf_why_text(frec)),
     ]
+
+
+def families_caveat(frec: Record, prec: Record) -> list[Glue]:
+    """The sentence that the first comparison's counts leave solvers out."""
+    return [md("fam-peers-caveat", peers_caveat_text(frec, prec))]
 
 
 # --- the harness (bench.json) -----------------------------------------------------------
