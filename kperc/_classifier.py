@@ -162,6 +162,27 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         needs ``1 / rho^2`` iterations of cost ``O(n)``; "isnkpvn" costs as much per
         iteration as "snkp" and stops with a certificate once no separator can have a
         margin above ``tol`` (Section 6).
+
+        Which algorithm when: the fastest of the three to a certified separator at the
+        hardest instance of each problem family of the book's benchmarks page (section
+        "Who wins, family by family", where every run is listed):
+
+        =====================  ========  ==============================================
+        problems               fastest   why
+        =====================  ========  ==============================================
+        planted, unit norms    "snkp"    ``1/rho`` iterations where the others need
+                                         about ``1/rho^2``
+        planted, spread norms  "snkp"    only the normalised margin counts
+        crowded                "snkp"    no order of the points helps the others
+        two rays               "snkp"    a large normalised margin: a few iterations
+        RBF, planted           "nkp"     an ``O(n)`` update against a product with
+                                         the ``n x n`` matrix
+        small real problems    any       all three finish within milliseconds
+        =====================  ========  ==============================================
+
+        The default follows the table. Every algorithm stops early, with a certificate
+        that names its reason, on data that no separator with a margin above ``tol`` can
+        classify.
     max_iter : int, default=100000
         Cap on the iterations of the algorithm (for "isnkpvn", on its total inner
         iterations). Reaching it without a separator emits an

@@ -390,6 +390,8 @@ def peers_exact(prec: Record) -> list[Glue]:
 
 #: The families a reader meets first: generated ones in this order, then the real problems.
 GENERATED_FAMILIES = ("planted", "spread", "crowded", "two_rays", "rbf")
+#: The families with a linear kernel (the first figure of the section).
+LINEAR_FAMILIES = ("planted", "spread", "crowded", "two_rays")
 #: The families built to be hard for some perceptron (Section 2.2's two rays, spread norms,
 #: the crowded family in a random order).
 ADVERSARIAL_FAMILIES = ("spread", "crowded", "two_rays")
@@ -739,6 +741,21 @@ def rbf_why_text(frec: Record) -> str:
     )
 
 
+def rays_text(frec: Record) -> str:
+    """The most updates kperc's Perceptron made on the two-rays family, against its bound
+    ``50 r^4`` at the largest spread ``r = (sqrt(2)/10) / rho`` measured."""
+    runs = _cells_of(frec, "perceptron", lambda r: r["family"] == "two_rays")
+    done = [r for r in runs if r["status"] == "finished"]
+    if not done:
+        return "kperc's Perceptron has no finished run on the two-rays problems in this record"
+    r = max(np.sqrt(2.0) / 10.0 / x["rho"] for x in runs)
+    mant, exp = f"{50.0 * r**4:.1e}".split("e")
+    return (
+        f"at most {max(x['nit'] for x in done):,} updates, where the bound $50r^4$ reaches "
+        f"${float(mant):g} \\times 10^{{{int(exp)}}}$"
+    )
+
+
 def peers_caveat_text(frec: Record, prec: Record) -> str:
     """Which solvers of the by-family run the first comparison left out, and whether they won."""
     from benchmarks.peers.analysis import family_winners
@@ -791,6 +808,7 @@ def families_texts(frec: Record) -> list[Glue]:
         md("fam-tables", families_tables_markdown(frec)),
         md("fam-logreg", logreg_text(frec)),
         md("fam-rbf-why", rbf_why_text(frec)),
+        md("fam-rays-nit", rays_text(frec)),
     ]
 
 
