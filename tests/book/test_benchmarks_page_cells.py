@@ -47,6 +47,11 @@ def prec():
 
 
 @pytest.fixture(scope="module")
+def frec():
+    return load_record(paths.generated_dir() / "families.json")
+
+
+@pytest.fixture(scope="module")
 def page_outputs():
     """Glue name -> the (markdown or plain) text the committed page shows for it."""
     nb = json.loads((paths.book_dir() / "benchmarks.ipynb").read_text(encoding="utf-8"))
@@ -76,19 +81,21 @@ def _shown(e: page.Glue) -> str:
 # --------------------------------------------------------------- the committed records
 
 
-def test_sections_give_what_the_committed_page_glues(rec, prec, page_outputs):
+def test_sections_give_what_the_committed_page_glues(rec, prec, frec, page_outputs):
     entries = [e for f in BENCH_SECTIONS for e in f(rec)]
     entries += [e for f in PEERS_SECTIONS for e in f(prec)]
+    entries += page.families_caveat(frec, prec) + page.families_texts(frec)
     names = page.as_dict(entries)  # raises on a name used twice
     assert set(names) == set(page_outputs)
     for e in entries:
         assert _shown(e) == page_outputs[e.name], e.name
 
 
-def test_committed_glued_numbers_match_the_chapter_record(rec, prec):
+def test_committed_glued_numbers_match_the_chapter_record(rec, prec, frec):
     record = json.loads((paths.generated_dir() / "benchmarks.json").read_text())
     numbers = [e for f in BENCH_SECTIONS for e in f(rec) if not e.markdown]
     numbers += [e for f in PEERS_SECTIONS for e in f(prec) if not e.markdown]
+    numbers += [e for e in page.families_texts(frec) if not e.markdown]
     for e in numbers:
         want = record["glue"][e.name]
         got = float(f"{e.value:.{e.digits}g}") if isinstance(e.value, float) else e.value

@@ -237,3 +237,84 @@ def test_the_committed_pages_show_the_table_of_the_record(frec):
             if o.get("metadata", {}).get("scrapbook", {}).get("name") == key
         ]
         assert shown == [want], nb_name
+
+
+def test_classifier_docstring_table_agrees_with_the_committed_record(frec):
+    """Each family row of SNKPClassifier's "which algorithm when" table names the fastest
+    of its algorithms at that family's hardest instance in the committed record."""
+    import inspect
+    import re
+
+    import kperc
+
+    doc = inspect.getdoc(kperc.SNKPClassifier)
+    table = doc[doc.index("Which algorithm when") : doc.index("The default follows the table")]
+    named = dict(re.findall(r"^\s*(\S.*?)\s{2,}\"(snkp|nkp|isnkpvn)\"", table, flags=re.M))
+    by_name = {config.family_label(f): f for f in page.families_of(frec)}
+    assert set(named) <= set(by_name), set(named) - set(by_name)
+    generated = [f for f in page.GENERATED_FAMILIES if f in page.families_of(frec)]
+    assert {by_name[k] for k in named} == set(generated)
+    rows = {r["family_key"]: r for r in page.which_algorithm_rows(frec)}
+    for name, algorithm in named.items():
+        assert rows[by_name[name]]["classifier"] == algorithm, name
+    assert 'default="snkp"' in doc
+
+
+# ------------------------------------------------------------------- texts and figures
+
+
+def test_texts_on_a_synthetic_record():
+    rows = _rows(("snkp", "finished", 0.05, True), ("logreg", "finished", 0.01, True),
+                 ("perceptron", "finished", 2.0, True))  # fmt: skip
+    rows += _rows(("snkp", "finished", 0.4, True), ("logreg", "finished", 0.01, False),
+                  ("nkp", "finished", 1.0, True), family="crowded")  # fmt: skip
+    rows += _rows(("normalized-perceptron", "finished", 0.001, True),
+                  ("snkp", "timeout", 10.0, False),
+                  ("perceptron", "finished", 0.002, True), family="two_rays")  # fmt: skip
+    rec = {"rows": rows}
+    adv = page.adversarial_text(rec)
+    assert "on *planted, spread norms* (ρ = " in adv
+    assert "the fastest was LogisticRegression, in 10 ms, against 50 ms for SNKP (5 times" in adv
+    assert (
+        "on *crowded* (ρ = " in adv and "SNKP was the fastest, in 400 ms, 2.5 times faster" in adv
+    )
+    assert "on *two rays* (ρ₂/r = " in adv and "SNKP did not separate within the cap" in adv
+    lr = page.logreg_text(rec)
+    assert lr.startswith("`LogisticRegression` was the fastest of all on 1 of the 2 instances")
+    assert "without a separator on *crowded*" in lr
+    assert page.rays_text(rec).startswith("at most 7 updates, where the bound $50r^4$ reaches $")
+    assert page.rbf_why_text(rec) == "This record has no planted RBF problems."
+    prec = {"rows": [{"solver": "snkp-factored"}, {"solver": "svc-linear"}]}
+    assert "leave out `LogisticRegression`" in page.peers_caveat_text(rec, prec)
+    assert page.adversarial_text({"rows": _rows(family="planted")}) == (
+        "This record has no adversarial families."
+    )
+
+
+def test_family_grids_of_the_committed_record(frec):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from benchmarks import page_figures
+
+    fig = page_figures.families_grid(frec, page.LINEAR_FAMILIES)
+    titles = [ax.get_title() for ax in fig.axes if ax.get_visible()]
+    assert titles == [config.family_label(f) for f in page.LINEAR_FAMILIES]
+    plt.close(fig)
+    kernel = [f for f in page.families_of(frec) if f not in page.LINEAR_FAMILIES]
+    fig = page_figures.families_grid(frec, kernel)
+    assert [ax.get_title() for ax in fig.axes if ax.get_visible()] == [
+        "RBF, planted",
+        "real problems",
+    ]
+    # each cell names the fastest solver of the record
+    texts = [t.get_text() for t in fig.axes[1].texts]
+    real = [f for f in kernel if f != "rbf"]
+    assert len(texts) == len(real)
+    plt.close(fig)
+    for name in ("families-linear", "families-kernel"):
+        assert name in page_figures.ALT
+    with pytest.raises(ValueError, match="no family"):
+        page_figures.families_grid(frec, [])
