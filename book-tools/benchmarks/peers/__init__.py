@@ -36,6 +36,16 @@ One run, the same instances for every solver:
   ``n`` for the same family and margin, and the dense ``G`` is ``skipped`` where the
   ``n x n`` matrix would exceed ``dense_max_gb`` (the row records the memory it would need).
 
+**By family** (``python -m benchmarks.peers --families``, or the suite ``families``):
+:func:`~benchmarks.peers.config.families_config` runs every kperc algorithm (Perceptron,
+Normalised Perceptron, NKP, SNKP, ISNKPVN) and scikit-learn's solvers (with
+``LogisticRegression``) on the planted, spread-norm, crowded, two-rays, RBF and real
+families, with the data as given to scikit-learn's linear solvers (``raw_inputs``), and
+writes ``book/_generated/families.json``. Every answer is checked by
+:func:`benchmarks._peer_runners.check_model`: ``y_i f(x_i)`` must exceed its rounding
+bound, so that only certified separators count.
+:func:`~benchmarks.peers.analysis.family_winners` gives the winners per instance.
+
 The record (default ``book/_generated/peers.json``, written atomically) holds the machine,
 the 1-minute load average before and after with a ``busy`` flag, the configuration and
 one row per (family, margin, n, solver).

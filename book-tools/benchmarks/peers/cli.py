@@ -60,7 +60,12 @@ def main(argv: list[str] | None = None) -> int:
     log = (lambda s: None) if args.quiet else (lambda s: print(s, flush=True))
     record = run(cfg, log=log, command=" ".join(shown))
     write_json(out, record)
-    print(peers_markdown(record))
+    if args.families:
+        from benchmarks.page import families_tables_markdown, which_algorithm_markdown
+
+        print(which_algorithm_markdown(record) + "\n\n" + families_tables_markdown(record))
+    else:
+        print(peers_markdown(record))
     print(
         f"elapsed {record['elapsed_s']:.0f} s; load average {record['loadavg_1min_before']} -> "
         f"{record['loadavg_1min_after']}{' (busy)' if record['busy'] else ''}"
