@@ -318,3 +318,15 @@ def test_family_grids_of_the_committed_record(frec):
         assert name in page_figures.ALT
     with pytest.raises(ValueError, match="no family"):
         page_figures.families_grid(frec, [])
+
+
+def test_command_writes_the_families_record(tmp_path, capsys):
+    from benchmarks.peers import cli
+
+    out = tmp_path / "fam.json"
+    assert cli.main(["--families", "--quick", "--quiet", "--out", str(out)]) == 0
+    rec = load_record(out)
+    assert rec["command"].startswith("python -m benchmarks.peers --families --quick --out ")
+    assert rec["config"]["raw_inputs"] is True and rec["config"]["families"]
+    printed = capsys.readouterr().out
+    assert page.which_algorithm_markdown(rec) in printed
