@@ -202,6 +202,17 @@ def machine_paths(nb_dir: Path, root: Path = ROOT) -> list[tuple[str, str]]:
     )
 
 
+#: Output MIME types whose values are base64 data, not text: a machine path cannot be in
+#: them, and a chance match of the alphabet (``/tmp`` is four base64 characters) must not
+#: be "replaced", which would corrupt the image.
+BINARY_MIME_TYPES = (
+    "image/png",
+    "image/jpeg",
+    "image/gif",
+    "application/papermill.record/image/png",
+)
+
+
 def _scrub(obj, pairs):
     if isinstance(obj, str):
         for old, new in pairs:
@@ -211,7 +222,7 @@ def _scrub(obj, pairs):
     if isinstance(obj, list):
         return [_scrub(x, pairs) for x in obj]
     if isinstance(obj, dict):
-        return {k: _scrub(v, pairs) for k, v in obj.items()}
+        return {k: v if k in BINARY_MIME_TYPES else _scrub(v, pairs) for k, v in obj.items()}
     return obj
 
 

@@ -218,6 +218,25 @@ def test_float_parameter_accepts_an_integer_value():
     assert nbu.parse_value("[1, 2]", None) == [1, 2]
 
 
+def test_normalise_leaves_image_data_alone(tmp_path):
+    """Base64 image data can hold "/tmp" by chance: replacing it would corrupt the PNG."""
+    import tempfile
+
+    tmp = str(Path(tempfile.gettempdir()).resolve())
+    png = "iVBORw0KGgo" + tmp + "AAAA" + tmp + "QmCC"
+    out = {
+        "output_type": "display_data",
+        "metadata": {},
+        "data": {"image/png": png, "text/plain": f"saved in {tmp}/x.png"},
+    }
+    cell = {"cell_type": "code", "id": "a", "metadata": {}, "source": "", "outputs": [out]}
+    nb = {"metadata": {}, "cells": [{**cell, "execution_count": 1}]}
+    done = nbu.normalise(nb, nb_dir=tmp_path, root=tmp_path)
+    data = done["cells"][0]["outputs"][0]["data"]
+    assert data["image/png"] == png
+    assert data["text/plain"] == "saved in <tmp>/x.png"
+
+
 def test_normalise_merges_split_stream_outputs():
     """How the kernel flushed stdout must not change the stored notebook."""
     from kperc_book import _notebooks as nbu
