@@ -271,8 +271,15 @@ def _grid_panel(ax, entries, rows, cols, row_label, col_label, title) -> None:
 
 
 def fmt_seconds(t: float) -> str:
-    """Seconds with two significant digits; milliseconds below one second."""
-    return f"{t * 1e3:.2g} ms" if t < 1 else f"{t:.2g} s"
+    """Seconds with two significant digits (no exponent); milliseconds below one second.
+
+    Examples
+    --------
+    >>> [fmt_seconds(t) for t in (0.000171, 0.0264, 0.297, 0.9996, 5.97, 123.4)]
+    ['0.17 ms', '26 ms', '300 ms', '1 s', '6 s', '120 s']
+    """
+    v, unit = (t * 1e3, "ms") if t < 0.9995 else (t, "s")
+    return f"{v:.2g} {unit}" if v < 100 else f"{round(v, -1):.0f} {unit}"
 
 
 def families_grid(frec: Record, families):
