@@ -203,8 +203,8 @@ def machine_paths(nb_dir: Path, root: Path = ROOT) -> list[tuple[str, str]]:
 
 
 #: Output MIME types whose values are base64 data, not text: a machine path cannot be in
-#: them, and a chance match of the alphabet (``/tmp`` is four base64 characters) must not
-#: be "replaced", which would corrupt the image.
+#: them, and a chance match of the alphabet (the temporary folder's name is four base64
+#: characters) must not be "replaced", which would corrupt the image.
 BINARY_MIME_TYPES = (
     "image/png",
     "image/jpeg",

@@ -219,7 +219,8 @@ def test_float_parameter_accepts_an_integer_value():
 
 
 def test_normalise_leaves_image_data_alone(tmp_path):
-    """Base64 image data can hold "/tmp" by chance: replacing it would corrupt the PNG."""
+    """Base64 image data can hold a temporary folder's name by chance: replacing it would
+    corrupt the PNG."""
     import tempfile
 
     tmp = str(Path(tempfile.gettempdir()).resolve())
