@@ -139,6 +139,22 @@ def _peers_load(prec: Record) -> float | None:
     return max(x for x in loads if x is not None)
 
 
+def check_text(prec: Record) -> str:
+    """How the record decided "separated": beyond rounding (every finished run carries
+    ``check = "rounding"``, :func:`benchmarks._peer_runners.check_model`) or by the sign."""
+    done = [r for r in prec["rows"] if r["status"] == "finished"]
+    if done and all(r.get("check") == "rounding" for r in done):
+        return (
+            "Each $y_i f(x_i)$ is a sum of products, and it counts as positive only if it "
+            "exceeds the floating-point error bound of that sum: separators are certified "
+            "beyond rounding, for every solver alike."
+        )
+    return (
+        "In this record the sign of each computed $y_i f(x_i)$ decides; a newer run also "
+        "asks each value to exceed the rounding error of its sum."
+    )
+
+
 def peers_setup(prec: Record) -> list[Glue]:
     """What was measured, where and how: the configuration and the run's bookkeeping."""
     pm = prec["machine"]
@@ -174,6 +190,7 @@ def peers_setup(prec: Record) -> list[Glue]:
             f"{n_cert} of the {len(kperc_sep)} kperc runs that separated ended with a "
             "certified separator",
         ),
+        md("peers-check", check_text(prec)),
         md("peers-blas", str(prec["blas_threads"])),
         md("peers-linear-ns", ", ".join(f"{n:,}" for n in pc["linear_ns"])),
         md("peers-rbf-ns", ", ".join(f"{n:,}" for n in pc["rbf_ns"])),

@@ -330,3 +330,10 @@ def test_command_writes_the_families_record(tmp_path, capsys):
     assert rec["config"]["raw_inputs"] is True and rec["config"]["families"]
     printed = capsys.readouterr().out
     assert page.which_algorithm_markdown(rec) in printed
+
+
+def test_check_text_says_how_separation_was_decided(quick_record):
+    _, record = quick_record
+    assert "beyond rounding" in page.check_text(record)
+    old = {"rows": [{"status": "finished", "separated": True}]}
+    assert page.check_text(old).startswith("In this record the sign")
