@@ -21,7 +21,11 @@ AGREE = 1e-9
 
 
 def _reference_dist(G, q):
-    """The previous ``dist_to_witness``: SLSQP, trust-constr fallback, active-set polish."""
+    """The previous ``dist_to_witness``: SLSQP, trust-constr fallback, active-set polish.
+
+    Returns the distance, the witness and whether SLSQP itself converged (the
+    trust-constr fallback stops at a feasible point up to ``1e-9`` farther than the
+    optimum: 2.4e-9 seen under the ``thorough`` profile)."""
     B = kperc.gram_factor(G)
     r, n = B.shape
     value, x0 = kperc.min_norm_point(B)
@@ -40,7 +44,8 @@ def _reference_dist(G, q):
         options={"ftol": 1e-15, "maxiter": 2000},
     )
     w = res.x
-    if not res.success or np.linalg.norm(B @ w) > 1e-8:
+    slsqp = bool(res.success and np.linalg.norm(B @ w) <= 1e-8)
+    if not slsqp:
         Aeq = np.vstack([B, np.ones((1, n))])
         beq = np.zeros(r + 1)
         beq[-1] = 1.0
@@ -68,7 +73,7 @@ def _reference_dist(G, q):
         if np.linalg.norm(cand - q) <= np.linalg.norm(w - q) + 1e-12:
             w = cand
     w = w / w.sum()
-    return float(np.linalg.norm(w - q)), w
+    return float(np.linalg.norm(w - q)), w, slsqp
 
 
 def _slack(G, w_ref):
@@ -136,8 +141,12 @@ def test_agrees_with_reference_on_inseparable_data(seed, sparse):
     prob = infeasible_problem(seed, n=int(rng.integers(8, 61)))
     q = random_simplex(rng, prob.n, sparse=sparse)
     res = kperc.dist_to_witness(prob.G, q)
-    ref, w_ref = _reference_dist(prob.G, q)
-    assert abs(res.dist - ref) <= AGREE
+    ref, w_ref, slsqp = _reference_dist(prob.G, q)
+    # kperc's witness is never farther than the reference's feasible one; the two agree
+    # whenever SLSQP converged (its trust-constr fallback may stop short of the optimum)
+    assert res.dist <= ref + _slack(prob.G, w_ref)
+    if slsqp:
+        assert abs(res.dist - ref) <= AGREE
     _check_certificate(prob.G, q, res)
     # a feasible reference witness bounds the distance from above, hence the dual bound
     assert res.dist_lower <= ref + _slack(prob.G, w_ref)
@@ -153,7 +162,7 @@ def test_thin_witness_sets_against_closed_form_and_reference(seed, dup, sparse):
     res = kperc.dist_to_witness(G, q)
     exact = _dist_to_hull_of(q, mids)
     assert res.dist == pytest.approx(exact, abs=1e-10)
-    ref, w_ref = _reference_dist(G, q)
+    ref, w_ref, _ = _reference_dist(G, q)
     # a feasible reference witness is never nearer; the two agree whenever the reference
     # found the optimum (on thin sets SLSQP sometimes stops at a worse feasible point,
     # and the closed form above decides)
