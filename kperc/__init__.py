@@ -29,6 +29,7 @@ from ._margins import (
     min_norm_point,
 )
 from ._perceptrons import nkp, normalized_perceptron, perceptron, snkp, winnow
+from ._predict import decision_function, predict
 from ._primal_dual import isnkpvn, snkpvn
 from ._result import KpercResult
 from ._separable import SeparabilityResult, is_separable
@@ -86,6 +87,8 @@ __all__ = [
     "von_neumann_linear",
     "snkpvn",
     "isnkpvn",
+    "decision_function",
+    "predict",
     "entropy",
     "entropy_prox",
     "euclidean_prox",
