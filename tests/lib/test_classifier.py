@@ -715,8 +715,11 @@ def test_certified_separates_counts_the_nonzeros_of_each_row():
     Z = sp.csr_matrix(np.array([[1.0, 0.0, 0.0, 0.0], [0.5, 0.5, 0.5, 0.5]]))
     w = np.array([1.0, 1.0, 1.0, 1.0])
     assert certified_separates(Z, w) == certified_separates(Z.toarray(), w)
-    # row 0 has one nonzero: a margin of 2u is certified, where the dense bound (d + 2) u
-    # |z||w| = 6u would not certify it
-    tiny = np.array([2.5 * u, -1.0, -1.0, -1.0])
-    Z0 = sp.csr_matrix(np.array([[1.0, 0.0, 0.0, 0.0]]))
-    assert certified_separates(Z0, tiny)[0] and not certified_separates(Z0.toarray(), tiny)[0]
+    # a row with 2 nonzeros among 100 features, whose product cancels to 20u: above the
+    # sparse bound (2 + 2) u (|z| |w|) = 8u, below the dense one (100 + 2) u (|z| |w|)
+    z = np.zeros((1, 100))
+    z[0, :2] = 1.0
+    w = np.zeros(100)
+    w[:2] = [1.0, -1.0 + 20 * u]
+    assert certified_separates(sp.csr_matrix(z), w)[0]
+    assert not certified_separates(z, w)[0]
