@@ -968,7 +968,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         """``w = sum_i dual_coef_i x_i`` over the (augmented) support vectors."""
         if self.support_.size == 0:
             return np.zeros(self.n_features_in_ + (self.intercept_feature_ is not None))
-        return np.asarray(self.support_vectors_.T @ self.dual_coef_).reshape(-1)
+        if scipy.sparse.issparse(self.support_vectors_):
+            return np.asarray(self.support_vectors_.T @ self.dual_coef_).reshape(-1)
+        return self.dual_coef_ @ self.support_vectors_
 
     @property
     def coef_(self):

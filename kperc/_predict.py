@@ -121,33 +121,32 @@ def decision_function(
     [1.0, -1.0]
     """
     kernel_params = _check_kernel_args(kernel, kernel_params)
+    Xt: Any  # the checked training points: an ndarray, or a CSR matrix (linear kernel)
+    Xn: Any
     if isinstance(kernel, str) and kernel == "linear":
-        X, y = check_Xy_sparse(X, y)
-        Xn = (
-            check_sparse_X(X_new, "X_new")
-            if scipy.sparse.issparse(X_new)
-            else check_X(X_new, "X_new")
-        )
+        Xt, yt = check_Xy_sparse(X, y)
+        sparse_new = scipy.sparse.issparse(X_new)
+        Xn = check_sparse_X(X_new, "X_new") if sparse_new else check_X(X_new, "X_new")
     else:
-        X, y = check_Xy(X, y)
+        Xt, yt = check_Xy(X, y)
         Xn = check_X(X_new, "X_new")
-    if Xn.shape[1] != X.shape[1]:
+    if Xn.shape[1] != Xt.shape[1]:
         raise ValueError(
-            f"X_new has {Xn.shape[1]} features but X has {X.shape[1]}; the new points must "
+            f"X_new has {Xn.shape[1]} features but X has {Xt.shape[1]}; the new points must "
             "have the training points' features."
         )
-    a = _check_alpha(alpha, X.shape[0])
+    a = _check_alpha(alpha, Xt.shape[0])
     if isinstance(kernel, str) and kernel == "linear":
-        w = np.asarray(_signed_normalized_points(X, y).T @ a).reshape(-1)
+        w = np.asarray(_signed_normalized_points(Xt, yt).T @ a).reshape(-1)
         return np.asarray(_unit_rows(Xn) @ w).reshape(-1)
-    diag = _kernel_diagonal(X, kernel, kernel_params)
+    diag = _kernel_diagonal(Xt, kernel, kernel_params)
     _check_diag(diag)
-    coef = a * y / np.sqrt(diag)
+    coef = a * yt / np.sqrt(diag)
     scores = np.empty(Xn.shape[0])
-    block = max(1, _BLOCK_ENTRIES // X.shape[0])
+    block = max(1, _BLOCK_ENTRIES // Xt.shape[0])
     for start in range(0, Xn.shape[0], block):
         part = Xn[start : start + block]
-        f = _kernel_values(part, X, kernel, kernel_params) @ coef
+        f = _kernel_values(part, Xt, kernel, kernel_params) @ coef
         kxx = _kernel_diagonal(part, kernel, kernel_params)
         scores[start : start + block] = np.where(
             kxx > 0, f / np.sqrt(np.where(kxx > 0, kxx, 1.0)), 0.0
