@@ -684,8 +684,11 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training points.
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+            Training points. A sparse ``X`` (CSR or CSC; other formats are converted) is
+            accepted with ``kernel="linear"`` only, and never densified: the model trains
+            on the sparse factored operator (see :class:`kperc.GramOperator`); other
+            kernels refuse it with a :class:`TypeError`.
         y : array-like of shape (n_samples,)
             Labels; exactly two distinct values (any type scikit-learn accepts).
         **fit_params
@@ -903,8 +906,11 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Points to score.
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+            Points to score. A sparse ``X`` (CSR or CSC; other formats are converted) is
+            accepted with ``kernel="linear"`` only, and never densified: the model trains
+            on the sparse factored operator (see :class:`kperc.GramOperator`); other
+            kernels refuse it with a :class:`TypeError`.
 
         Returns
         -------
@@ -944,8 +950,11 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Points to classify.
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+            Points to classify. A sparse ``X`` (CSR or CSC; other formats are converted) is
+            accepted with ``kernel="linear"`` only, and never densified: the model trains
+            on the sparse factored operator (see :class:`kperc.GramOperator`); other
+            kernels refuse it with a :class:`TypeError`.
 
         Returns
         -------

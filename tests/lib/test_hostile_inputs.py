@@ -368,6 +368,25 @@ def test_sparse_and_pandas_gram_give_the_same_result(name):
     assert _outcome(_call(GRAM_FUNCS[name], pd.DataFrame(G0))) == ref
 
 
+@pytest.mark.parametrize(
+    "name", OPERATOR_FUNCS + ["margin", "margin_details", "gram_factor", "dist_to_witness"]
+)
+def test_a_sparse_factor_gives_the_result_of_the_dense_one(name):
+    """gram_operator keeps sparse X sparse; every function that takes a GramOperator
+    accepts its sparse factor (the margin functions densify it) with the same result."""
+    sparse, dense = kperc.gram_operator(sp.csr_matrix(X0), Y0), kperc.gram_operator(X0, Y0)
+    assert sp.issparse(sparse.Z) and not sp.issparse(dense.Z)
+    a, b = _call(GRAM_FUNCS[name], sparse), _call(GRAM_FUNCS[name], dense)
+    if isinstance(a, tuple):  # gram_factor
+        np.testing.assert_allclose(a[1].T @ a[1], b[1].T @ b[1], atol=1e-12)
+    elif isinstance(a, dict) and "outcome" not in a:  # margin_details, dist_to_witness
+        for key, value in b.items():
+            if isinstance(value, float):
+                assert a[key] == pytest.approx(value, rel=1e-9, abs=1e-12), key
+    else:
+        assert _outcome(a) == _outcome(b)
+
+
 # --- read-only and non-contiguous arrays -----------------------------------------------
 
 
