@@ -535,11 +535,12 @@ class GramOperator(LinearOperator):
     the largest number of nonzeros in a column: each entry of ``w = Z^T v`` is a sum of
     at most ``c`` products, off by at most ``c u sum_j |z_jk| v_j``; the dot product of
     row ``i`` with ``w`` adds ``r_i`` more roundings; and
-    ``sum_k |z_ik| sum_j |z_jk| v_j <= ||v||_1`` for unit rows (Cauchy-Schwarz). For a
-    sparse ``Z`` the algorithms accept a separator only when
+    ``sum_k |z_ik| sum_j |z_jk| v_j <= ||v||_1`` for unit rows (Cauchy-Schwarz). The
+    algorithms accept a separator only when
     ``min_i (G alpha)_i > (n + max_i r_i + 2) u ||alpha||_1`` (``c <= n``; the ``n``
-    also covers NKP's sum of at most ``n`` columns): the bound depends on the nonzeros
-    per row, not on the number of features.
+    also covers NKP's sum of at most ``n`` columns). For a dense ``Z``, ``r_i = d``;
+    for a sparse one the bound depends on the nonzeros per row, not on the number of
+    features.
 
     Parameters
     ----------
@@ -726,7 +727,8 @@ def certified_positive(gmin: float, n: int, alpha_l1: float) -> bool:
     Each ``(G alpha)_i`` is a sum of ``n`` products with ``|G_ij| <= 1``, so its
     floating-point error is at most about ``n u ||alpha||_1`` (``u = 2^-53``). The
     algorithms pass their ``gram.rounding_terms`` as ``n``: the size of ``G``, or for a
-    sparse :class:`GramOperator` that plus the most nonzeros in a row of its factor. A smaller
+    factored :class:`GramOperator` that plus the most nonzeros in a row of its factor
+    plus 2 (``n + d + 2`` for a dense factor with ``d`` columns). A smaller
     positive value does not prove separation: with a point repeated under the other
     label the exact value is 0, and BLAS can return ``+5e-17`` for it.
     """
@@ -859,9 +861,10 @@ class _OperatorGram:
         # a sparse factor: CSR products, with Z^T in CSR too (a row-wise mat-vec)
         self._S = G.Z if factored and G.sparse else None
         self._ST = self._S.T.tocsr() if self._S is not None else None
-        #: ``c`` of :func:`certified_positive` (see :class:`GramOperator`): ``n`` + the
-        #: most nonzeros in a row + 2 for a sparse factor, ``n`` otherwise
-        self.rounding_terms = self.n + G.row_nnz + 2 if self._S is not None else self.n
+        #: ``c`` of :func:`certified_positive` (see :class:`GramOperator`): a factored
+        #: ``(Z (Z^T v))_i`` sums ``n`` products, then the most nonzeros in a row of
+        #: ``Z`` (``d`` for a dense factor), so ``n + row_nnz + 2``; ``n`` otherwise
+        self.rounding_terms = self.n + G.row_nnz + 2 if factored else self.n
         self._cache = _ColumnCache(self._compute_column_into, self.n, cache_size)
         self.column_into = self._cache.get
 
