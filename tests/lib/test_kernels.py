@@ -83,12 +83,12 @@ def _same(a, b):
 @given(seed=seeds)
 def test_dense_and_operator_give_identical_runs(seed):
     prob = planted_problem(seed) if seed % 2 else infeasible_problem(seed)
+    G = prob.gram()
     op = kperc.gram_operator(prob.X, prob.y)
-    G = prob.G
     _same(kperc.nkp(G, max_iter=5000), kperc.nkp(op, max_iter=5000))
     _same(kperc.snkp(G, max_iter=3000), kperc.snkp(op, max_iter=3000))
     _same(kperc.nvn(G, eps=1e-3), kperc.nvn(op, eps=1e-3))
-    q = random_simplex(np.random.default_rng(seed), prob.n)
+    q = random_simplex(np.random.default_rng(seed), len(prob.y))
     _same(kperc.snkpvn(G, q, 1e-2), kperc.snkpvn(op, q, 1e-2))
     a, b = kperc.isnkpvn(G, eps=1e-3), kperc.isnkpvn(op, eps=1e-3)
     _same(a, b)
@@ -99,11 +99,12 @@ def test_dense_and_operator_give_identical_runs(seed):
 def test_generic_linear_operator_is_accepted():
     """A LinearOperator without column()/diagonal() works through matvecs."""
     prob = planted_problem(4, n=12, d=3, rho=0.2)
-    lo = aslinearoperator(prob.G)
-    _same(kperc.nkp(prob.G), kperc.nkp(lo))
-    _same(kperc.nvn(prob.G, eps=1e-3), kperc.nvn(lo, eps=1e-3))
-    _same(kperc.snkp(prob.G), kperc.snkp(lo))
-    assert abs(kperc.margin(lo) - prob.rho) <= 1e-9
+    G = prob.gram()
+    lo = aslinearoperator(G)
+    _same(kperc.nkp(G), kperc.nkp(lo))
+    _same(kperc.nvn(G, eps=1e-3), kperc.nvn(lo, eps=1e-3))
+    _same(kperc.snkp(G), kperc.snkp(lo))
+    assert abs(kperc.margin(lo) - prob.info["rho"]) <= 1e-9
 
 
 @pytest.mark.parametrize("kernel", ["linear", "poly"])
