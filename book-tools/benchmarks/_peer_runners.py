@@ -1,6 +1,7 @@
-"""Instances and solver runners of :mod:`benchmarks.peers` (time to a separator).
+"""Problems and solver runners of :mod:`benchmarks.peers` (time to a separator).
 
-Every runner takes an :class:`Instance` and a :class:`benchmarks.peers.PeersConfig` and
+Every runner takes a problem (a :class:`kperc.datasets.Dataset`: points, labels, kernel
+and kernel parameters) and a :class:`benchmarks.peers.PeersConfig` and
 returns a :class:`Fit`: the wall time of the fit, end to end (building ``G``, the
 operator or the features included), and what the harness needs to check the result the
 same way for every solver: ``y_i f(x_i)`` on every training point, ``||w||`` of the
@@ -23,16 +24,15 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._instances import planted_instance
-from kperc.datasets import planted_rbf
+from benchmarks._problems import planted_problem
+from kperc.datasets import Dataset, planted_rbf
 
 __all__ = [
-    "Instance",
     "Fit",
-    "linear_instance",
-    "rbf_instance",
-    "make_instance",
-    "family_instance",
+    "linear_problem",
+    "rbf_problem",
+    "make_problem",
+    "family_problem",
     "FAMILY_BUILDERS",
     "check_model",
     "evaluate",
@@ -43,43 +43,6 @@ __all__ = [
 
 #: Iteration cap passed to kperc's algorithms: high enough that only the time cap stops them.
 KPERC_MAX_ITER = 10**9
-
-
-@dataclass
-class Instance:
-    """One problem: data, labels, kernel and what is known of its margin.
-
-    Attributes
-    ----------
-    family : {"linear", "rbf"}
-    X : ndarray of shape (n, d)
-    y : ndarray of shape (n,)
-    rho : float
-        The planted margin (the nominal parameter of the instance).
-    kernel : {"linear", "rbf"}
-    gamma : float or None
-        RBF parameter (``K(x, x') = exp(-gamma ||x - x'||^2)``).
-    info : dict
-        ``planted_margin`` (normalised margin of the planted separator, a lower bound on
-        the instance's margin; exact for linear instances), ``kernel_margin`` (the
-        instance's exact normalised kernel margin, when measured) and timings.
-    """
-
-    family: str
-    X: np.ndarray
-    y: np.ndarray
-    rho: float
-    kernel: str
-    gamma: float | None
-    info: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def n(self) -> int:
-        return int(self.X.shape[0])
-
-    @property
-    def kernel_params(self) -> dict[str, float]:
-        return {} if self.gamma is None else {"gamma": self.gamma}
 
 
 @dataclass
@@ -100,22 +63,18 @@ class Fit:
     model: dict[str, Any] | None = None
 
 
-# --------------------------------------------------------------------------- instances
+# ---------------------------------------------------------------------------- problems
 
 
-def linear_instance(n: int, d: int, rho: float, seed: int = 0) -> Instance:
-    """Planted linear instance (:func:`benchmarks._instances.planted_instance`): unit-norm points,
-    normalised margin exactly ``rho``, half the points in a band just above it."""
-    ds = planted_instance(n, d, rho, seed)
-    return Instance(
-        "linear",
-        ds.X,
-        ds.y,
-        rho,
-        "linear",
-        None,
-        {"planted_margin": float(ds.info["rho"]), "kernel_margin": float(ds.info["rho"])},
-    )
+def linear_problem(n: int, d: int, rho: float, seed: int = 0) -> Dataset:
+    """Planted linear problem (:func:`benchmarks._problems.planted_problem`): unit-norm
+    points, normalised margin exactly ``rho``, half the points in a band just above it.
+
+    ``info`` has ``planted_margin`` and ``kernel_margin`` (both the exact margin).
+    """
+    ds = planted_problem(n, d, rho, seed)
+    margin = float(ds.info["rho"])
+    return Dataset(ds.X, ds.y, {"planted_margin": margin, "kernel_margin": margin})
 
 
 def _rbf(A: np.ndarray, B: np.ndarray, gamma: float) -> np.ndarray:
@@ -124,7 +83,7 @@ def _rbf(A: np.ndarray, B: np.ndarray, gamma: float) -> np.ndarray:
     return rbf_kernel(A, B, gamma=gamma)
 
 
-def rbf_instance(
+def rbf_problem(
     n: int,
     d: int,
     rho: float,
@@ -133,51 +92,51 @@ def rbf_instance(
     gamma: float = 2.0,
     n_centers: int = 12,
     near: float = 0.5,
-) -> Instance:
+) -> Dataset:
     """An RBF problem whose margin in the kernel's feature space is planted:
     :func:`kperc.datasets.planted_rbf` (its docstring says how).
 
-    The instance's own kernel margin ``rho_K`` is at least the planted one; the harness
-    measures it exactly where ``n`` allows (:func:`kperc.margin`).
+    The problem's own kernel margin ``rho_K`` is at least the planted one; the harness
+    measures it exactly where ``n`` allows (:func:`kperc.margin`). ``info`` has
+    ``planted_margin`` (a lower bound on ``rho_K``), ``kernel_margin`` (``None`` until
+    measured) and ``n_centers``.
     """
     ds = planted_rbf(n, d, rho, gamma=gamma, n_centers=n_centers, near=near, seed=seed)
-    return Instance(
-        "rbf",
-        ds.X,
-        ds.y,
-        rho,
-        "rbf",
-        gamma,
-        {
-            "planted_margin": ds.info["planted_margin"],
-            "kernel_margin": None,
-            "n_centers": n_centers,
-        },
-    )
+    info = {
+        "planted_margin": ds.info["planted_margin"],
+        "kernel_margin": None,
+        "n_centers": n_centers,
+    }
+    return Dataset(ds.X, ds.y, info, "rbf", {"gamma": gamma})
 
 
-def make_instance(spec: dict[str, Any]) -> Instance:
-    """Build the instance that ``spec`` describes (family, n, d, rho, seed, ...)."""
+def make_problem(spec: dict[str, Any]) -> Dataset:
+    """Build the problem that ``spec`` describes (family, n, d, rho, seed, ...).
+
+    ``info`` (what the record keeps of the problem) also has ``generate_s`` and, for a
+    kernel problem with ``n <= spec["margin_max_n"]``, the exact ``kernel_margin`` and
+    ``kernel_margin_s``.
+    """
     t0 = time.perf_counter()
     if spec["family"] == "linear":
-        inst = linear_instance(spec["n"], spec["d"], spec["rho"], spec["seed"])
+        ds = linear_problem(spec["n"], spec["d"], spec["rho"], spec["seed"])
     elif spec["family"] == "rbf":
-        inst = rbf_instance(spec["n"], spec["d"], spec["rho"], spec["seed"], gamma=spec["gamma"])
+        ds = rbf_problem(spec["n"], spec["d"], spec["rho"], spec["seed"], gamma=spec["gamma"])
     elif spec["family"] in FAMILY_BUILDERS:
-        inst = family_instance(spec)
+        ds = family_problem(spec)
     else:
         known = ["linear", "rbf", *FAMILY_BUILDERS]
         raise ValueError(f"unknown family {spec['family']!r}; choose one of {known}")
-    inst.info["generate_s"] = time.perf_counter() - t0
-    if inst.kernel != "linear" and spec["n"] <= spec.get("margin_max_n", 0):
+    ds.info["generate_s"] = time.perf_counter() - t0
+    if ds.kernel != "linear" and spec["n"] <= spec.get("margin_max_n", 0):
         import kperc
 
         t0 = time.perf_counter()
-        G = kperc.gram_matrix(inst.X, inst.y, inst.kernel, **_kparams(inst))
-        inst.info["kernel_margin"] = float(kperc.margin(G))
-        inst.info["kernel_margin_s"] = time.perf_counter() - t0
+        G = ds.gram()
+        ds.info["kernel_margin"] = float(kperc.margin(G))
+        ds.info["kernel_margin_s"] = time.perf_counter() - t0
         del G
-    return inst
+    return ds
 
 
 # --------------------------------------------------------------------------- more families
@@ -192,43 +151,34 @@ TWO_RAYS_RHO2 = math.sqrt(2.0) / 10.0
 SPREAD_NORMS = (0.01, 100.0)
 
 
-def _planted(spec: dict[str, Any], **kw: Any) -> Instance:
+def _planted(spec: dict[str, Any], **kw: Any) -> Dataset:
     from kperc.datasets import planted
 
     ds = planted(spec["n"], spec["d"], spec["rho"], seed=spec["seed"], **kw)
     rho = float(ds.info["rho"])
-    return Instance(
-        spec["family"], ds.X, ds.y, rho, "linear", None,
-        {"planted_margin": rho, "kernel_margin": rho},
-    )  # fmt: skip
+    return Dataset(ds.X, ds.y, {"planted_margin": rho, "kernel_margin": rho})
 
 
-def _crowded(spec: dict[str, Any]) -> Instance:
+def _crowded(spec: dict[str, Any]) -> Dataset:
     from kperc.datasets import crowded
 
     n, seed = spec["n"], spec["seed"]
     ds = crowded(n, spec["rho"], d=spec["d"], seed=seed)
     perm = np.random.default_rng([9, seed, n]).permutation(n)  # no help from the order
     rho = float(ds.info["rho"])
-    return Instance(
-        "crowded", ds.X[perm], ds.y[perm], rho, "linear", None,
-        {"planted_margin": rho, "kernel_margin": rho},
-    )  # fmt: skip
+    return Dataset(ds.X[perm], ds.y[perm], {"planted_margin": rho, "kernel_margin": rho})
 
 
-def _two_rays(spec: dict[str, Any]) -> Instance:
+def _two_rays(spec: dict[str, Any]) -> Dataset:
     from kperc.datasets import two_rays
 
     r = TWO_RAYS_RHO2 / spec["rho"]
     ds = two_rays(r, max(2, spec["n"] // 2))
-    return Instance(
-        "two_rays", ds.X, ds.y, float(ds.info["rho"]), "linear", None,
-        {"planted_margin": float(ds.info["rho2"]), "kernel_margin": float(ds.info["rho2"]),
-         "r": r},
-    )  # fmt: skip
+    rho2 = float(ds.info["rho2"])
+    return Dataset(ds.X, ds.y, {"planted_margin": rho2, "kernel_margin": rho2, "r": r})
 
 
-def _real(spec: dict[str, Any]) -> Instance:
+def _real(spec: dict[str, Any]) -> Dataset:
     from kperc_book import data as kdata
 
     dname, kernel, params = kdata.PROBLEMS[spec["family"]]
@@ -236,20 +186,17 @@ def _real(spec: dict[str, Any]) -> Instance:
     params = dict(params)
     if params.get("gamma") == "scale":
         params["gamma"] = float(1.0 / (ds.X.shape[1] * ds.X.var()))
-    return Instance(
-        spec["family"], ds.X, ds.y, 0.0, kernel, params.get("gamma"),
-        {"planted_margin": None, "kernel_margin": None, "kernel_params": params},
-    )  # fmt: skip
+    return Dataset(ds.X, ds.y, {"planted_margin": None, "kernel_margin": None}, kernel, params)
 
 
-def _real_builders() -> dict[str, Callable[[dict[str, Any]], Instance]]:
+def _real_builders() -> dict[str, Callable[[dict[str, Any]], Dataset]]:
     from kperc_book import data as kdata
 
     return {name: _real for name in kdata.PROBLEMS}
 
 
 #: Builder of each family beyond "linear" and "rbf" (a spec: family, n, d, rho, seed).
-FAMILY_BUILDERS: dict[str, Callable[[dict[str, Any]], Instance]] = {
+FAMILY_BUILDERS: dict[str, Callable[[dict[str, Any]], Dataset]] = {
     "planted": _planted,
     "spread": lambda spec: _planted(spec, norm_range=SPREAD_NORMS),
     "crowded": _crowded,
@@ -258,8 +205,8 @@ FAMILY_BUILDERS: dict[str, Callable[[dict[str, Any]], Instance]] = {
 }
 
 
-def family_instance(spec: dict[str, Any]) -> Instance:
-    """The instance of a family of :data:`FAMILY_BUILDERS` that ``spec`` describes."""
+def family_problem(spec: dict[str, Any]) -> Dataset:
+    """The problem of a family of :data:`FAMILY_BUILDERS` that ``spec`` describes."""
     if spec["family"] not in FAMILY_BUILDERS:
         raise ValueError(
             f"unknown family {spec['family']!r}; choose one of {sorted(FAMILY_BUILDERS)}"
@@ -267,9 +214,9 @@ def family_instance(spec: dict[str, Any]) -> Instance:
     return FAMILY_BUILDERS[spec["family"]](spec)
 
 
-def _kparams(inst: Instance) -> dict[str, Any]:
-    """The kernel parameters of ``inst`` (``degree`` and ``coef0`` too, for "poly")."""
-    return dict(inst.info.get("kernel_params") or inst.kernel_params)
+def _kparams(ds: Dataset) -> dict[str, Any]:
+    """The kernel parameters of ``ds`` (``degree`` and ``coef0`` too, for "poly")."""
+    return dict(ds.kernel_params)
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -279,19 +226,19 @@ def _kparams(inst: Instance) -> dict[str, Any]:
 _U = float(np.finfo(np.float64).eps) / 2
 
 
-def _kernel_diag(inst: Instance) -> np.ndarray:
+def _kernel_diag(ds: Dataset) -> np.ndarray:
     """``K(x_i, x_i)`` for every point."""
-    sq = np.einsum("ij,ij->i", inst.X, inst.X)
-    p = _kparams(inst)
-    if inst.kernel == "rbf":
-        return np.ones(inst.n)
-    if inst.kernel == "poly":
-        g = p.get("gamma") or 1.0 / inst.X.shape[1]
+    sq = np.einsum("ij,ij->i", ds.X, ds.X)
+    p = _kparams(ds)
+    if ds.kernel == "rbf":
+        return np.ones(len(ds.y))
+    if ds.kernel == "poly":
+        g = p.get("gamma") or 1.0 / ds.X.shape[1]
         return (g * sq + p.get("coef0", 1.0)) ** p.get("degree", 3)
     return sq
 
 
-def check_model(inst: Instance, model: dict[str, Any], block: int = 2_000) -> dict[str, Any]:
+def check_model(ds: Dataset, model: dict[str, Any], block: int = 2_000) -> dict[str, Any]:
     """The one check of every solver's answer: ``y_i f(x_i) > 0`` beyond rounding.
 
     ``model`` is the decision function a solver trained, in one of two forms:
@@ -315,15 +262,15 @@ def check_model(inst: Instance, model: dict[str, Any], block: int = 2_000) -> di
         (``min_i y_i f(x_i) / (||w|| ||x_i||)``: the normalised margin of a homogeneous
         model) and ``wrong`` (the number of points not separated beyond rounding).
     """
-    y = inst.y
+    y = ds.y
     b = float(model.get("b", 0.0))
     if model["kind"] == "linear":
         raw = model.get("rows", "unit") == "raw"
-        Xs = inst.X if raw else _unit_rows(inst.X)
+        Xs = ds.X if raw else _unit_rows(ds.X)
         w = np.asarray(model["w"], dtype=np.float64)
         yf = y * (Xs @ w + b)
         err = (Xs.shape[1] + 2) * _U * (np.abs(Xs) @ np.abs(w) + abs(b))
-        scale = np.linalg.norm(Xs, axis=1) if raw else np.ones(inst.n)
+        scale = np.linalg.norm(Xs, axis=1) if raw else np.ones(len(ds.y))
         nw = float(np.linalg.norm(w))
     elif model["kind"] == "kernel":
         import kperc
@@ -331,23 +278,23 @@ def check_model(inst: Instance, model: dict[str, Any], block: int = 2_000) -> di
         alpha = np.asarray(model["alpha"], dtype=np.float64)
         S = np.flatnonzero(alpha)
         aS = alpha[S]
-        kd = np.sqrt(_kernel_diag(inst))
-        p = _kparams(inst)
-        yf = np.empty(inst.n)
-        err = np.empty(inst.n)
+        kd = np.sqrt(_kernel_diag(ds))
+        p = _kparams(ds)
+        yf = np.empty(len(ds.y))
+        err = np.empty(len(ds.y))
         sS = y[S] / kd[S]
         GSa = np.zeros(S.size)
-        for i0 in range(0, inst.n, block):
+        for i0 in range(0, len(ds.y), block):
             rows = slice(i0, i0 + block)
-            K = kperc.kernel_matrix(inst.X[rows], inst.X[S], inst.kernel, **p)
+            K = kperc.kernel_matrix(ds.X[rows], ds.X[S], ds.kernel, **p)
             Gb = K * (y[rows] / kd[rows])[:, None] * sS[None, :]
             yf[rows] = Gb @ aS + y[rows] * b / kd[rows]
             err[rows] = (S.size + 2) * _U * (np.abs(Gb) @ aS + abs(b) / kd[rows])
         for j0 in range(0, S.size, block):
-            K = kperc.kernel_matrix(inst.X[S[j0 : j0 + block]], inst.X[S], inst.kernel, **p)
+            K = kperc.kernel_matrix(ds.X[S[j0 : j0 + block]], ds.X[S], ds.kernel, **p)
             GSa[j0 : j0 + block] = (K * sS[j0 : j0 + block, None] * sS[None, :]) @ aS
         nw = math.sqrt(max(float(aS @ GSa), 0.0))
-        scale = np.ones(inst.n)
+        scale = np.ones(len(ds.y))
     else:
         raise ValueError(f"unknown model kind {model['kind']!r}; choose 'linear' or 'kernel'")
     ok = yf > err
@@ -360,7 +307,7 @@ def check_model(inst: Instance, model: dict[str, Any], block: int = 2_000) -> di
     }
 
 
-def evaluate(fit: Fit, inst: Instance | None = None) -> Fit:
+def evaluate(fit: Fit, ds: Dataset | None = None) -> Fit:
     """Decide ``separated`` and the normalised margin (the one check).
 
     With a ``fit.model`` and the instance: :func:`check_model` (separated beyond
@@ -369,8 +316,8 @@ def evaluate(fit: Fit, inst: Instance | None = None) -> Fit:
     every training point, and the normalised margin is
     ``min_i y_i f(x_i) / (||w|| max_i ||phi(x_i)||)``.
     """
-    if fit.model is not None and inst is not None:
-        chk = check_model(inst, fit.model)
+    if fit.model is not None and ds is not None:
+        chk = check_model(ds, fit.model)
         fit.separated, fit.margin = chk["separated"], chk["margin"]
         fit.extra.update(check="rounding", wrong=chk["wrong"])
         fit.yf = fit.model = None  # not sent back to the parent
@@ -407,20 +354,20 @@ def _kperc_fit(t0: float, res, Galpha: np.ndarray, norm: float, space: str) -> F
 # points phi(x_i) / ||phi(x_i)|| have unit norm (radius 1). Evaluations after the timed part.
 
 
-def _exact_check(inst: Instance, alpha: np.ndarray) -> tuple[np.ndarray, float]:
+def _exact_check(ds: Dataset, alpha: np.ndarray) -> tuple[np.ndarray, float]:
     import kperc
 
-    chk = kperc.exact_margin_check(inst.X, inst.y, alpha, inst.kernel, **_kparams(inst))
+    chk = kperc.exact_margin_check(ds.X, ds.y, alpha, ds.kernel, **_kparams(ds))
     Ga = chk.Galpha
     return Ga, math.sqrt(max(float(alpha @ Ga), 0.0))
 
 
-def run_snkp_dense(inst: Instance, cfg) -> Fit:
+def run_snkp_dense(ds: Dataset, cfg) -> Fit:
     """SNKP on the dense ``G`` of :func:`kperc.gram_matrix`."""
     import kperc
 
     t0 = _now()
-    G = kperc.gram_matrix(inst.X, inst.y, inst.kernel, **_kparams(inst))
+    G = kperc.gram_matrix(ds.X, ds.y, ds.kernel, **_kparams(ds))
     res = kperc.snkp(G, max_iter=KPERC_MAX_ITER, check_input=False)
     dt = _now() - t0
     Ga = G @ res.alpha
@@ -430,12 +377,12 @@ def run_snkp_dense(inst: Instance, cfg) -> Fit:
     return fit
 
 
-def run_snkp_factored(inst: Instance, cfg) -> Fit:
+def run_snkp_factored(ds: Dataset, cfg) -> Fit:
     """SNKP on the factored linear operator of :func:`kperc.gram_operator`."""
     import kperc
 
     t0 = _now()
-    op = kperc.gram_operator(inst.X, inst.y)
+    op = kperc.gram_operator(ds.X, ds.y)
     res = kperc.snkp(op, max_iter=KPERC_MAX_ITER, check_input=False)
     dt = _now() - t0
     v = op.Z.T @ res.alpha
@@ -445,7 +392,7 @@ def run_snkp_factored(inst: Instance, cfg) -> Fit:
     return fit
 
 
-def run_snkp_nystroem(inst: Instance, cfg) -> Fit:
+def run_snkp_nystroem(ds: Dataset, cfg) -> Fit:
     """SNKP on the Nystroem operator of :func:`kperc.approx_gram_operator` (features included).
 
     ``separated`` and the margin are those of the model that SNKP trained, which is linear
@@ -458,10 +405,10 @@ def run_snkp_nystroem(inst: Instance, cfg) -> Fit:
     m = int(cfg.nystroem_components)
     t0 = _now()
     op = kperc.approx_gram_operator(
-        inst.X,
-        inst.y,
+        ds.X,
+        ds.y,
         "rbf",
-        gamma=inst.gamma,
+        gamma=ds.kernel_params["gamma"],
         n_components=m,
         random_state=cfg.seed,
     )
@@ -471,8 +418,8 @@ def run_snkp_nystroem(inst: Instance, cfg) -> Fit:
     fit = _kperc_fit(t0, res, op.Z @ v, float(np.linalg.norm(v)), f"Nystroem kernel (m = {m})")
     fit.time_s = dt
     fit.extra["n_components"] = m
-    if inst.n <= cfg.exact_max_n:
-        Ga, na = _exact_check(inst, res.alpha)
+    if len(ds.y) <= cfg.exact_max_n:
+        Ga, na = _exact_check(ds, res.alpha)
         fit.extra.update(
             exact_rows="all",
             exact_separated=bool(np.all(Ga > 0)),
@@ -480,9 +427,9 @@ def run_snkp_nystroem(inst: Instance, cfg) -> Fit:
             exact_margin=float(Ga.min() / na) if na > 0 else None,
         )
     else:
-        rows = np.random.default_rng(cfg.seed).choice(inst.n, cfg.exact_rows, replace=False)
+        rows = np.random.default_rng(cfg.seed).choice(len(ds.y), cfg.exact_rows, replace=False)
         chk = kperc.exact_margin_check(
-            inst.X, inst.y, res.alpha, "rbf", rows=rows, gamma=inst.gamma
+            ds.X, ds.y, res.alpha, "rbf", rows=rows, gamma=ds.kernel_params["gamma"]
         )
         fit.extra.update(
             exact_rows=int(cfg.exact_rows),
@@ -493,20 +440,20 @@ def run_snkp_nystroem(inst: Instance, cfg) -> Fit:
     return fit
 
 
-def run_nkp(inst: Instance, cfg) -> Fit:
+def run_nkp(ds: Dataset, cfg) -> Fit:
     """NKP: dense ``G`` up to ``cfg.nkp_dense_max_n``; above, the factored operator (linear)
     or the on-demand kernel operator :func:`kperc.kernel_gram_operator` (RBF)."""
     import kperc
 
     t0 = _now()
-    if inst.n <= cfg.nkp_dense_max_n:
-        G = kperc.gram_matrix(inst.X, inst.y, inst.kernel, **_kparams(inst))
+    if len(ds.y) <= cfg.nkp_dense_max_n:
+        G = kperc.gram_matrix(ds.X, ds.y, ds.kernel, **_kparams(ds))
         how = "dense"
-    elif inst.kernel == "linear":
-        G = kperc.gram_operator(inst.X, inst.y)
+    elif ds.kernel == "linear":
+        G = kperc.gram_operator(ds.X, ds.y)
         how = "factored"
     else:
-        G = kperc.kernel_gram_operator(inst.X, inst.y, inst.kernel, **_kparams(inst))
+        G = kperc.kernel_gram_operator(ds.X, ds.y, ds.kernel, **_kparams(ds))
         how = "columns on demand"
     res = kperc.nkp(G, max_iter=KPERC_MAX_ITER, check_input=False)
     dt = _now() - t0
@@ -517,7 +464,7 @@ def run_nkp(inst: Instance, cfg) -> Fit:
         v = G.Z.T @ res.alpha
         Ga, na = G.Z @ v, float(np.linalg.norm(v))
     else:  # alpha is sparse (at most nit + 1 points): the blocked exact check is cheap
-        Ga, na = _exact_check(inst, res.alpha)
+        Ga, na = _exact_check(ds, res.alpha)
     fit = _kperc_fit(t0, res, Ga, na, "exact kernel")
     fit.time_s = dt
     fit.extra["operator"] = how
@@ -534,12 +481,12 @@ def _rows_kind(cfg) -> str:
     return "raw" if getattr(cfg, "raw_inputs", False) else "unit"
 
 
-def _seen_rows(inst: Instance, cfg) -> np.ndarray:
+def _seen_rows(ds: Dataset, cfg) -> np.ndarray:
     """The rows a linear scikit-learn solver is given (see :func:`_rows_kind`)."""
-    return inst.X if _rows_kind(cfg) == "raw" else _unit_rows(inst.X)
+    return ds.X if _rows_kind(cfg) == "raw" else _unit_rows(ds.X)
 
 
-def run_sklearn_perceptron_peer(inst: Instance, cfg) -> Fit:
+def run_sklearn_perceptron_peer(ds: Dataset, cfg) -> Fit:
     """scikit-learn's ``Perceptron``, in chunks of epochs until its ``w`` separates.
 
     As :func:`benchmarks._runners.run_sklearn_perceptron` (no intercept, shuffled, constant
@@ -550,7 +497,7 @@ def run_sklearn_perceptron_peer(inst: Instance, cfg) -> Fit:
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import Perceptron
 
-    Xs = _seen_rows(inst, cfg)
+    Xs = _seen_rows(ds, cfg)
     clf = Perceptron(
         fit_intercept=False,
         shuffle=True,
@@ -567,10 +514,10 @@ def run_sklearn_perceptron_peer(inst: Instance, cfg) -> Fit:
         while True:
             chunk = max(1, epochs // 10)
             clf.set_params(max_iter=chunk)
-            clf.fit(Xs, inst.y)
+            clf.fit(Xs, ds.y)
             epochs += chunk
             model = {"kind": "linear", "w": clf.coef_.ravel().copy(), "rows": _rows_kind(cfg)}
-            separated = check_model(inst, model)["separated"]
+            separated = check_model(ds, model)["separated"]
             elapsed = _now() - t0
             if separated or elapsed >= cfg.cap_s:
                 break
@@ -587,20 +534,20 @@ def run_sklearn_perceptron_peer(inst: Instance, cfg) -> Fit:
     )
 
 
-def _kperc_model(inst: Instance, res, G) -> dict[str, Any]:
+def _kperc_model(ds: Dataset, res, G) -> dict[str, Any]:
     """The model of a kperc result: ``w = Z^T alpha`` for a factored operator, else alpha."""
     if hasattr(G, "Z"):
         return {"kind": "linear", "w": G.Z.T @ res.alpha, "rows": "unit"}
     return {"kind": "kernel", "alpha": res.alpha}
 
 
-def _kperc_gram(inst: Instance, cfg):
+def _kperc_gram(ds: Dataset, cfg):
     """The factored operator for a linear instance, else the dense ``G`` (exact kernel)."""
     import kperc
 
-    if inst.kernel == "linear":
-        return kperc.gram_operator(inst.X, inst.y)
-    return kperc.gram_matrix(inst.X, inst.y, inst.kernel, **_kparams(inst))
+    if ds.kernel == "linear":
+        return kperc.gram_operator(ds.X, ds.y)
+    return kperc.gram_matrix(ds.X, ds.y, ds.kernel, **_kparams(ds))
 
 
 def _kperc_result_fit(t0: float, res, model: dict[str, Any], how: str) -> Fit:
@@ -617,62 +564,62 @@ def _kperc_result_fit(t0: float, res, model: dict[str, Any], how: str) -> Fit:
     )
 
 
-def run_perceptron(inst: Instance, cfg) -> Fit:
+def run_perceptron(ds: Dataset, cfg) -> Fit:
     """kperc's Perceptron (Algorithm 1) on the data as given (linear instances only)."""
     import kperc
 
-    if inst.kernel != "linear":
+    if ds.kernel != "linear":
         raise ValueError("the perceptron runs on linear instances only (kernel='linear')")
     t0 = _now()
-    res = kperc.perceptron(inst.X, inst.y, max_iter=KPERC_MAX_ITER)
+    res = kperc.perceptron(ds.X, ds.y, max_iter=KPERC_MAX_ITER)
     return _kperc_result_fit(t0, res, {"kind": "linear", "w": res.w, "rows": "raw"}, "data")
 
 
-def run_normalized_perceptron(inst: Instance, cfg) -> Fit:
+def run_normalized_perceptron(ds: Dataset, cfg) -> Fit:
     """kperc's Normalised Perceptron (Algorithm 2) on the unit-norm points (linear only)."""
     import kperc
 
-    if inst.kernel != "linear":
+    if ds.kernel != "linear":
         raise ValueError("the normalised perceptron runs on linear instances only")
     t0 = _now()
-    res = kperc.normalized_perceptron(inst.X, inst.y, max_iter=KPERC_MAX_ITER)
+    res = kperc.normalized_perceptron(ds.X, ds.y, max_iter=KPERC_MAX_ITER)
     return _kperc_result_fit(t0, res, {"kind": "linear", "w": res.w, "rows": "unit"}, "data")
 
 
-def run_snkp(inst: Instance, cfg) -> Fit:
+def run_snkp(ds: Dataset, cfg) -> Fit:
     """SNKP on the factored operator (linear instances) or the dense ``G`` (kernels)."""
     import kperc
 
     t0 = _now()
-    G = _kperc_gram(inst, cfg)
+    G = _kperc_gram(ds, cfg)
     res = kperc.snkp(G, max_iter=KPERC_MAX_ITER, check_input=False)
     how = "factored" if hasattr(G, "Z") else "dense"
-    return _kperc_result_fit(t0, res, _kperc_model(inst, res, G), how)
+    return _kperc_result_fit(t0, res, _kperc_model(ds, res, G), how)
 
 
-def run_isnkpvn(inst: Instance, cfg) -> Fit:
+def run_isnkpvn(ds: Dataset, cfg) -> Fit:
     """ISNKPVN (Algorithm 7) with ``eps = cfg.isnkpvn_eps``, on the factored operator
     (linear instances) or the dense ``G`` (kernels). A certificate is not a separator."""
     import kperc
 
     t0 = _now()
-    G = _kperc_gram(inst, cfg)
+    G = _kperc_gram(ds, cfg)
     res = kperc.isnkpvn(G, eps=cfg.isnkpvn_eps, max_iter=KPERC_MAX_ITER, check_input=False)
     how = "factored" if hasattr(G, "Z") else "dense"
-    return _kperc_result_fit(t0, res, _kperc_model(inst, res, G), how)
+    return _kperc_result_fit(t0, res, _kperc_model(ds, res, G), how)
 
 
-def run_logreg(inst: Instance, cfg) -> Fit:
+def run_logreg(ds: Dataset, cfg) -> Fit:
     """``LogisticRegression`` (lbfgs) with a large ``C``, no intercept, on :func:`_seen_rows`."""
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import LogisticRegression
 
-    Xs = _seen_rows(inst, cfg)
+    Xs = _seen_rows(ds, cfg)
     clf = LogisticRegression(C=cfg.logreg_C, fit_intercept=False, max_iter=10**5, tol=1e-8)
     t0 = _now()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        clf.fit(Xs, inst.y)
+        clf.fit(Xs, ds.y)
     dt = _now() - t0
     return Fit(
         dt,
@@ -685,13 +632,13 @@ def run_logreg(inst: Instance, cfg) -> Fit:
     )
 
 
-def run_linearsvc(inst: Instance, cfg) -> Fit:
+def run_linearsvc(ds: Dataset, cfg) -> Fit:
     """``LinearSVC`` with the hinge loss and a large ``C`` (liblinear's dual solver: the
     hinge loss has no primal solver there), no intercept, on the unit-norm points."""
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.svm import LinearSVC
 
-    Xn = _seen_rows(inst, cfg)
+    Xn = _seen_rows(ds, cfg)
     clf = LinearSVC(
         loss="hinge",
         C=cfg.linearsvc_C,
@@ -704,12 +651,12 @@ def run_linearsvc(inst: Instance, cfg) -> Fit:
     t0 = _now()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        clf.fit(Xn, inst.y)
+        clf.fit(Xn, ds.y)
     dt = _now() - t0
     w = clf.coef_.ravel()
     return Fit(
         dt,
-        inst.y * (Xn @ w),
+        ds.y * (Xn @ w),
         float(np.linalg.norm(w)),
         1.0,
         "input space",
@@ -718,16 +665,16 @@ def run_linearsvc(inst: Instance, cfg) -> Fit:
     )
 
 
-def _svc(inst: Instance, cfg, kernel: str) -> Fit:
+def _svc(ds: Dataset, cfg, kernel: str) -> Fit:
     from sklearn.svm import SVC
 
-    Xn = _seen_rows(inst, cfg) if kernel == "linear" else inst.X
-    params = _kparams(inst) if kernel != "linear" else {}
+    Xn = _seen_rows(ds, cfg) if kernel == "linear" else ds.X
+    params = _kparams(ds) if kernel != "linear" else {}
     clf = SVC(kernel=kernel, C=cfg.svc_C, tol=1e-3, **params)
     t0 = _now()
-    clf.fit(Xn, inst.y)
+    clf.fit(Xn, ds.y)
     dt = _now() - t0
-    yf = inst.y * clf.decision_function(Xn)
+    yf = ds.y * clf.decision_function(Xn)
     coef = clf.dual_coef_.ravel()
     if kernel == "linear":
         w_norm = float(np.linalg.norm(clf.coef_.ravel()))
@@ -736,7 +683,10 @@ def _svc(inst: Instance, cfg, kernel: str) -> Fit:
         sq = 0.0
         step = max(1, 2_000_000 // max(S.shape[0], 1))
         for i0 in range(0, S.shape[0], step):
-            sq += float(coef[i0 : i0 + step] @ (_rbf(S[i0 : i0 + step], S, inst.gamma) @ coef))
+            sq += float(
+                coef[i0 : i0 + step]
+                @ (_rbf(S[i0 : i0 + step], S, ds.kernel_params["gamma"]) @ coef)
+            )
         w_norm = math.sqrt(max(sq, 0.0))
     else:  # measured by check_model
         w_norm = None
@@ -745,8 +695,8 @@ def _svc(inst: Instance, cfg, kernel: str) -> Fit:
     if kernel == "linear":
         model = {"kind": "linear", "w": clf.coef_.ravel(), "b": b, "rows": _rows_kind(cfg)}
     else:  # alpha_j = |c_j| sqrt(K(x_j, x_j)): f in the form of check_model
-        alpha = np.zeros(inst.n)
-        alpha[clf.support_] = np.abs(coef) * np.sqrt(_kernel_diag(inst)[clf.support_])
+        alpha = np.zeros(len(ds.y))
+        alpha[clf.support_] = np.abs(coef) * np.sqrt(_kernel_diag(ds)[clf.support_])
         model = {"kind": "kernel", "alpha": alpha, "b": b}
     return Fit(
         dt,
@@ -760,24 +710,24 @@ def _svc(inst: Instance, cfg, kernel: str) -> Fit:
     )
 
 
-def run_svc_linear(inst: Instance, cfg) -> Fit:
+def run_svc_linear(ds: Dataset, cfg) -> Fit:
     """``SVC(kernel="linear")`` (libsvm), hard margin through a large ``C``, unit-norm points."""
-    return _svc(inst, cfg, "linear")
+    return _svc(ds, cfg, "linear")
 
 
-def run_svc_rbf(inst: Instance, cfg) -> Fit:
+def run_svc_rbf(ds: Dataset, cfg) -> Fit:
     """``SVC(kernel="rbf")`` (libsvm) with the instance's ``gamma``, hard margin via large ``C``."""
-    return _svc(inst, cfg, "rbf")
+    return _svc(ds, cfg, "rbf")
 
 
-def run_svc_kernel(inst: Instance, cfg) -> Fit:
+def run_svc_kernel(ds: Dataset, cfg) -> Fit:
     """``SVC`` (libsvm) with the instance's own kernel and parameters, hard margin via large
     ``C`` (a linear instance gets the linear kernel on :func:`_seen_rows`)."""
-    return _svc(inst, cfg, inst.kernel)
+    return _svc(ds, cfg, ds.kernel)
 
 
 #: Runner of each solver name.
-SOLVERS: dict[str, Callable[[Instance, Any], Fit]] = {
+SOLVERS: dict[str, Callable[[Dataset, Any], Fit]] = {
     "snkp-dense": run_snkp_dense,
     "snkp-factored": run_snkp_factored,
     "snkp-nystroem": run_snkp_nystroem,

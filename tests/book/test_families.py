@@ -16,6 +16,7 @@ from benchmarks import page
 from benchmarks._config import BenchConfig
 from benchmarks.peers import analysis, config
 from benchmarks.record import load_record
+from kperc.datasets import Dataset
 
 #: Every kperc algorithm, as the harness names them.
 KPERC_ALGORITHMS = ("perceptron", "normalized-perceptron", "nkp", "snkp", "isnkpvn")
@@ -43,7 +44,7 @@ def _linear(fam: str) -> bool:
 # ------------------------------------------------------------------- the harness, quick
 
 
-def test_quick_run_covers_every_family_solver_and_instance(quick_record):
+def test_quick_run_covers_every_family_solver_and_size(quick_record):
     result, record = quick_record
     cfg = config.families_quick_config()
     assert result["file"] == "families.json" and "winners" in result
@@ -83,23 +84,23 @@ def test_families_config_refuses_unknown_families_and_solvers():
         config.families_config(families=bad)
 
 
-def test_family_instances_have_their_margins():
+def test_family_problems_have_their_margins():
     import kperc
 
     spec = {"n": 200, "d": 5, "rho": 0.05, "seed": 0}
     for fam in ("planted", "spread", "crowded"):
-        inst = runners.family_instance({**spec, "family": fam})
-        assert kperc.data_margin(inst.X, inst.y) == pytest.approx(0.05, rel=1e-6), fam
-    norms = np.linalg.norm(runners.family_instance({**spec, "family": "spread"}).X, axis=1)
+        ds = runners.family_problem({**spec, "family": fam})
+        assert kperc.data_margin(ds.X, ds.y) == pytest.approx(0.05, rel=1e-6), fam
+    norms = np.linalg.norm(runners.family_problem({**spec, "family": "spread"}).X, axis=1)
     assert norms.min() < 0.1 and norms.max() > 10
-    rays = runners.family_instance({**spec, "family": "two_rays"})
-    assert rays.rho == pytest.approx(0.05) and rays.info["r"] == pytest.approx(
+    rays = runners.family_problem({**spec, "family": "two_rays"})
+    assert rays.info["r"] == pytest.approx(
         np.sqrt(2) / 10 / 0.05
     )
-    real = runners.family_instance({**spec, "family": "xor-poly"})
-    assert real.kernel == "poly" and runners._kparams(real)["degree"] == 2
+    real = runners.family_problem({**spec, "family": "xor-poly"})
+    assert real.kernel == "poly" and real.kernel_params["degree"] == 2
     with pytest.raises(ValueError, match="unknown family"):
-        runners.family_instance({**spec, "family": "nope"})
+        runners.family_problem({**spec, "family": "nope"})
 
 
 # ------------------------------------------------------------------------ the one check
@@ -107,16 +108,16 @@ def test_family_instances_have_their_margins():
 
 def test_check_model_refuses_a_margin_within_rounding():
     X = np.array([[1.0, -1.0], [1.0, 0.0], [0.0, 1.0]])
-    inst = runners.Instance("planted", X, np.array([1.0, 1.0, 1.0]), 0.1, "linear", None)
+    ds = Dataset(X, np.array([1.0, 1.0, 1.0]))
     eps = np.finfo(np.float64).eps
     w = np.array([1.0 + eps, 1.0])  # y_0 f(x_0) = eps > 0: cancellation, within rounding
-    chk = runners.check_model(inst, {"kind": "linear", "w": w, "rows": "raw"})
+    chk = runners.check_model(ds, {"kind": "linear", "w": w, "rows": "raw"})
     assert (chk["yf"] > 0).all() and not chk["separated"] and chk["wrong"] == 1
     w = np.array([1.0, 0.5])
-    ok = runners.check_model(inst, {"kind": "linear", "w": w, "rows": "raw"})
+    ok = runners.check_model(ds, {"kind": "linear", "w": w, "rows": "raw"})
     assert ok["separated"] and ok["margin"] == pytest.approx(0.5 / np.sqrt(2) / np.linalg.norm(w))
     with pytest.raises(ValueError, match="model kind"):
-        runners.check_model(inst, {"kind": "tree"})
+        runners.check_model(ds, {"kind": "tree"})
 
 
 def test_check_model_kernel_form_matches_kperc_and_svc():
@@ -124,20 +125,20 @@ def test_check_model_kernel_form_matches_kperc_and_svc():
 
     import kperc
 
-    inst = runners.family_instance({"family": "moons-rbf", "n": 0, "d": 0, "rho": 0.0, "seed": 0})
-    p = runners._kparams(inst)
-    G = kperc.gram_matrix(inst.X, inst.y, inst.kernel, **p)
+    ds = runners.family_problem({"family": "moons-rbf", "n": 0, "d": 0, "rho": 0.0, "seed": 0})
+    p = runners._kparams(ds)
+    G = kperc.gram_matrix(ds.X, ds.y, ds.kernel, **p)
     res = kperc.snkp(G)
-    chk = runners.check_model(inst, {"kind": "kernel", "alpha": res.alpha}, block=64)
+    chk = runners.check_model(ds, {"kind": "kernel", "alpha": res.alpha}, block=64)
     np.testing.assert_allclose(chk["yf"], G @ res.alpha, atol=1e-12)
     assert chk["separated"] == (res.outcome == "separator")
-    clf = SVC(kernel="rbf", C=1e8, **p).fit(inst.X, inst.y)
-    alpha = np.zeros(inst.n)
+    clf = SVC(kernel="rbf", C=1e8, **p).fit(ds.X, ds.y)
+    alpha = np.zeros(len(ds.y))
     alpha[clf.support_] = np.abs(clf.dual_coef_.ravel())
     chk = runners.check_model(
-        inst, {"kind": "kernel", "alpha": alpha, "b": float(clf.intercept_[0])}, block=50
+        ds, {"kind": "kernel", "alpha": alpha, "b": float(clf.intercept_[0])}, block=50
     )
-    np.testing.assert_allclose(chk["yf"], inst.y * clf.decision_function(inst.X), atol=1e-9)
+    np.testing.assert_allclose(chk["yf"], ds.y * clf.decision_function(ds.X), atol=1e-9)
 
 
 # ------------------------------------------------------------------------ who wins
