@@ -518,8 +518,8 @@ _READER_JS = r"""
       .filter(c => !c.closest('pre, div.highlight, div.cell_input, .xref, dl.py dt'))
       .map(c => c.textContent.trim());
   return {pageWidth: document.documentElement.scrollWidth, viewWidth: window.innerWidth,
-          colWidth, tables, brokenCells, scrollers, imgs, refs, links, maths, text: article.innerText,
-          prose, proseNoCode, inlineCode};
+          colWidth, tables, brokenCells, scrollers, imgs, refs, links, maths,
+          text: article.innerText, prose, proseNoCode, inlineCode};
 }
 """
 

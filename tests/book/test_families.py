@@ -94,9 +94,7 @@ def test_family_problems_have_their_margins():
     norms = np.linalg.norm(runners.family_problem({**spec, "family": "spread"}).X, axis=1)
     assert norms.min() < 0.1 and norms.max() > 10
     rays = runners.family_problem({**spec, "family": "two_rays"})
-    assert rays.info["r"] == pytest.approx(
-        np.sqrt(2) / 10 / 0.05
-    )
+    assert rays.info["r"] == pytest.approx(np.sqrt(2) / 10 / 0.05)
     real = runners.family_problem({**spec, "family": "xor-poly"})
     assert real.kernel == "poly" and real.kernel_params["degree"] == 2
     with pytest.raises(ValueError, match="unknown family"):
