@@ -67,8 +67,8 @@ class Dataset:
 
     The margin a generator knows (``info["rho"]``) is stated in a feature space: the
     kernel's, named by ``kernel`` and ``kernel_params`` (the linear kernel unless the
-    generator planted the margin elsewhere, as :func:`planted_rbf` does). :meth:`gram`
-    builds the normalised signed Gram matrix of that kernel.
+    generator planted the margin elsewhere, as :func:`kperc.datasets.planted_rbf`
+    does). :meth:`gram` builds the normalised signed Gram matrix of that kernel.
 
     Attributes
     ----------
