@@ -145,12 +145,12 @@ def check_text(prec: Record) -> str:
     done = [r for r in prec["rows"] if r["status"] == "finished"]
     if done and all(r.get("check") == "rounding" for r in done):
         return (
-            "Each $y_i f(x_i)$ is a sum of products, and it counts as positive only if it "
+            "Each yᵢ f(xᵢ) is a sum of products, and it counts as positive only if it "
             "exceeds the floating-point error bound of that sum: separators are certified "
             "beyond rounding, for every solver alike."
         )
     return (
-        "In this record the sign of each computed $y_i f(x_i)$ decides; a newer run also "
+        "In this record the sign of each computed yᵢ f(xᵢ) decides; a newer run also "
         "asks each value to exceed the rounding error of its sum."
     )
 
@@ -753,9 +753,14 @@ def rbf_why_text(frec: Record) -> str:
     return (
         f"At ρ = {short_number(e['rho'])} and *n* = {e['n']:,}, NKP made {nkp['nit']:,} "
         f"updates in {fmt_s(nkp['time_s'])} (about {us['nkp']} each: one column of "
-        f"$G$) and SNKP {snkp['nit']:,} iterations in {fmt_s(snkp['time_s'])} (about "
-        f"{us['snkp']} each: a product with the dense $G$)"
+        f"*G*) and SNKP {snkp['nit']:,} iterations in {fmt_s(snkp['time_s'])} (about "
+        f"{us['snkp']} each: a product with the dense *G*)"
     )
+
+
+def _superscript(k: int) -> str:
+    """``k`` in Unicode superscript digits (glued Markdown is not typeset as TeX)."""
+    return str(k).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
 
 
 def rays_text(frec: Record) -> str:
@@ -768,8 +773,8 @@ def rays_text(frec: Record) -> str:
     r = max(np.sqrt(2.0) / 10.0 / x["rho"] for x in runs)
     mant, exp = f"{50.0 * r**4:.1e}".split("e")
     return (
-        f"at most {max(x['nit'] for x in done):,} updates, where the bound $50r^4$ reaches "
-        f"${float(mant):g} \\times 10^{{{int(exp)}}}$"
+        f"at most {max(x['nit'] for x in done):,} updates, where the bound 50 *r*⁴ reaches "
+        f"{float(mant):g} × 10{_superscript(int(exp))}"
     )
 
 

@@ -126,3 +126,29 @@ def test_every_parameters_cell_is_folded_away():
             tags = cell.get("metadata", {}).get("tags", [])
             if "parameters" in tags:
                 assert "hide-input" in tags, f"{path.name}: the parameters cell is shown"
+
+
+#: Inline TeX between dollars, as a glued Markdown value would show it untypeset.
+_TEX = re.compile(r"\$[^$\s][^$\n]*?[^$\s\\]\$|\$[^$\s]\$")
+
+
+def test_glued_markdown_holds_no_tex():
+    """A value glued as Markdown (``{glue:md}``) is not typeset: TeX in it reaches the
+    reader as source (``$G$``, ``$2 \\times 10^{10}$``). Glued text uses Unicode."""
+    from kperc_book import _notebooks as nbu
+
+    found = []
+    for path in nbu.toc_notebooks():
+        cells = json.loads(path.read_text())["cells"]
+        prose = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        # a glue:md directive with ':format: myst' is parsed as MyST, math included
+        myst = set(re.findall(r"```\{glue:md\}\s+(\S+)\s*\n:format:\s*myst", prose))
+        for cell in cells:
+            for out in cell.get("outputs", []):
+                # a glued Markdown value (a displayed Markdown output is typeset)
+                text = out.get("data", {}).get("application/papermill.record/text/markdown")
+                text = "".join(text) if isinstance(text, list) else text or ""
+                name = out.get("metadata", {}).get("scrapbook", {}).get("name", "?")
+                if name not in myst:
+                    found += [f"{path.name}: {name}: {m.group(0)!r}" for m in _TEX.finditer(text)]
+    assert not found, "\n".join(found)

@@ -38,7 +38,8 @@ At 1400 px it also checks what the prose says (see :func:`_prose_problems`):
   (on pages that are not notebooks: a glue key or parameter of any notebook), which is
   what a reader sees when a name was written where its value belongs;
 * no literal backslash in the rendered text outside code (TeX that was not typeset, or
-  an escaped character that reached the page);
+  an escaped character that reached the page), and no ``$...$`` (inline TeX that a glued
+  value or an escaped dollar left untypeset);
 * no repository path or developers' word (:data:`INTERNAL_WORDS`, such as
   ``kperc_book``, ``_generated``, ``.json``, ``python -m``, ``pytest`` or "glue") in the
   text outside code cells, except on :data:`CODE_PAGES` (the reproducibility record and
@@ -438,6 +439,10 @@ def _prose_problems(rel: str, info: dict) -> list[str]:
     problems = [
         f"literal backslash in the text: {m.group(0)!r}"
         for m in re.finditer(r".{0,30}\\.{0,30}", info["proseNoCode"])
+    ]
+    problems += [
+        f"TeX between dollars shown as source: {m.group(0)!r}"
+        for m in re.finditer(r"\$[^$\s][^$\n]{0,60}?[^$\s]\$", info["proseNoCode"])
     ]
     if rel in CODE_PAGES:
         return problems

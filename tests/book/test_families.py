@@ -281,7 +281,7 @@ def test_texts_on_a_synthetic_record():
     lr = page.logreg_text(rec)
     assert lr.startswith("`LogisticRegression` was the fastest of all on 1 of the 2 instances")
     assert "without a separator on *crowded*" in lr
-    assert page.rays_text(rec).startswith("at most 7 updates, where the bound $50r^4$ reaches $")
+    assert page.rays_text(rec).startswith("at most 7 updates, where the bound 50 *r*⁴ reaches ")
     assert page.rbf_why_text(rec) == "This record has no planted RBF problems."
     prec = {"rows": [{"solver": "snkp-factored"}, {"solver": "svc-linear"}]}
     assert "leave out `LogisticRegression`" in page.peers_caveat_text(rec, prec)
