@@ -3,9 +3,12 @@
 The certificate test of a run on a dense ``G`` first computes ``p^T G p`` with one BLAS
 product and skips the extended-precision quadratic form when the double-precision value
 already rules a certificate out (``kperc._classifier._surely_above``); the target type
-of ``y`` is computed once. These tests check that the screen is sound (it never rules out
-what the extended-precision bound would accept), that it changes no fitted model, and
-that a separable fit no longer pays for the extended-precision form.
+of ``y`` is computed once; repeated rows (conflicts, and the exact expansion of a Gram
+matrix) are looked for with row keys of at most 32 columns, and rows are sorted only when
+two keys are equal. These tests check that the screen is sound (it never rules out what
+the extended-precision bound would accept), that it changes no fitted model, that a
+separable fit no longer pays for the extended-precision form, and that equal rows are
+still found and unequal ones told apart.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import kperc
-from kperc import SNKPClassifier, _classifier, _kernels
+from kperc import SNKPClassifier, _classifier, _kernels, _separable
 
 
 def _simplex_point(rng: np.random.Generator, n: int, sparse: bool) -> np.ndarray:
@@ -139,3 +142,63 @@ def test_the_target_type_is_computed_once_and_errors_are_scikit_learns(monkeypat
         SNKPClassifier().fit(X, np.linspace(0.0, 1.0, X.shape[0]))
     with pytest.raises(ValueError, match="Only binary classification"):
         SNKPClassifier().fit(X, np.arange(X.shape[0]) % 3)
+
+
+# --- repeated rows: found from row keys, compared exactly ------------------------------
+
+
+@given(
+    seed=st.integers(0, 10_000),
+    d=st.sampled_from([1, 3, 32, 33, 200]),
+    magnitude=st.sampled_from([1e-310, 1e-200, 1.0, 1e200, 1e307]),
+)
+def test_equal_rows_get_equal_keys(seed, d, magnitude):
+    """Copies of a row (with -0.0 for 0.0) share its key, at any scale and width."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((12, d)) * magnitude
+    X[rng.random(X.shape) < 0.2] = 0.0
+    copy = np.where(X[3] == 0.0, -0.0, X[3])
+    X = np.vstack([X, copy, X[7]])
+    keys = _kernels.row_keys(X)
+    assert np.all(np.isfinite(keys))
+    assert keys[12] == keys[3] and keys[13] == keys[7]
+    assert _kernels._may_repeat_rows(X)
+    assert not _kernels._may_repeat_rows(X[:12]) or np.unique(X[:12], axis=0).shape[0] < 12
+
+
+def test_wide_rows_that_differ_outside_the_key_are_told_apart():
+    """Rows equal on the key's 32 columns but not elsewhere: not conflicts, not merged."""
+    rng = np.random.default_rng(0)
+    d = 200
+    X = rng.standard_normal((6, d))
+    keyed = _kernels.row_keys(np.eye(d))  # column j's own key is nonzero iff j is keyed
+    free = int(np.flatnonzero(keyed == 0)[0])
+    X[1] = X[0]
+    X[1, free] += 1.0  # differs from row 0 only outside the key
+    X[2] = X[0]  # a true copy
+    y = np.array([1.0, -1.0, -1.0, 1.0, -1.0, 1.0])
+    assert _kernels.row_keys(X)[1] == _kernels.row_keys(X)[0]
+    pairs = _separable.conflicting_pairs(X, y)
+    assert pairs.tolist() == [[0, 2]]
+    G = kperc.gram_matrix(X, y, "rbf", gamma=1e-3)
+    assert G[0, 2] == -1.0 and G[0, 1] > -1.0  # the copy is exact; the other is not one
+
+
+def test_distinct_rows_skip_the_row_sort(monkeypatch):
+    """Data without repeated rows never reach np.unique(X, axis=0) in gram_matrix."""
+    calls = []
+    inner = np.unique
+
+    def counted(a, *args, **kw):
+        if kw.get("axis") == 0:
+            calls.append(a.shape)
+        return inner(a, *args, **kw)
+
+    monkeypatch.setattr(_kernels.np, "unique", counted)
+    X, y = kperc.datasets.circles(50, seed=0)
+    G = kperc.gram_matrix(X, y, "rbf", gamma=2.0)
+    assert calls == []
+    X2, y2 = np.vstack([X, X[:1]]), np.r_[y, -y[:1]]
+    G2 = kperc.gram_matrix(X2, y2, "rbf", gamma=2.0)
+    assert calls and G2[0, -1] == -1.0
+    assert np.array_equal(G2[:50, :50], G)
