@@ -152,6 +152,10 @@ def classifier_texts(rec: Record) -> list[Glue]:
     rows = (result or {}).get("rows", [])
     sep = [r for r in rows if r["kperc"]["outcome"] == "separator"]
     sep_worst = max((r["ratio"] for r in sep), default=float("nan"))
+    over = [r for r in rows if r["ratio"] > r["target_ratio"]]
+    over_sep = [r for r in over if r["kperc"]["outcome"] == "separator"]
+    insep_iters = [r["kperc"]["n_iter"] for r in rows if r["kperc"]["outcome"] != "separator"]
+    svc_max = max((r["sklearn"]["fit_s"]["median"] for r in over_sep), default=None)
     return [
         num("bench-clf-target", TARGET_RATIO),
         md("bench-clf-rbf-table", table(result, "rbf")),
@@ -163,5 +167,11 @@ def classifier_texts(rec: Record) -> list[Glue]:
         num("bench-clf-separated", len(sep)),
         num("bench-clf-separated-worst", float(sep_worst), digits=2),
         md("bench-clf-reasons", reasons(result)),
+        num("bench-clf-over", len(over)),
+        num("bench-clf-over-separated", len(over_sep)),
+        num("bench-clf-over-inseparable", len(over) - len(over_sep)),
+        md("bench-clf-over-separated-peer-max", "-" if svc_max is None else fmt_s(svc_max)),
+        num("bench-clf-inseparable-iter-min", min(insep_iters, default=0)),
+        num("bench-clf-inseparable-iter-max", max(insep_iters, default=0)),
         md("bench-clf-islp", islp_text(result)),
     ]

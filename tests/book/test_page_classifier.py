@@ -112,6 +112,10 @@ def test_counts():
     assert g["bench-clf-sets"] == 4 and g["bench-clf-decided"] == 4 and g["bench-clf-met"] == 1
     assert g["bench-clf-tasks"] == 5 and g["bench-clf-separated"] == 2
     assert g["bench-clf-separated-worst"] == 2.5
+    assert g["bench-clf-over"] == 3 and g["bench-clf-over-separated"] == 1
+    assert g["bench-clf-over-inseparable"] == 2
+    assert g["bench-clf-over-separated-peer-max"] == "2 ms"
+    assert g["bench-clf-inseparable-iter-min"] == g["bench-clf-inseparable-iter-max"] == 1234
 
 
 def test_islp_text_says_where_the_data_came_from_or_why_not():
