@@ -15,6 +15,7 @@ from typing import Any
 from benchmarks.page import Glue, Record, md, num, targets_by_id
 from benchmarks.peers.markdown import fmt_time as fmt_s
 from benchmarks.suites.classifier import ISLP_VERSION, TARGET_RATIO
+from kperc._classifier import AUTO_EXACT_MAX_N
 from kperc_book._markdown import table as md_table
 
 #: How a kperc fit ended, in the table (``outcome_``).
@@ -112,6 +113,8 @@ def reason(r: dict[str, Any]) -> str:
         )
     else:
         why = f"no separator and no certificate within {k['n_iter']:,} iterations"
+    if k.get("gram_form") == "nystroem":
+        why += f" (on Nystroem features: more than {AUTO_EXACT_MAX_N:,} training points)"
     return head + why + "; " + times + "."
 
 

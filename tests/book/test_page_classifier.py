@@ -105,6 +105,11 @@ def test_reasons_only_over_the_target_and_by_outcome():
         "x, rbf kernel (ratio 3): no separator and no certificate within 1,234 iterations"
     )
     assert pc.reasons({"rows": [ROWS[0]]}) == "* none"
+    nystroem = _row("D", "D", "rbf", 9.0, outcome="certificate")
+    nystroem["kperc"]["gram_form"] = "nystroem"
+    assert "to certify it (on Nystroem features: more than 5,000 training points); the" in (
+        pc.reason(nystroem)
+    )
 
 
 def test_counts():

@@ -123,10 +123,14 @@ def islp_wheel(folder: Path | None = None, *, download: bool = True) -> Path:
 
 
 def _islp_csv(wheel: Path, name: str):
+    """The data set ``name``: the one file ``<name>.csv`` of the wheel, as a DataFrame."""
     import pandas as pd
 
     with zipfile.ZipFile(wheel) as z:
-        return pd.read_csv(io.BytesIO(z.read(f"ISLP/data/{name}.csv")))
+        found = [m for m in z.namelist() if m.rsplit("/", 1)[-1] == f"{name}.csv"]
+        if len(found) != 1:
+            raise RuntimeError(f"{ISLP_WHEEL} holds {len(found)} files named {name}.csv")
+        return pd.read_csv(io.BytesIO(z.read(found[0])))
 
 
 def _encode(frame) -> np.ndarray:
