@@ -139,6 +139,26 @@ def islp_text(result: dict[str, Any] | None) -> str:
     return f"The ISLP data sets were not measured in this record ({why})."
 
 
+def peak_text(result: dict[str, Any] | None) -> str:
+    """The largest memory peak traced during a kperc fit, and on which task.
+
+    Examples
+    --------
+    >>> peak_text({"rows": []})
+    'not measured in this record'
+    """
+    rows = [r for r in (result or {}).get("rows", []) if r["kperc"].get("peak_mb") is not None]
+    if not rows:
+        return "not measured in this record"
+    r = max(rows, key=lambda r: r["kperc"]["peak_mb"])
+    k = r["kperc"]
+    dense = k.get("dense_gram_mb")
+    tail = f"; its dense $G$ alone takes {dense:.3g} MB" if dense else ""
+    return (
+        f"{k['peak_mb']:.3g} MB ({r['task']}, {r['kernel']} kernel, $n$ = {r['n_train']:,}{tail})"
+    )
+
+
 def classifier_texts(rec: Record) -> list[Glue]:
     """The glued values of the section "The classifier on real data".
 
@@ -177,4 +197,6 @@ def classifier_texts(rec: Record) -> list[Glue]:
         num("bench-clf-inseparable-iter-min", min(insep_iters, default=0)),
         num("bench-clf-inseparable-iter-max", max(insep_iters, default=0)),
         md("bench-clf-islp", islp_text(result)),
+        md("bench-clf-peak", peak_text(result)),
+        num("bench-clf-exact-max-n", AUTO_EXACT_MAX_N),
     ]

@@ -15,6 +15,7 @@ from benchmarks.page import Glue, Record, md, num, targets_by_id
 from benchmarks.peers.markdown import fmt_time as fmt_s
 from benchmarks.report import target_verdict
 from benchmarks.suites.fixedcost import TARGET_PRODUCTS
+from kperc._validation import LANCZOS_STEPS, PSD_CHECK_MAX_N
 from kperc_book._markdown import table as md_table
 
 #: Display names of the algorithms measured on a ValidatedGram.
@@ -68,7 +69,11 @@ def fixedcost_texts(rec: Record) -> list[Glue]:
     ('* not measured in this record', 20.0)
     """
     result = rec["suites"].get("fixedcost")
-    out = [num("bench-fc-target", TARGET_PRODUCTS)]
+    out = [
+        num("bench-fc-target", TARGET_PRODUCTS),
+        num("bench-fc-cholesky-max-n", PSD_CHECK_MAX_N),
+        num("bench-fc-lanczos-steps", LANCZOS_STEPS),
+    ]
     if not result or not result.get("rows"):
         return out + [
             md("bench-fc-table", "Not measured in this record."),

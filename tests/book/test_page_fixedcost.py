@@ -82,6 +82,7 @@ def test_texts_table_verdicts_and_numbers():
     assert verdicts[1].startswith("* $n$ = 4,000: **missed** by 25%")
     assert g["bench-fc-plain-max"] == 110.0 and g["bench-fc-call-max"] == 25.0
     assert g["bench-fc-snkp-max"] == 4.0 and g["bench-fc-target"] == 20.0
+    assert g["bench-fc-cholesky-max-n"] == 3000 and g["bench-fc-lanczos-steps"] == 30
 
 
 def test_a_busy_record_leaves_the_verdicts_undecided():
