@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks.page import Glue, Record, md, num, targets_by_id
+from benchmarks.page_fixedcost import rounded
 from benchmarks.peers.markdown import fmt_time as fmt_s
 from benchmarks.suites.classifier import ISLP_VERSION, TARGET_RATIO
 from kperc._classifier import AUTO_EXACT_MAX_N
@@ -153,10 +154,8 @@ def peak_text(result: dict[str, Any] | None) -> str:
     r = max(rows, key=lambda r: r["kperc"]["peak_mb"])
     k = r["kperc"]
     dense = k.get("dense_gram_mb")
-    tail = f"; its dense $G$ alone takes {dense:.3g} MB" if dense else ""
-    return (
-        f"{k['peak_mb']:.3g} MB ({r['task']}, {r['kernel']} kernel, $n$ = {r['n_train']:,}{tail})"
-    )
+    tail = f"; its dense G alone takes {dense:.3g} MB" if dense else ""
+    return f"{k['peak_mb']:.3g} MB ({r['task']}, {r['kernel']} kernel, n = {r['n_train']:,}{tail})"
 
 
 def classifier_texts(rec: Record) -> list[Glue]:
@@ -180,7 +179,7 @@ def classifier_texts(rec: Record) -> list[Glue]:
     insep_iters = [r["kperc"]["n_iter"] for r in rows if r["kperc"]["outcome"] != "separator"]
     svc_max = max((r["sklearn"]["fit_s"]["median"] for r in over_sep), default=None)
     return [
-        num("bench-clf-target", TARGET_RATIO),
+        num("bench-clf-target", rounded(TARGET_RATIO, 4)),
         md("bench-clf-rbf-table", table(result, "rbf")),
         md("bench-clf-linear-table", table(result, "linear")),
         num("bench-clf-sets", len(ts)),
@@ -188,7 +187,7 @@ def classifier_texts(rec: Record) -> list[Glue]:
         num("bench-clf-decided", len(decided)),
         num("bench-clf-tasks", len(rows)),
         num("bench-clf-separated", len(sep)),
-        num("bench-clf-separated-worst", float(sep_worst), digits=2),
+        num("bench-clf-separated-worst", rounded(sep_worst)),
         md("bench-clf-reasons", reasons(result)),
         num("bench-clf-over", len(over)),
         num("bench-clf-over-separated", len(over_sep)),

@@ -25,6 +25,19 @@ NAMES = {"snkp": "SNKP", "nkp": "NKP", "nvn": "NVN", "isnkpvn": "ISNKPVN"}
 COLUMNS = ["n", "one product", "plain G: one call", "ValidatedGram: built once", "then a call"]
 
 
+def rounded(value: float, digits: int = 2) -> float | int:
+    """``value`` to ``digits`` significant digits, as an int when that is whole (the page
+    shows 110, not 110.0).
+
+    Examples
+    --------
+    >>> rounded(105.2), rounded(3.84), rounded(20.0), rounded(float("nan"))
+    (110, 3.8, 20, nan)
+    """
+    r = float(f"{value:.{digits}g}")
+    return int(r) if r.is_integer() else r
+
+
 def _cost(products: float, seconds: float) -> str:
     """``"113 (76.3 ms)"``: a cost in products, with its seconds."""
     return f"{products:.3g} ({fmt_s(seconds)})"
@@ -66,11 +79,11 @@ def fixedcost_texts(rec: Record) -> list[Glue]:
     >>> from benchmarks.page import as_dict
     >>> g = as_dict(fixedcost_texts({"suites": {}, "targets": []}))
     >>> g["bench-fc-verdicts"], g["bench-fc-target"]
-    ('* not measured in this record', 20.0)
+    ('* not measured in this record', 20)
     """
     result = rec["suites"].get("fixedcost")
     out = [
-        num("bench-fc-target", TARGET_PRODUCTS),
+        num("bench-fc-target", rounded(TARGET_PRODUCTS, 4)),
         num("bench-fc-cholesky-max-n", PSD_CHECK_MAX_N),
         num("bench-fc-lanczos-steps", LANCZOS_STEPS),
     ]
@@ -89,21 +102,12 @@ def fixedcost_texts(rec: Record) -> list[Glue]:
     return out + [
         md("bench-fc-table", md_table(COLUMNS, fixedcost_rows(result))),
         md("bench-fc-verdicts", fixedcost_verdicts(rec)),
-        num("bench-fc-plain-min", float(min(plain)), digits=2),
-        num("bench-fc-plain-max", float(max(plain)), digits=2),
-        num(
-            "bench-fc-validate-max",
-            float(max(r["validate_plain_products"] for r in rows)),
-            digits=2,
-        ),
-        num(
-            "bench-fc-call-max",
-            float(max(r["call_validated_worst_products"] for r in rows)),
-            digits=2,
-        ),
+        num("bench-fc-plain-min", rounded(min(plain))),
+        num("bench-fc-plain-max", rounded(max(plain))),
+        num("bench-fc-validate-max", rounded(max(r["validate_plain_products"] for r in rows))),
+        num("bench-fc-call-max", rounded(max(r["call_validated_worst_products"] for r in rows))),
         num(
             "bench-fc-snkp-max",
-            float(max(r["call_validated_by_algorithm"]["snkp"]["products"] for r in rows)),
-            digits=2,
+            rounded(max(r["call_validated_by_algorithm"]["snkp"]["products"] for r in rows)),
         ),
     ]

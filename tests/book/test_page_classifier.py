@@ -128,9 +128,9 @@ def test_peak_text_names_the_largest_peak():
     rows[0]["kperc"].update(peak_mb=12.5, dense_gram_mb=1.28)
     rows[1]["kperc"].update(peak_mb=3.0, dense_gram_mb=None)
     text = pc.peak_text({"rows": rows})
-    assert text == "12.5 MB (a, rbf kernel, $n$ = 400; its dense $G$ alone takes 1.28 MB)"
+    assert text == "12.5 MB (a, rbf kernel, n = 400; its dense G alone takes 1.28 MB)"
     rows[0]["kperc"]["peak_mb"] = 1.0
-    assert pc.peak_text({"rows": rows}) == "3 MB (b, linear kernel, $n$ = 400)"
+    assert pc.peak_text({"rows": rows}) == "3 MB (b, linear kernel, n = 400)"
 
 
 def test_islp_text_says_where_the_data_came_from_or_why_not():
