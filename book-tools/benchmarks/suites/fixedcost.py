@@ -5,9 +5,9 @@ the matrix (symmetry, unit diagonal, finiteness and positive semidefiniteness: a
 Cholesky factorisation up to ``n = 3000``, 30 Lanczos steps above). A
 :class:`kperc.ValidatedGram` is checked once, when it is built, and then accepted by
 every call without checks. This suite measures, at ``n = 2000`` and ``4000``, the
-validation of a plain matrix, the one-off construction of a ``ValidatedGram`` and the
-fixed cost of one SNKP call on each (a call with ``max_iter=1``, less its iteration),
-in seconds and in units of one product ``G @ v``. The target is a fixed cost of at
+validation of a plain matrix, the one-off construction of a ``ValidatedGram``, one SNKP
+call on the plain matrix and one call of each algorithm on the ``ValidatedGram`` (calls
+with ``max_iter=1``), in seconds and in units of one product ``G @ v``. The target is a fixed cost of at
 most :data:`TARGET_PRODUCTS` products per call.
 
 A call with ``max_iter=1`` also runs its one iteration (about one product for SNKP and
