@@ -7,8 +7,8 @@ Cholesky factorisation up to ``n = 3000``, 30 Lanczos steps above). A
 every call without checks. This suite measures, at ``n = 2000`` and ``4000``, the
 validation of a plain matrix, the one-off construction of a ``ValidatedGram``, one SNKP
 call on the plain matrix and one call of each algorithm on the ``ValidatedGram`` (calls
-with ``max_iter=1``), in seconds and in units of one product ``G @ v``. The target is a fixed cost of at
-most :data:`TARGET_PRODUCTS` products per call.
+with ``max_iter=1``), in seconds and in units of one product ``G @ v``. The target is a
+fixed cost of at most :data:`TARGET_PRODUCTS` products per call.
 
 A call with ``max_iter=1`` also runs its one iteration (about one product for SNKP and
 ISNKPVN, a column for NKP and NVN) and assembles its result, so the measured call is an
