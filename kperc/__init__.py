@@ -5,6 +5,14 @@ Perceptrons* (ICML 2014), with exact margins, the paper's loss functions, seeded
 generators (:mod:`kperc.datasets`), a scikit-learn classifier, and the kernel
 algorithms written for reading (:mod:`kperc.reference`). Each docstring names
 the part of the paper (Section, Algorithm, Lemma, Theorem) it implements.
+
+Sparse data: :func:`gram_operator`, :func:`signed_normalized_points`,
+:func:`decision_function` and :func:`predict` (linear kernel) and
+``SNKPClassifier(kernel="linear")`` keep a scipy.sparse ``X`` sparse, and the algorithms
+run on the sparse factored operator with sparse mat-vecs. Every other function that
+takes data ``X`` or a matrix ``G`` densifies a scipy.sparse input, and :func:`margin`,
+:func:`margin_details`, :func:`gram_factor` and :func:`dist_to_witness` densify a sparse
+factor (they factorise it).
 """
 
 from ._approx import ApproxGramOperator, ExactMarginCheck, approx_gram_operator, exact_margin_check
@@ -29,6 +37,7 @@ from ._margins import (
     min_norm_point,
 )
 from ._perceptrons import nkp, normalized_perceptron, perceptron, snkp, winnow
+from ._predict import decision_function, predict
 from ._primal_dual import isnkpvn, snkpvn
 from ._result import KpercResult
 from ._separable import SeparabilityResult, is_separable
@@ -86,6 +95,8 @@ __all__ = [
     "von_neumann_linear",
     "snkpvn",
     "isnkpvn",
+    "decision_function",
+    "predict",
     "entropy",
     "entropy_prox",
     "euclidean_prox",

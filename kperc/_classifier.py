@@ -11,9 +11,11 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import scipy.sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
@@ -34,7 +36,14 @@ from ._primal_dual import isnkpvn
 from ._result import KpercResult
 from ._separable import _conflicting_pairs
 from ._typing import ArrayLike, KernelLike, RandomStateLike
-from ._validation import as_real_array, check_positive, pow2_scale, row_norms
+from ._validation import (
+    as_real_array,
+    check_positive,
+    check_sparse_X,
+    pow2_scale,
+    row_norms,
+    sparse_row_norms,
+)
 
 __all__ = ["SNKPClassifier", "InseparableDataWarning", "expected_failed_checks"]
 
@@ -381,7 +390,12 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
+        # scipy.sparse X: the linear kernel trains on a sparse factored operator
+        tags.input_tags.sparse = self._linear()
         return tags
+
+    def _linear(self):
+        return not callable(self.kernel) and self.kernel == "linear"
 
     def expected_failed_checks(self) -> dict[str, str]:
         """Checks of :func:`sklearn.utils.estimator_checks.check_estimator` that cannot
@@ -402,6 +416,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     def _augment(self, X):
         c = getattr(self, "intercept_feature_", None)
         if c is not None:
+            if scipy.sparse.issparse(X):
+                col = scipy.sparse.csr_matrix(np.full((X.shape[0], 1), c))
+                return scipy.sparse.hstack([X, col], format="csr")
             return np.hstack([X, np.full((X.shape[0], 1), c)])
         return X
 
@@ -457,9 +474,11 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         return "nystroem", self.n_components
 
     def _validate(self, X, y=None, *, fitting):
-        kw: dict[str, Any] = {"dtype": np.float64}
+        # sparse X is accepted here and refused by _trusted with a message naming the
+        # kernel, unless the kernel is linear
+        kw: dict[str, Any] = {"dtype": np.float64, "accept_sparse": ("csr", "csc")}
         if not self.check_input:
-            kw = {"dtype": None, "ensure_all_finite": False}
+            kw = {"dtype": None, "ensure_all_finite": False, "accept_sparse": ("csr", "csc")}
         # The one validation of X: the private kernel functions called after it trust X.
         # With check_input=False, complex, object, NaN and inf entries are still refused
         # by name (they would give silent NaN scores or drop imaginary parts).
@@ -469,6 +488,29 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         return self._trusted(X), y
 
     def _trusted(self, X):
+        if scipy.sparse.issparse(X):
+            if not self._linear():
+                raise TypeError(
+                    f"X is a scipy.sparse matrix, which SNKPClassifier takes only with "
+                    f"kernel='linear' (trained through a sparse factored operator); "
+                    f"kernel={self.kernel!r} needs dense X: pass X.toarray(), or use "
+                    "kernel='linear'."
+                )
+            if self.n_components is not None and not isinstance(self.n_components, str):
+                raise TypeError(
+                    f"X is a scipy.sparse matrix, which the linear kernel trains on through "
+                    f"its exact sparse factored operator; n_components={self.n_components!r} "
+                    "(Nystroem features) needs dense X: use n_components='auto', or pass "
+                    "X.toarray()."
+                )
+            if self.n_components is None:
+                raise TypeError(
+                    "X is a scipy.sparse matrix, which the linear kernel trains on through "
+                    "its exact sparse factored operator, not the dense n x n matrix that "
+                    "n_components=None asks for: use n_components='auto' (also exact), or "
+                    "pass X.toarray()."
+                )
+            return check_sparse_X(X, "X")  # a CSR copy: real, finite (check_input or not)
         X = as_real_array(X, "X")
         if not self.check_input and not np.all(np.isfinite(X)):
             raise ValueError("X contains NaN or inf; remove or impute those entries first.")
@@ -647,8 +689,11 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training points.
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+            Training points. A sparse ``X`` (CSR or CSC; other formats are converted) is
+            accepted with ``kernel="linear"`` only, and never densified: the model trains
+            on the sparse factored operator (see :class:`kperc.GramOperator`); other
+            kernels refuse it with a :class:`TypeError`.
         y : array-like of shape (n_samples,)
             Labels; exactly two distinct values (any type scikit-learn accepts).
         **fit_params
@@ -707,13 +752,14 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
 
     def _fit(self, X, ypm):
         if self.gamma == "scale":  # as sklearn.svm.SVC: on X, without the intercept column
-            var = X.var()
+            var = _variance(X)
             self._gamma = 1.0 / (X.shape[1] * var) if var != 0 else 1.0
         else:
             self._gamma = float(self.gamma)
         self.intercept_feature_ = None
         if self._uses_intercept_feature():
-            rms = float(np.sqrt(np.mean(row_norms(X) ** 2))) if X.size else 0.0
+            norms = sparse_row_norms(X) if scipy.sparse.issparse(X) else row_norms(X)
+            rms = float(np.sqrt(np.mean(norms**2))) if norms.size else 0.0
             scale = pow2_scale(rms) if rms > 0 and np.isfinite(rms) else 1.0
             self.intercept_feature_ = float(self.intercept_scaling) * scale
         Xa = self._augment(X)
@@ -830,7 +876,12 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         """A sentence suggesting rescaling when the features' scales, ``gamma`` or the
         intercept, rather than the data, are the likely reason for a tiny margin."""
         hints = []
-        std = X.std(axis=0) if X.shape[0] > 1 else np.zeros(X.shape[1])
+        if X.shape[0] <= 1:
+            std = np.zeros(X.shape[1])
+        elif scipy.sparse.issparse(X):
+            std = np.sqrt(mean_variance_axis(X, axis=0)[1])
+        else:
+            std = X.std(axis=0)
         pos = std[std > 0]
         if pos.size >= 2 and pos.max() / pos.min() > 1e3:
             hints.append(
@@ -862,8 +913,11 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Points to score.
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+            Points to score. A sparse ``X`` (CSR or CSC; other formats are converted) is
+            accepted with ``kernel="linear"`` only, and never densified: the model trains
+            on the sparse factored operator (see :class:`kperc.GramOperator`); other
+            kernels refuse it with a :class:`TypeError`.
 
         Returns
         -------
@@ -888,7 +942,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         if not callable(self.kernel) and self.kernel == "linear":
             # f(x) = x . w with w = sum_i dual_coef_i x_i: O(d) per point, whatever the
             # number of support vectors (SNKP gives weight to every training point)
-            f = Xa @ (self.dual_coef_ @ self.support_vectors_)
+            f = np.asarray(Xa @ self._weights()).reshape(-1)
         elif self.support_.size == 0:
             f = np.zeros(Xa.shape[0])
         else:
@@ -903,8 +957,11 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Points to classify.
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+            Points to classify. A sparse ``X`` (CSR or CSC; other formats are converted) is
+            accepted with ``kernel="linear"`` only, and never densified: the model trains
+            on the sparse factored operator (see :class:`kperc.GramOperator`); other
+            kernels refuse it with a :class:`TypeError`.
 
         Returns
         -------
@@ -921,8 +978,14 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             raise AttributeError(f"{name} is only available when kernel='linear'.")
         if self.feature_map_ is not None:
             raise AttributeError(f"{name} is not available with n_components (Nystroem).")
+        return self._weights()
+
+    def _weights(self):
+        """``w = sum_i dual_coef_i x_i`` over the (augmented) support vectors."""
         if self.support_.size == 0:
             return np.zeros(self.n_features_in_ + (self.intercept_feature_ is not None))
+        if scipy.sparse.issparse(self.support_vectors_):
+            return np.asarray(self.support_vectors_.T @ self.dual_coef_).reshape(-1)
         return self.dual_coef_ @ self.support_vectors_
 
     @property
@@ -945,6 +1008,14 @@ def _threadpool_controller() -> ThreadpoolController:
     """One controller for the process: building it inspects the loaded libraries
     (milliseconds), limiting threads with it afterwards takes microseconds."""
     return ThreadpoolController()
+
+
+def _variance(X) -> float:
+    """The variance of all entries of ``X`` (dense or sparse), as ``X.var()``."""
+    if scipy.sparse.issparse(X):
+        mean = X.sum() / (X.shape[0] * X.shape[1])
+        return float(X.multiply(X).sum() / (X.shape[0] * X.shape[1]) - mean**2)
+    return float(X.var())
 
 
 def _is_real(value) -> bool:
@@ -970,6 +1041,33 @@ def _surely_above(G: np.ndarray, p: np.ndarray, tol: float) -> bool:
 
 def _conflicts(Xa, ypm):
     """Pairs of training points with identical features and opposite labels."""
+    if scipy.sparse.issparse(Xa):
+        return _sparse_conflicts(Xa, ypm)
     if not np.all(np.isfinite(Xa)):  # check_input=False with NaN: nothing to compare
         return np.zeros((0, 2), dtype=np.intp)
     return _conflicting_pairs(Xa, ypm)
+
+
+def _sparse_conflicts(Xa, ypm):
+    """:func:`_conflicts` of a canonical CSR matrix without densifying it: rows are
+    grouped by a key (their product with a fixed random vector: identical rows store
+    identical entries in the same order, so get bitwise identical keys), and only groups
+    of equal keys that hold both labels are densified and compared exactly."""
+    n = Xa.shape[0]
+    if n < 2:
+        return np.zeros((0, 2), dtype=np.intp)
+    r = np.random.default_rng(20140621).uniform(1.0, 2.0, (Xa.shape[1],))
+    amax = float(np.max(np.abs(Xa.data))) if Xa.nnz else 0.0
+    scale = pow2_scale(amax) if amax > 0 else 1.0
+    key = np.asarray((Xa / scale) @ r).reshape(-1)
+    order = np.argsort(key, kind="stable")
+    ks = key[order]
+    starts = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
+    sizes = np.diff(np.r_[starts, n])
+    pos = np.add.reduceat((ypm[order] > 0).astype(np.intp), starts)
+    mixed = np.flatnonzero((sizes >= 2) & (pos > 0) & (pos < sizes))
+    if mixed.size == 0:
+        return np.zeros((0, 2), dtype=np.intp)
+    cand = np.sort(np.concatenate([order[starts[i] : starts[i] + sizes[i]] for i in mixed]))
+    sub = _conflicting_pairs(Xa[cand].toarray(), ypm[cand])
+    return cand[sub] if sub.size else sub

@@ -34,8 +34,10 @@ from ._validation import (
     check_psd_matrix,
     check_X,
     check_Xy,
+    check_Xy_sparse,
     pow2_scale,
     row_norms,
+    sparse_row_norms,
 )
 
 KERNELS = ("linear", "poly", "rbf")
@@ -226,8 +228,16 @@ def kernel_diagonal(
     return _kernel_diagonal(check_X(X), kernel, _check_kernel_args(kernel, kernel_params))
 
 
-def _kernel_diagonal(X: np.ndarray, kernel: KernelLike, kernel_params: dict) -> np.ndarray:
-    """:func:`kernel_diagonal` of checked data and kernel parameters."""
+def _kernel_diagonal(X: Any, kernel: KernelLike, kernel_params: dict) -> np.ndarray:
+    """:func:`kernel_diagonal` of checked data and kernel parameters (a CSR ``X`` only
+    for the linear kernel)."""
+    if scipy.sparse.issparse(X):
+        if kernel != "linear":  # pragma: no cover - callers refuse it first
+            raise TypeError(f"a sparse X needs kernel='linear'; got kernel={kernel!r}.")
+        with np.errstate(over="ignore", under="ignore"):
+            d = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).reshape(-1)
+        _check_representable(d, kernel, np.diff(scipy.sparse.csr_matrix(X).indptr) > 0)
+        return d
     nonzero = np.any(X != 0, axis=1)
     if kernel == "linear":
         with np.errstate(over="ignore", under="ignore"):
@@ -501,8 +511,11 @@ def _symmetrize_inplace(G: np.ndarray, block: int = 256) -> None:
             G[j0:j1, i0:i1] = S.T
 
 
-def signed_normalized_points(X: ArrayLike, y: ArrayLike) -> np.ndarray:
+def signed_normalized_points(X: ArrayLike, y: ArrayLike) -> Any:
     """Rows ``a_i = y_i x_i / ||x_i||_2`` (paper Section 2), shape (n_samples, n_features).
+
+    A scipy.sparse ``X`` gives a ``scipy.sparse.csr_matrix`` with the same nonzero
+    pattern (nothing is densified); any other ``X`` gives an ndarray.
 
     Examples
     --------
@@ -511,11 +524,14 @@ def signed_normalized_points(X: ArrayLike, y: ArrayLike) -> np.ndarray:
     >>> A.round(4).tolist()
     [[0.6, 0.8], [-0.0, -1.0]]
     """
-    return _signed_normalized_points(*check_Xy(X, y))
+    return _signed_normalized_points(*check_Xy_sparse(X, y))
 
 
-def _signed_normalized_points(X: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """:func:`signed_normalized_points` of checked data and labels."""
+def _signed_normalized_points(X, y: np.ndarray):
+    """:func:`signed_normalized_points` of checked data and labels (a CSR matrix stays
+    sparse; its nonzeros get exactly the values that the dense computation gives)."""
+    if scipy.sparse.issparse(X):
+        return _sparse_signed_normalized_points(X, y)
     # Each row times a power of two (exact) so that its largest entry is in [0.5, 1):
     # subnormal rows regain their full precision before the division (dividing a
     # subnormal row by its norm gave unit-norm errors of 7%), huge rows cannot overflow.
@@ -526,6 +542,27 @@ def _signed_normalized_points(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     return Xs / norms[:, None] * y[:, None]
 
 
+def _sparse_signed_normalized_points(X: scipy.sparse.csr_matrix, y: np.ndarray):
+    """The sparse form of :func:`_signed_normalized_points`: the same exact power-of-two
+    scaling of each row, then its division by the row's norm, on the stored entries."""
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    amax = np.zeros(X.shape[0])
+    np.maximum.at(amax, rows, np.abs(X.data))
+    e = np.frexp(np.where(amax > 0, amax, 1.0))[1]
+    Xs = scipy.sparse.csr_matrix((np.ldexp(X.data, -e[rows]), X.indices, X.indptr), X.shape)
+    norms = sparse_row_norms(Xs)
+    _check_diag(norms)
+    Xs.data = Xs.data / norms[rows] * y[rows]
+    return Xs
+
+
+def _sparse_counts(Z) -> tuple[int, int]:
+    """The most nonzeros in a row and in a column of a CSR matrix."""
+    row = int(np.diff(Z.indptr).max()) if Z.shape[0] else 0
+    col = int(np.bincount(Z.indices, minlength=Z.shape[1]).max()) if Z.nnz else 0
+    return row, col
+
+
 class GramOperator(LinearOperator):
     """The linear-kernel ``G = A^T A`` kept in factored form.
 
@@ -533,9 +570,24 @@ class GramOperator(LinearOperator):
     rows of ``Z`` (shape ``(n, d)``), so ``G v = Z (Z^T v)`` costs ``O(n d)`` and a
     column of ``G`` is ``Z z_j``.
 
+    ``Z`` may be a scipy.sparse matrix (kept as CSR: products are sparse mat-vecs and
+    memory is ``O(nnz)``; :func:`kperc.gram_operator` of a sparse ``X`` builds one).
+    Rounding: a computed ``(G v)_i = (Z (Z^T v))_i`` with ``v >= 0`` is within
+    ``(c + r_i) u ||v||_1`` of the exact value, up to terms in ``u^2`` (``u`` the unit
+    round-off), where ``r_i`` is the number of nonzeros of row ``i`` of ``Z`` and ``c``
+    the largest number of nonzeros in a column: each entry of ``w = Z^T v`` is a sum of
+    at most ``c`` products, off by at most ``c u sum_j |z_jk| v_j``; the dot product of
+    row ``i`` with ``w`` adds ``r_i`` more roundings; and
+    ``sum_k |z_ik| sum_j |z_jk| v_j <= ||v||_1`` for unit rows (Cauchy-Schwarz). The
+    algorithms accept a separator only when
+    ``min_i (G alpha)_i > (n + max_i r_i + 2) u ||alpha||_1`` (``c <= n``; the ``n``
+    also covers NKP's sum of at most ``n`` columns). For a dense ``Z``, ``r_i = d``;
+    for a sparse one the bound depends on the nonzeros per row, not on the number of
+    features.
+
     Parameters
     ----------
-    Z : array_like of shape (n_samples, n_features)
+    Z : array_like or scipy.sparse matrix of shape (n_samples, n_features)
         Rows of unit Euclidean norm (checked to ``1e-8``), real and finite: the signed
         normalised points of :func:`kperc.signed_normalized_points`. Anything else is
         refused with a :class:`ValueError` (complex input with a :class:`TypeError`):
@@ -552,9 +604,15 @@ class GramOperator(LinearOperator):
     True
     """
 
-    def __init__(self, Z: np.ndarray) -> None:
+    def __init__(self, Z: ArrayLike) -> None:
         self.Z = check_factor(Z, "Z")
         n = self.Z.shape[0]
+        self.sparse = scipy.sparse.issparse(self.Z)
+        #: the most nonzeros in a row and in a column of ``Z`` (``d`` and ``n`` if dense)
+        self.row_nnz: int = self.Z.shape[1]
+        self.col_nnz: int = n
+        if self.sparse:
+            self.row_nnz, self.col_nnz = _sparse_counts(self.Z)
         super().__init__(dtype=np.float64, shape=(n, n))
 
     def _matvec(self, v):
@@ -572,11 +630,20 @@ class GramOperator(LinearOperator):
 
     def column(self, j: int) -> np.ndarray:
         """Column ``j`` of ``G``: ``(a_i^T a_j)_i`` (``j`` an integer index)."""
-        return self.Z @ self.Z[check_index(j, self.shape[0])]
+        j = check_index(j, self.shape[0])
+        if self.sparse:
+            return self.Z @ self.Z[j].toarray().reshape(-1)
+        return self.Z @ self.Z[j]
 
     def diagonal(self) -> np.ndarray:
         """The diagonal of ``G`` (all ones up to round-off)."""
+        if self.sparse:
+            return np.asarray(self.Z.multiply(self.Z).sum(axis=1)).reshape(-1)
         return np.einsum("ij,ij->i", self.Z, self.Z)
+
+    def dense_factor(self) -> np.ndarray:
+        """``Z`` as a dense ndarray (itself when dense; a densified copy when sparse)."""
+        return self.Z.toarray() if self.sparse else self.Z
 
     def seminorm(self, p: np.ndarray) -> float:
         """``||p||_G = ||A p||_2``, computed from the factor (no round-off floor)."""
@@ -587,15 +654,22 @@ class GramOperator(LinearOperator):
 
         Each entry of ``A p`` is a sum of ``n`` terms with ``|z_ij| <= 1``: its error is
         at most ``(n + 2) u ||p||_1``, so the vector's error is at most ``sqrt(d)`` times
-        that (``u`` the unit round-off).
+        that (``u`` the unit round-off). For a sparse ``Z``, entry ``k`` sums at most
+        ``c`` terms (the most nonzeros in a column) and is off by at most
+        ``(c + 2) u sum_i |z_ik| |p_i|``; the 2-norm of those errors is at most
+        ``(c + 2) u sum_i |p_i| ||z_i|| = (c + 2) u ||p||_1`` (unit rows).
         """
         val = self.seminorm(p)
+        if self.sparse:
+            return val, val + (self.col_nnz + 2) * _U * float(np.abs(p).sum())
         n, d = self.Z.shape
         err = (n + 2) * _U * float(np.abs(p).sum()) * np.sqrt(d)
         return val, val + err
 
     def toarray(self) -> np.ndarray:
         """The dense ``n x n`` matrix (for small ``n`` only)."""
+        if self.sparse:
+            return (self.Z @ self.Z.T).toarray()
         return self.Z @ self.Z.T
 
 
@@ -610,7 +684,10 @@ def gram_operator(X: ArrayLike, y: ArrayLike) -> GramOperator:
     Returns
     -------
     GramOperator
-        Behaves like ``gram_matrix(X, y)`` for products, with ``O(n d)`` memory.
+        Behaves like ``gram_matrix(X, y)`` for products, with ``O(n d)`` memory. A
+        scipy.sparse ``X`` stays sparse: the factor ``Z`` is a CSR matrix with the
+        nonzero pattern of ``X`` (memory ``O(nnz)``), and every product is a sparse
+        mat-vec.
 
     Examples
     --------
@@ -620,7 +697,7 @@ def gram_operator(X: ArrayLike, y: ArrayLike) -> GramOperator:
     >>> op.shape, op.Z.round(4).tolist()
     ((2, 2), [[0.6, 0.8], [-0.0, -1.0]])
     """
-    return GramOperator(signed_normalized_points(X, y))
+    return GramOperator(_signed_normalized_points(*check_Xy_sparse(X, y)))
 
 
 _U = np.finfo(np.float64).eps / 2  # unit round-off of float64
@@ -651,6 +728,8 @@ def seminorm_floor(gram) -> float:
         return float(np.sqrt(2 * (gram.n + 2) * ul))
     G = getattr(gram, "G", None)
     if isinstance(G, GramOperator):
+        if G.sparse:  # see GramOperator.seminorm_bound
+            return float((G.col_nnz + 2) * _U)
         return float((G.shape[0] + 2) * _U * np.sqrt(G.Z.shape[1]))
     return float(np.sqrt(2 * (gram.n + 2) * _U))
 
@@ -668,14 +747,20 @@ def check_attainable(value: float, name: str, gram) -> float:
     return value
 
 
-def certified_separates(Z: np.ndarray, w: np.ndarray) -> tuple[bool, float]:
+def certified_separates(Z, w: np.ndarray) -> tuple[bool, float]:
     """Whether ``Z w > 0`` holds beyond rounding; also the computed ``min_i (Z w)_i``.
 
     Each ``(Z w)_i`` is a sum of ``d`` products; its error is at most
-    ``(d + 2) u (|Z| |w|)_i`` (``u`` the unit round-off), computed here entry-wise.
+    ``(d + 2) u (|Z| |w|)_i`` (``u`` the unit round-off), computed here entry-wise. For a
+    scipy.sparse ``Z`` row ``i`` sums only its ``r_i`` stored entries, so ``d`` becomes
+    ``r_i``: the bound depends on the nonzeros per row, not on the number of features.
     """
-    m = Z @ w
-    bound = (Z.shape[1] + 2) * _U * (np.abs(Z) @ np.abs(w))
+    m = np.asarray(Z @ w).reshape(-1)
+    if scipy.sparse.issparse(Z):
+        terms = np.diff(scipy.sparse.csr_matrix(Z).indptr) + 2.0
+        bound = terms * _U * np.asarray(abs(Z) @ np.abs(w)).reshape(-1)
+    else:
+        bound = (Z.shape[1] + 2) * _U * (np.abs(Z) @ np.abs(w))
     return bool(np.all(m > bound)), float(m.min())
 
 
@@ -683,7 +768,10 @@ def certified_positive(gmin: float, n: int, alpha_l1: float) -> bool:
     """Whether a computed ``min_i (G alpha)_i`` is positive beyond rounding error.
 
     Each ``(G alpha)_i`` is a sum of ``n`` products with ``|G_ij| <= 1``, so its
-    floating-point error is at most about ``n u ||alpha||_1`` (``u = 2^-53``). A smaller
+    floating-point error is at most about ``n u ||alpha||_1`` (``u = 2^-53``). The
+    algorithms pass their ``gram.rounding_terms`` as ``n``: the size of ``G``, or for a
+    factored :class:`GramOperator` that plus the most nonzeros in a row of its factor
+    plus 2 (``n + d + 2`` for a dense factor with ``d`` columns). A smaller
     positive value does not prove separation: with a point repeated under the other
     label the exact value is 0, and BLAS can return ``+5e-17`` for it.
     """
@@ -707,6 +795,8 @@ class _DenseGram:
     def __init__(self, G: np.ndarray):
         self.G = G
         self.n = G.shape[0]
+        #: ``c`` of :func:`certified_positive`: a computed ``(G v)_i`` sums ``n`` terms
+        self.rounding_terms = self.n
 
     def matvec(self, v):
         return self.G @ v
@@ -808,8 +898,16 @@ class _OperatorGram:
         # Factored linear kernel: call BLAS on Z directly (the same products as
         # GramOperator._matvec) and skip the LinearOperator dispatch, which costs as much
         # as the product itself for small n.
-        self._Z = G.Z if isinstance(G, GramOperator) else None
+        factored = isinstance(G, GramOperator)
+        self._Z = G.Z if factored and not G.sparse else None
         self._w = np.empty(0 if self._Z is None else self._Z.shape[1])  # Z^T v, reused
+        # a sparse factor: CSR products, with Z^T in CSR too (a row-wise mat-vec)
+        self._S = G.Z if factored and G.sparse else None
+        self._ST = self._S.T.tocsr() if self._S is not None else None
+        #: ``c`` of :func:`certified_positive` (see :class:`GramOperator`): a factored
+        #: ``(Z (Z^T v))_i`` sums ``n`` products, then the most nonzeros in a row of
+        #: ``Z`` (``d`` for a dense factor), so ``n + row_nnz + 2``; ``n`` otherwise
+        self.rounding_terms = self.n + G.row_nnz + 2 if factored else self.n
         self._cache = _ColumnCache(self._compute_column_into, self.n, cache_size)
         self.column_into = self._cache.get
 
@@ -821,6 +919,8 @@ class _OperatorGram:
     def matvec(self, v):
         if self._Z is not None:
             return self._Z @ (self._Z.T @ v)
+        if self._S is not None:
+            return self._S @ (self._ST @ v)
         try:
             out = self.G.matvec(v)
         except ValueError as exc:  # scipy's reshape of a wrong-sized product
@@ -850,6 +950,8 @@ class _OperatorGram:
         if self._Z is not None:
             np.matmul(self._Z, self._Z[j], out=out)
             return out
+        if self._S is not None:
+            return self._S @ self._S[j].toarray().reshape(-1)
         return self.column(j)
 
     def check_certificate(self, p) -> None:

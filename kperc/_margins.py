@@ -86,7 +86,7 @@ def _factors(G) -> tuple[np.ndarray, np.ndarray]:
     the positive margin to full accuracy.
     """
     if isinstance(G, GramOperator):
-        Z = G.Z
+        Z = G.dense_factor()  # a sparse factor is densified: the SVD needs it
         U, s, Vt = np.linalg.svd(Z.T, full_matrices=False)
         r = int(np.sum(s > RANK_TOL * max(s[0], 1e-300)))
         reduced = (U[:, :r].T @ Z.T) if r < Z.shape[1] else Z.T.copy()
@@ -242,7 +242,7 @@ def _apply_exact(G, B_full):
     :class:`~kperc.GramOperator` ``G p = Z (Z^T p)`` with unit rows, ``c = n + d``.
     """
     if isinstance(G, GramOperator):
-        Z = G.Z
+        Z = G.dense_factor()
         return (lambda v: Z @ (Z.T @ v)), float(sum(Z.shape) + 2)
     if isinstance(G, LinearOperator):
         return (lambda v: B_full.T @ (B_full @ v)), float(2 * B_full.shape[1] + 2)
@@ -315,7 +315,9 @@ def margin_details(G: GramLike) -> OptimizeResult:
     n, d = B_full.shape[1], B_full.shape[0]
     if isinstance(G, GramOperator):
         fine = warn = 16 * (n + d) * eps
-        certifier: _RowCertifier | _DenseCertifier | None = _RowCertifier(G.Z, normalized=False)
+        certifier: _RowCertifier | _DenseCertifier | None = _RowCertifier(
+            G.dense_factor(), normalized=False
+        )
     else:
         fine, warn = math.sqrt(4 * n * eps), 2 * math.sqrt(eps)
         if isinstance(G, LinearOperator):

@@ -64,7 +64,7 @@ def _fresh_certified(gram, counts: np.ndarray, k: int) -> bool:
         g = cols @ counts[support].astype(np.float64)
     else:
         g = gram.matvec(counts)
-    return certified_positive(float(g.min()), gram.n, float(k))
+    return certified_positive(float(g.min()), gram.rounding_terms, float(k))
 
 
 def _first_index_rule(m: np.ndarray, scale: float) -> int:
@@ -557,7 +557,7 @@ def snkp(
         if gmin > 0 and first is None:
             ga[:] = gram.matvec(alpha)  # guard against drift of the linear updates
             gmin = float(ga.min())
-            if certified_positive(gmin, n, float(alpha.sum())):
+            if certified_positive(gmin, gram.rounding_terms, float(alpha.sum())):
                 first = k
                 if halt:
                     break

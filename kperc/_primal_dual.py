@@ -114,7 +114,7 @@ def _snkpvn_core(gram, q, delta, max_iter, mu0, trace, callback=None, offset=0, 
             )
         if gmin > 0:
             ga[:] = gram.matvec(alpha)  # guard against drift of the linear updates
-            if certified_positive(float(ga.min()), n, float(alpha.sum())):
+            if certified_positive(float(ga.min()), gram.rounding_terms, float(alpha.sum())):
                 how = "separator"
                 break
         if normp < delta:  # reached only when G alpha_k > 0 fails (after a refresh)

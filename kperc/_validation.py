@@ -148,13 +148,23 @@ def check_Xy(X, y) -> tuple[np.ndarray, np.ndarray]:
         Float64 copies.
     """
     X = check_X(X)
-    y = check_labels(y)
+    return X, _check_lengths(X, check_labels(y))
+
+
+def check_Xy_sparse(X, y) -> tuple[Any, np.ndarray]:
+    """:func:`check_Xy` that keeps a scipy.sparse ``X`` sparse (a CSR copy, see
+    :func:`check_sparse_X`) instead of densifying it."""
+    X = check_sparse_X(X) if scipy.sparse.issparse(X) else check_X(X)
+    return X, _check_lengths(X, check_labels(y))
+
+
+def _check_lengths(X, y: np.ndarray) -> np.ndarray:
     if X.shape[0] != y.shape[0]:
         raise ValueError(
             f"X has {X.shape[0]} rows but y has {y.shape[0]} labels; "
             "they must describe the same points (X is (n_samples, n_features))."
         )
-    return X, y
+    return y
 
 
 def check_X(X, name: str = "X") -> np.ndarray:
@@ -174,6 +184,43 @@ def check_X(X, name: str = "X") -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or inf; remove or impute those entries first.")
     return arr
+
+
+def check_sparse_X(X, name: str = "X") -> scipy.sparse.csr_matrix:
+    """Return a scipy.sparse ``X`` as a CSR float64 copy: real, finite, non-empty.
+
+    Any sparse format is accepted (converted to CSR, duplicate entries summed, explicit
+    zeros dropped); complex and non-numeric dtypes are refused with a :class:`TypeError`
+    naming ``name``, NaN and inf entries with a :class:`ValueError`.
+    """
+    kind = np.dtype(X.dtype).kind
+    if kind == "c":
+        raise TypeError(
+            f"{name} must be real; got a complex sparse matrix (dtype {X.dtype}). Pass "
+            f"{name}.real if the imaginary part is meant to be dropped."
+        )
+    if kind not in "biuf":
+        raise TypeError(f"{name} must be a numeric sparse matrix; got dtype {X.dtype}.")
+    if len(X.shape) != 2:
+        raise ValueError(f"{name} must be 2-D of shape (n_samples, n_features); got {X.shape}.")
+    arr = scipy.sparse.csr_matrix(X, dtype=np.float64, copy=True)
+    arr.sum_duplicates()
+    arr.eliminate_zeros()
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ValueError(f"{name} is empty (shape {arr.shape}); at least one point is needed.")
+    if not np.all(np.isfinite(arr.data)):
+        raise ValueError(f"{name} contains NaN or inf; remove or impute those entries first.")
+    return arr
+
+
+def sparse_row_norms(X: scipy.sparse.csr_matrix) -> np.ndarray:
+    """:func:`row_norms` of a CSR matrix (each row divided by its largest entry first)."""
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    amax = np.zeros(X.shape[0])
+    np.maximum.at(amax, rows, np.abs(X.data))
+    safe = np.where(amax > 0, amax, 1.0)
+    scaled = X.data / safe[rows]
+    return amax * np.sqrt(np.bincount(rows, weights=scaled * scaled, minlength=X.shape[0]))
 
 
 def check_labels(y) -> np.ndarray:
@@ -479,12 +526,25 @@ def check_unit_rows(Z: np.ndarray, name: str = "Z") -> None:
             )
 
 
-def check_factor(Z, name: str = "Z") -> np.ndarray:
+def check_factor(Z, name: str = "Z") -> Any:
     """A factor ``Z`` of ``G = Z Z^T``: real, 2-D, non-empty, finite, unit rows.
 
-    A C-contiguous float64 array is used as it is (never written to); anything else is
+    A C-contiguous float64 array is used as it is (never written to); a scipy.sparse
+    factor is kept sparse (a CSR float64 copy, :func:`check_sparse_X`); anything else is
     converted (see :func:`as_real_array`).
     """
+    if scipy.sparse.issparse(Z):
+        sp = check_sparse_X(Z, name)
+        norms = sparse_row_norms(sp)
+        bad = np.flatnonzero(~(np.abs(norms * norms - 1.0) <= DIAG_TOL))
+        if bad.size:
+            raise ValueError(
+                f"{name} must have rows of unit Euclidean norm (the signed normalised "
+                f"points, so that G = {name} {name}^T has a unit diagonal); row {bad[0]} "
+                f"has norm {norms[bad[0]]:.6g}. Build it with "
+                "kperc.signed_normalized_points(X, y) or kperc.gram_operator(X, y)."
+            )
+        return sp
     if isinstance(Z, np.ndarray) and Z.dtype == np.float64 and Z.flags.c_contiguous:
         arr = Z
     else:

@@ -193,7 +193,7 @@ def nvn(
             refresh()  # re-verify with a fresh product
             i = int(gt.argmin())
             gmin = float(gt[i])
-            separator = certified_positive(gmin, n, float(pt.sum()))
+            separator = certified_positive(gmin, gram.rounding_terms, float(pt.sum()))
         # the point of the step: the tie rule of kperc._ties with the scale of the linear
         # form, |g_i| = |a_i^T w| <= ||w|| = sqrt(s), so that both forms choose alike
         j = first_min_index(gt, np.sqrt(s) / c, i)

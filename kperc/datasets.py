@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from ._kernels import gram_matrix
+from ._typing import KernelLike
 from ._validation import check_finite, check_nonnegative, check_positive
 
 #: Largest number of points a generator makes (a larger ``n`` is refused up front
@@ -57,7 +59,12 @@ __all__ = [
 
 @dataclass
 class Dataset:
-    """A labelled data set.
+    """A labelled data set: the one type of a test problem in kperc and its book.
+
+    The margin a generator knows (``info["rho"]``) is stated in a feature space: the
+    kernel's, named by ``kernel`` and ``kernel_params`` (the linear kernel unless the
+    generator planted the margin elsewhere, as :func:`planted_rbf` does). :meth:`gram`
+    builds the normalised signed Gram matrix of that kernel.
 
     Attributes
     ----------
@@ -66,6 +73,10 @@ class Dataset:
         Labels in {-1, +1}.
     info : dict
         What the generator knows exactly (planted margin, maximiser, ...).
+    kernel : {"linear", "poly", "rbf"} or callable, default="linear"
+        The kernel of the problem (see :func:`kperc.kernel_matrix`).
+    kernel_params : dict, default={}
+        Its parameters (``gamma``, ``degree``, ``coef0``).
 
     Examples
     --------
@@ -74,14 +85,29 @@ class Dataset:
     >>> X, y = ds
     >>> X.shape, sorted(set(y.tolist()))
     ((10, 2), [-1.0, 1.0])
+    >>> ds.kernel, ds.gram().shape
+    ('linear', (10, 10))
     """
 
     X: np.ndarray
     y: np.ndarray
     info: dict[str, Any] = field(default_factory=dict)
+    kernel: KernelLike = "linear"
+    kernel_params: dict[str, Any] = field(default_factory=dict)
 
     def __iter__(self):  # allows ``X, y = dataset``
         return iter((self.X, self.y))
+
+    def gram(self) -> np.ndarray:
+        """The normalised signed Gram matrix of the problem's kernel.
+
+        Returns
+        -------
+        G : ndarray of shape (n_samples, n_samples)
+            :func:`kperc.gram_matrix` of ``X``, ``y``, ``kernel`` and ``kernel_params``,
+            computed on each call (the data may have changed since the last one).
+        """
+        return gram_matrix(self.X, self.y, self.kernel, **self.kernel_params)
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
@@ -284,7 +310,7 @@ def planted_rbf(
         ``X`` of shape (n, d), ``y`` in {-1, +1}; ``info`` has ``rho`` (the requested
         gap), ``planted_margin`` (``min_i |g(x_i)|``, at least ``rho`` up to the
         rounding of ``g``), ``gamma``, ``centers`` and ``coef`` (the ``z_j`` and
-        ``c_j``).
+        ``c_j``); ``kernel`` is ``"rbf"`` and ``kernel_params`` ``{"gamma": gamma}``.
 
     Raises
     ------
@@ -300,7 +326,7 @@ def planted_rbf(
     >>> ds = planted_rbf(60, 2, rho=0.05, gamma=2.0, seed=0)
     >>> ds.X.shape, bool(ds.info["planted_margin"] >= 0.05)
     ((60, 2), True)
-    >>> G = kperc.gram_matrix(ds.X, ds.y, "rbf", gamma=2.0)
+    >>> G = ds.gram()  # kperc.gram_matrix(ds.X, ds.y, "rbf", gamma=2.0)
     >>> bool(kperc.margin(G) >= 0.05)  # the kernel margin is at least the gap
     True
     """
@@ -369,7 +395,7 @@ def planted_rbf(
         "centers": centers,
         "coef": coef,
     }
-    return Dataset(X, y, info)
+    return Dataset(X, y, info, "rbf", {"gamma": float(gamma)})
 
 
 def two_rays(r: float = 10.0, n_per_ray: int = 10) -> Dataset:
@@ -464,10 +490,12 @@ def infeasible(
     Raises
     ------
     ValueError
-        For invalid parameters, and when the sign of the margin of the generated data
-        cannot be certified in double precision (``|rho|`` near the rounding level,
-        about ``1e-13``): the instance is refused rather than reported as separable or
-        with a margin of 0.
+        For invalid parameters; when, for ``d >= 3`` and few points, the ``n - d``
+        random points happen not to surround the origin (the data would be separable:
+        use a larger ``n`` or another seed); and when the sign of the margin of the
+        generated data cannot be certified in double precision (``|rho|`` near the
+        rounding level, about ``1e-13``): the instance is refused rather than reported
+        as separable or with a margin of 0.
 
     Examples
     --------
@@ -525,6 +553,12 @@ def infeasible(
     A = A[rng.permutation(A.shape[0])]
     X, y = _labels_and_norms(rng, A, norm_range)
     det, _ = _data_margin_details(X, y, normalize=True)
+    if det.status == "separable":  # the n - d random points left the origin outside
+        raise ValueError(
+            f"infeasible(n={n}, d={d}, rho={rho:g}, seed={seed}): the {n - d} random "
+            f"points did not surround the origin, so the data are separable (margin "
+            f"{det.rho:.3g}). Use a larger n or another seed."
+        )
     if det.status != "inseparable":
         raise ValueError(
             f"rho={rho:g} cannot be planted in double precision: the margin of the "

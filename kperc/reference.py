@@ -67,8 +67,8 @@ def nkp(G: np.ndarray, n_iter: int) -> tuple[np.ndarray, list[int]]:
     Notes
     -----
     Ties go to the first index (:func:`numpy.argmin`). :func:`kperc.nkp` also sends
-    entries that differ by rounding only to the first index (``kperc._ties``), so
-    the two can part ways on instances with near-ties.
+    entries that differ by rounding only (within ``2^-26`` of the scale of the
+    smallest) to the first index, so the two can part ways on instances with near-ties.
 
     Examples
     --------

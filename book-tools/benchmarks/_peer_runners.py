@@ -1,6 +1,7 @@
-"""Instances and solver runners of :mod:`benchmarks.peers` (time to a separator).
+"""Problems and solver runners of :mod:`benchmarks.peers` (time to a separator).
 
-Every runner takes an :class:`Instance` and a :class:`benchmarks.peers.PeersConfig` and
+Every runner takes a problem (a :class:`kperc.datasets.Dataset`: points, labels, kernel
+and kernel parameters) and a :class:`benchmarks.peers.PeersConfig` and
 returns a :class:`Fit`: the wall time of the fit, end to end (building ``G``, the
 operator or the features included), and what the harness needs to check the result the
 same way for every solver: ``y_i f(x_i)`` on every training point, ``||w||`` of the
@@ -23,16 +24,15 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._instances import planted_instance
+from benchmarks._problems import planted_problem
 from benchmarks._runners import run_sklearn_perceptron
-from kperc.datasets import planted_rbf
+from kperc.datasets import Dataset, planted_rbf
 
 __all__ = [
-    "Instance",
     "Fit",
-    "linear_instance",
-    "rbf_instance",
-    "make_instance",
+    "linear_problem",
+    "rbf_problem",
+    "make_problem",
     "evaluate",
     "SOLVERS",
     "LINEAR_SOLVERS",
@@ -41,43 +41,6 @@ __all__ = [
 
 #: Iteration cap passed to kperc's algorithms: high enough that only the time cap stops them.
 KPERC_MAX_ITER = 10**9
-
-
-@dataclass
-class Instance:
-    """One problem: data, labels, kernel and what is known of its margin.
-
-    Attributes
-    ----------
-    family : {"linear", "rbf"}
-    X : ndarray of shape (n, d)
-    y : ndarray of shape (n,)
-    rho : float
-        The planted margin (the nominal parameter of the instance).
-    kernel : {"linear", "rbf"}
-    gamma : float or None
-        RBF parameter (``K(x, x') = exp(-gamma ||x - x'||^2)``).
-    info : dict
-        ``planted_margin`` (normalised margin of the planted separator, a lower bound on
-        the instance's margin; exact for linear instances), ``kernel_margin`` (the
-        instance's exact normalised kernel margin, when measured) and timings.
-    """
-
-    family: str
-    X: np.ndarray
-    y: np.ndarray
-    rho: float
-    kernel: str
-    gamma: float | None
-    info: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def n(self) -> int:
-        return int(self.X.shape[0])
-
-    @property
-    def kernel_params(self) -> dict[str, float]:
-        return {} if self.gamma is None else {"gamma": self.gamma}
 
 
 @dataclass
@@ -97,22 +60,18 @@ class Fit:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-# --------------------------------------------------------------------------- instances
+# ---------------------------------------------------------------------------- problems
 
 
-def linear_instance(n: int, d: int, rho: float, seed: int = 0) -> Instance:
-    """Planted linear instance (:func:`benchmarks._instances.planted_instance`): unit-norm points,
-    normalised margin exactly ``rho``, half the points in a band just above it."""
-    ds = planted_instance(n, d, rho, seed)
-    return Instance(
-        "linear",
-        ds.X,
-        ds.y,
-        rho,
-        "linear",
-        None,
-        {"planted_margin": float(ds.info["rho"]), "kernel_margin": float(ds.info["rho"])},
-    )
+def linear_problem(n: int, d: int, rho: float, seed: int = 0) -> Dataset:
+    """Planted linear problem (:func:`benchmarks._problems.planted_problem`): unit-norm
+    points, normalised margin exactly ``rho``, half the points in a band just above it.
+
+    ``info`` has ``planted_margin`` and ``kernel_margin`` (both the exact margin).
+    """
+    ds = planted_problem(n, d, rho, seed)
+    margin = float(ds.info["rho"])
+    return Dataset(ds.X, ds.y, {"planted_margin": margin, "kernel_margin": margin})
 
 
 def _rbf(A: np.ndarray, B: np.ndarray, gamma: float) -> np.ndarray:
@@ -121,7 +80,7 @@ def _rbf(A: np.ndarray, B: np.ndarray, gamma: float) -> np.ndarray:
     return rbf_kernel(A, B, gamma=gamma)
 
 
-def rbf_instance(
+def rbf_problem(
     n: int,
     d: int,
     rho: float,
@@ -130,48 +89,48 @@ def rbf_instance(
     gamma: float = 2.0,
     n_centers: int = 12,
     near: float = 0.5,
-) -> Instance:
+) -> Dataset:
     """An RBF problem whose margin in the kernel's feature space is planted:
     :func:`kperc.datasets.planted_rbf` (its docstring says how).
 
-    The instance's own kernel margin ``rho_K`` is at least the planted one; the harness
-    measures it exactly where ``n`` allows (:func:`kperc.margin`).
+    The problem's own kernel margin ``rho_K`` is at least the planted one; the harness
+    measures it exactly where ``n`` allows (:func:`kperc.margin`). ``info`` has
+    ``planted_margin`` (a lower bound on ``rho_K``), ``kernel_margin`` (``None`` until
+    measured) and ``n_centers``.
     """
     ds = planted_rbf(n, d, rho, gamma=gamma, n_centers=n_centers, near=near, seed=seed)
-    return Instance(
-        "rbf",
-        ds.X,
-        ds.y,
-        rho,
-        "rbf",
-        gamma,
-        {
-            "planted_margin": ds.info["planted_margin"],
-            "kernel_margin": None,
-            "n_centers": n_centers,
-        },
-    )
+    info = {
+        "planted_margin": ds.info["planted_margin"],
+        "kernel_margin": None,
+        "n_centers": n_centers,
+    }
+    return Dataset(ds.X, ds.y, info, "rbf", {"gamma": gamma})
 
 
-def make_instance(spec: dict[str, Any]) -> Instance:
-    """Build the instance that ``spec`` describes (family, n, d, rho, seed, ...)."""
+def make_problem(spec: dict[str, Any]) -> Dataset:
+    """Build the problem that ``spec`` describes (family, n, d, rho, seed, ...).
+
+    ``info`` (what the record keeps of the problem) also has ``generate_s`` and, for an
+    RBF problem with ``n <= spec["margin_max_n"]``, the exact ``kernel_margin`` and
+    ``kernel_margin_s``.
+    """
     t0 = time.perf_counter()
     if spec["family"] == "linear":
-        inst = linear_instance(spec["n"], spec["d"], spec["rho"], spec["seed"])
+        ds = linear_problem(spec["n"], spec["d"], spec["rho"], spec["seed"])
     elif spec["family"] == "rbf":
-        inst = rbf_instance(spec["n"], spec["d"], spec["rho"], spec["seed"], gamma=spec["gamma"])
+        ds = rbf_problem(spec["n"], spec["d"], spec["rho"], spec["seed"], gamma=spec["gamma"])
     else:
         raise ValueError(f"unknown family {spec['family']!r}; choose 'linear' or 'rbf'")
-    inst.info["generate_s"] = time.perf_counter() - t0
-    if inst.family == "rbf" and spec["n"] <= spec.get("margin_max_n", 0):
+    ds.info["generate_s"] = time.perf_counter() - t0
+    if spec["family"] == "rbf" and spec["n"] <= spec.get("margin_max_n", 0):
         import kperc
 
         t0 = time.perf_counter()
-        G = kperc.gram_matrix(inst.X, inst.y, "rbf", gamma=inst.gamma)
-        inst.info["kernel_margin"] = float(kperc.margin(G))
-        inst.info["kernel_margin_s"] = time.perf_counter() - t0
+        G = ds.gram()
+        ds.info["kernel_margin"] = float(kperc.margin(G))
+        ds.info["kernel_margin_s"] = time.perf_counter() - t0
         del G
-    return inst
+    return ds
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -215,20 +174,20 @@ def _kperc_fit(t0: float, res, Galpha: np.ndarray, norm: float, space: str) -> F
 # points phi(x_i) / ||phi(x_i)|| have unit norm (radius 1). Evaluations after the timed part.
 
 
-def _exact_check(inst: Instance, alpha: np.ndarray) -> tuple[np.ndarray, float]:
+def _exact_check(ds: Dataset, alpha: np.ndarray) -> tuple[np.ndarray, float]:
     import kperc
 
-    chk = kperc.exact_margin_check(inst.X, inst.y, alpha, inst.kernel, **inst.kernel_params)
+    chk = kperc.exact_margin_check(ds.X, ds.y, alpha, ds.kernel, **ds.kernel_params)
     Ga = chk.Galpha
     return Ga, math.sqrt(max(float(alpha @ Ga), 0.0))
 
 
-def run_snkp_dense(inst: Instance, cfg) -> Fit:
+def run_snkp_dense(ds: Dataset, cfg) -> Fit:
     """SNKP on the dense ``G`` of :func:`kperc.gram_matrix`."""
     import kperc
 
     t0 = _now()
-    G = kperc.gram_matrix(inst.X, inst.y, inst.kernel, **inst.kernel_params)
+    G = kperc.gram_matrix(ds.X, ds.y, ds.kernel, **ds.kernel_params)
     res = kperc.snkp(G, max_iter=KPERC_MAX_ITER, check_input=False)
     dt = _now() - t0
     Ga = G @ res.alpha
@@ -237,12 +196,12 @@ def run_snkp_dense(inst: Instance, cfg) -> Fit:
     return fit
 
 
-def run_snkp_factored(inst: Instance, cfg) -> Fit:
+def run_snkp_factored(ds: Dataset, cfg) -> Fit:
     """SNKP on the factored linear operator of :func:`kperc.gram_operator`."""
     import kperc
 
     t0 = _now()
-    op = kperc.gram_operator(inst.X, inst.y)
+    op = kperc.gram_operator(ds.X, ds.y)
     res = kperc.snkp(op, max_iter=KPERC_MAX_ITER, check_input=False)
     dt = _now() - t0
     v = op.Z.T @ res.alpha
@@ -251,7 +210,7 @@ def run_snkp_factored(inst: Instance, cfg) -> Fit:
     return fit
 
 
-def run_snkp_nystroem(inst: Instance, cfg) -> Fit:
+def run_snkp_nystroem(ds: Dataset, cfg) -> Fit:
     """SNKP on the Nystroem operator of :func:`kperc.approx_gram_operator` (features included).
 
     ``separated`` and the margin are those of the model that SNKP trained, which is linear
@@ -264,10 +223,10 @@ def run_snkp_nystroem(inst: Instance, cfg) -> Fit:
     m = int(cfg.nystroem_components)
     t0 = _now()
     op = kperc.approx_gram_operator(
-        inst.X,
-        inst.y,
+        ds.X,
+        ds.y,
         "rbf",
-        gamma=inst.gamma,
+        gamma=ds.kernel_params["gamma"],
         n_components=m,
         random_state=cfg.seed,
     )
@@ -277,8 +236,8 @@ def run_snkp_nystroem(inst: Instance, cfg) -> Fit:
     fit = _kperc_fit(t0, res, op.Z @ v, float(np.linalg.norm(v)), f"Nystroem kernel (m = {m})")
     fit.time_s = dt
     fit.extra["n_components"] = m
-    if inst.n <= cfg.exact_max_n:
-        Ga, na = _exact_check(inst, res.alpha)
+    if len(ds.y) <= cfg.exact_max_n:
+        Ga, na = _exact_check(ds, res.alpha)
         fit.extra.update(
             exact_rows="all",
             exact_separated=bool(np.all(Ga > 0)),
@@ -286,9 +245,9 @@ def run_snkp_nystroem(inst: Instance, cfg) -> Fit:
             exact_margin=float(Ga.min() / na) if na > 0 else None,
         )
     else:
-        rows = np.random.default_rng(cfg.seed).choice(inst.n, cfg.exact_rows, replace=False)
+        rows = np.random.default_rng(cfg.seed).choice(len(ds.y), cfg.exact_rows, replace=False)
         chk = kperc.exact_margin_check(
-            inst.X, inst.y, res.alpha, "rbf", rows=rows, gamma=inst.gamma
+            ds.X, ds.y, res.alpha, "rbf", rows=rows, gamma=ds.kernel_params["gamma"]
         )
         fit.extra.update(
             exact_rows=int(cfg.exact_rows),
@@ -299,20 +258,20 @@ def run_snkp_nystroem(inst: Instance, cfg) -> Fit:
     return fit
 
 
-def run_nkp(inst: Instance, cfg) -> Fit:
+def run_nkp(ds: Dataset, cfg) -> Fit:
     """NKP: dense ``G`` up to ``cfg.nkp_dense_max_n``; above, the factored operator (linear)
     or the on-demand kernel operator :func:`kperc.kernel_gram_operator` (RBF)."""
     import kperc
 
     t0 = _now()
-    if inst.n <= cfg.nkp_dense_max_n:
-        G = kperc.gram_matrix(inst.X, inst.y, inst.kernel, **inst.kernel_params)
+    if len(ds.y) <= cfg.nkp_dense_max_n:
+        G = kperc.gram_matrix(ds.X, ds.y, ds.kernel, **ds.kernel_params)
         how = "dense"
-    elif inst.kernel == "linear":
-        G = kperc.gram_operator(inst.X, inst.y)
+    elif ds.kernel == "linear":
+        G = kperc.gram_operator(ds.X, ds.y)
         how = "factored"
     else:
-        G = kperc.kernel_gram_operator(inst.X, inst.y, inst.kernel, **inst.kernel_params)
+        G = kperc.kernel_gram_operator(ds.X, ds.y, ds.kernel, **ds.kernel_params)
         how = "columns on demand"
     res = kperc.nkp(G, max_iter=KPERC_MAX_ITER, check_input=False)
     dt = _now() - t0
@@ -323,7 +282,7 @@ def run_nkp(inst: Instance, cfg) -> Fit:
         v = G.Z.T @ res.alpha
         Ga, na = G.Z @ v, float(np.linalg.norm(v))
     else:  # alpha is sparse (at most nit + 1 points): the blocked exact check is cheap
-        Ga, na = _exact_check(inst, res.alpha)
+        Ga, na = _exact_check(ds, res.alpha)
     fit = _kperc_fit(t0, res, Ga, na, "exact kernel")
     fit.time_s = dt
     fit.extra["operator"] = how
@@ -334,14 +293,14 @@ def _unit_rows(X: np.ndarray) -> np.ndarray:
     return X / np.linalg.norm(X, axis=1)[:, None]
 
 
-def run_sklearn_perceptron_peer(inst: Instance, cfg) -> Fit:
+def run_sklearn_perceptron_peer(ds: Dataset, cfg) -> Fit:
     """scikit-learn's ``Perceptron`` (:func:`benchmarks._runners.run_sklearn_perceptron`).
 
     It checks after every chunk of epochs whether ``w`` separates (the same check as
     :func:`evaluate`, on the unit-norm points), so it reports ``separated`` and the margin
     itself; it stops by itself at the cap.
     """
-    out = run_sklearn_perceptron(inst.X, inst.y, cfg.cap_s, seed=cfg.seed)
+    out = run_sklearn_perceptron(ds.X, ds.y, cfg.cap_s, seed=cfg.seed)
     return Fit(
         out["time_s"],
         None,
@@ -356,13 +315,13 @@ def run_sklearn_perceptron_peer(inst: Instance, cfg) -> Fit:
     )
 
 
-def run_linearsvc(inst: Instance, cfg) -> Fit:
+def run_linearsvc(ds: Dataset, cfg) -> Fit:
     """``LinearSVC`` with the hinge loss and a large ``C`` (liblinear's dual solver: the
     hinge loss has no primal solver there), no intercept, on the unit-norm points."""
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.svm import LinearSVC
 
-    Xn = _unit_rows(inst.X)
+    Xn = _unit_rows(ds.X)
     clf = LinearSVC(
         loss="hinge",
         C=cfg.linearsvc_C,
@@ -375,12 +334,12 @@ def run_linearsvc(inst: Instance, cfg) -> Fit:
     t0 = _now()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        clf.fit(Xn, inst.y)
+        clf.fit(Xn, ds.y)
     dt = _now() - t0
     w = clf.coef_.ravel()
     return Fit(
         dt,
-        inst.y * (Xn @ w),
+        ds.y * (Xn @ w),
         float(np.linalg.norm(w)),
         1.0,
         "input space",
@@ -388,16 +347,16 @@ def run_linearsvc(inst: Instance, cfg) -> Fit:
     )
 
 
-def _svc(inst: Instance, cfg, kernel: str) -> Fit:
+def _svc(ds: Dataset, cfg, kernel: str) -> Fit:
     from sklearn.svm import SVC
 
-    Xn = _unit_rows(inst.X) if kernel == "linear" else inst.X
-    params = {"gamma": inst.gamma} if kernel == "rbf" else {}
+    Xn = _unit_rows(ds.X) if kernel == "linear" else ds.X
+    params = {"gamma": ds.kernel_params["gamma"]} if kernel == "rbf" else {}
     clf = SVC(kernel=kernel, C=cfg.svc_C, tol=1e-3, **params)
     t0 = _now()
-    clf.fit(Xn, inst.y)
+    clf.fit(Xn, ds.y)
     dt = _now() - t0
-    yf = inst.y * clf.decision_function(Xn)
+    yf = ds.y * clf.decision_function(Xn)
     coef = clf.dual_coef_.ravel()
     if kernel == "linear":
         w_norm = float(np.linalg.norm(clf.coef_.ravel()))
@@ -406,7 +365,10 @@ def _svc(inst: Instance, cfg, kernel: str) -> Fit:
         sq = 0.0
         step = max(1, 2_000_000 // max(S.shape[0], 1))
         for i0 in range(0, S.shape[0], step):
-            sq += float(coef[i0 : i0 + step] @ (_rbf(S[i0 : i0 + step], S, inst.gamma) @ coef))
+            sq += float(
+                coef[i0 : i0 + step]
+                @ (_rbf(S[i0 : i0 + step], S, ds.kernel_params["gamma"]) @ coef)
+            )
         w_norm = math.sqrt(max(sq, 0.0))
     bounded = int(np.sum(np.abs(coef) >= cfg.svc_C * (1 - 1e-9)))
     return Fit(
@@ -420,18 +382,18 @@ def _svc(inst: Instance, cfg, kernel: str) -> Fit:
     )
 
 
-def run_svc_linear(inst: Instance, cfg) -> Fit:
+def run_svc_linear(ds: Dataset, cfg) -> Fit:
     """``SVC(kernel="linear")`` (libsvm), hard margin through a large ``C``, unit-norm points."""
-    return _svc(inst, cfg, "linear")
+    return _svc(ds, cfg, "linear")
 
 
-def run_svc_rbf(inst: Instance, cfg) -> Fit:
-    """``SVC(kernel="rbf")`` (libsvm) with the instance's ``gamma``, hard margin via large ``C``."""
-    return _svc(inst, cfg, "rbf")
+def run_svc_rbf(ds: Dataset, cfg) -> Fit:
+    """``SVC(kernel="rbf")`` (libsvm) with the problem's ``gamma``, hard margin via large ``C``."""
+    return _svc(ds, cfg, "rbf")
 
 
 #: Runner of each solver name.
-SOLVERS: dict[str, Callable[[Instance, Any], Fit]] = {
+SOLVERS: dict[str, Callable[[Dataset, Any], Fit]] = {
     "snkp-dense": run_snkp_dense,
     "snkp-factored": run_snkp_factored,
     "snkp-nystroem": run_snkp_nystroem,

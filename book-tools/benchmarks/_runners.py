@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._instances import (
+from benchmarks._problems import (
     normalized_margin,
 )
 from benchmarks._timing import _now

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._instances import (
+from benchmarks._problems import (
     _fixed_run,
     _products,
 )

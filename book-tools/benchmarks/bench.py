@@ -13,7 +13,7 @@ Suites (``--suite``, default all):
     ``G @ v`` with the same ``G``, for a dense ``G`` and for the factored linear
     operator (:class:`kperc.GramOperator`). Each algorithm runs a fixed number of
     iterations on an instance where it does not halt
-    (:func:`benchmarks._instances.periter_instance`), with
+    (:func:`benchmarks._problems.periter_problem`), with
     ``check_input=False``; the setup is removed by differencing two run lengths.
 ``floor``
     The fixed cost of SNKP's iteration apart from its product with ``G`` (the floor of

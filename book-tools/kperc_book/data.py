@@ -126,8 +126,9 @@ def problem(name: str, directory: Path | str | None = None):
     Returns
     -------
     G : ndarray of shape (n, n)
-        Normalised signed Gram matrix.
+        Normalised signed Gram matrix (``dataset.gram()``).
     dataset : Dataset
+        The stored data with the problem's ``kernel`` and ``kernel_params`` set.
     kernel : str
     params : dict
         Kernel parameters with ``gamma`` resolved to a number.
@@ -141,6 +142,7 @@ def problem(name: str, directory: Path | str | None = None):
     params = dict(params)
     if params.get("gamma") == "scale":
         params["gamma"] = float(1.0 / (ds.X.shape[1] * ds.X.var()))
+    ds.kernel, ds.kernel_params = kernel, dict(params)
     return gram_matrix(ds.X, ds.y, kernel, **params), ds, kernel, params
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import kperc
-from benchmarks import _config, _driver, _instances, _machine, _timing, bench, report, targets
+from benchmarks import _config, _driver, _machine, _problems, _timing, bench, report, targets
 from benchmarks.suites import SUITES
 from benchmarks.suites import dist as bench_dist
 from benchmarks.suites import memory as bench_memory
@@ -152,8 +152,8 @@ def test_normalized_margin_dense_and_factored_agree():
     G = kperc.gram_matrix(ds.X, ds.y)
     op = kperc.gram_operator(ds.X, ds.y)
     r = kperc.snkp(G)
-    m1 = _instances.normalized_margin(G, r.alpha)
-    m2 = _instances.normalized_margin(op, r.alpha)
+    m1 = _problems.normalized_margin(G, r.alpha)
+    m2 = _problems.normalized_margin(op, r.alpha)
     assert m1 == pytest.approx(m2, rel=1e-9)
     assert 0 < m1 <= 0.1 + 1e-12
 
@@ -265,11 +265,11 @@ def test_evaluate_targets_on_a_synthetic_record():
     assert t["large-snkp-time"]["met"] is True
 
 
-def test_memory_child_instance_helpers_do_not_halt():
-    X, y = _instances.periter_instance(150, 6)
+def test_memory_child_problem_helpers_do_not_halt():
+    X, y = _problems.periter_problem(150, 6)
     G = kperc.gram_matrix(X, y)
     for alg in _config.PERITER_ALGOS:
-        assert _instances._fixed_run(alg, G, 40).nit == 40, alg
+        assert _problems._fixed_run(alg, G, 40).nit == 40, alg
 
 
 def test_gram_matrix_in_place_equals_the_allocating_form():
@@ -316,7 +316,7 @@ def test_interleaved_times_runs_the_commands_round_robin():
 
 
 def test_per_iteration_interleaves_the_algorithms(monkeypatch):
-    X, y = _instances.periter_instance(150, 6)
+    X, y = _problems.periter_problem(150, 6)
     G = kperc.gram_matrix(X, y)
     seen: list[tuple[str, int]] = []
     real = _timing._fixed_run
@@ -426,7 +426,7 @@ def test_floor_numexpr_step_matches_numpy():
     from benchmarks.suites import floor
 
     X, Y, Z, mu, theta, op = floor._state(300, 8, 0)
-    mv, _ = _instances._products(op)
+    mv, _ = _problems._products(op)
     Xa, Ya, Za = X.copy(), Y.copy(), Z.copy()
     Xb, Yb, Zb = X.copy(), Y.copy(), Z.copy()
     a = floor._numpy_steps(Xa, Ya, Za, mu, theta, mv)

@@ -16,8 +16,9 @@ window) and 390x844 (a phone), and checks what a reader meets:
   table fits its column at both widths (wide tables, such as the ledger's, turn into
   one card per row on phones), and no element of the article that scrolls on its own
   (``overflow-x: auto`` or ``scroll``, such as the theme's box around a table or a
-  display equation) is wider than its box. Only code and its printed output may
-  scroll inside their own box, since wrapping them would change what they say;
+  display equation) is wider than its box. Only code and its printed output (a
+  printed DataFrame included) may scroll inside their own box, since wrapping them
+  would change what they say; a cell of a printed table never breaks across lines;
 * figure size: every figure (a PNG of ``book/figures``, saved at
   :data:`kperc_book.chapter.SAVE_DPI`) displays at 70 % or more of its nominal size,
   ``pixel width / dpi * 96`` CSS px. At 390 px no figure can have that room, so the
@@ -464,7 +465,16 @@ _READER_JS = r"""
   const main = document.querySelector('main') || document.body;
   const article = document.querySelector('article.bd-article') || main;
   const colWidth = article.clientWidth;
-  const tables = [...article.querySelectorAll('table')].map(t => {
+  // a table printed by a code cell (a pandas DataFrame) is printed output: it may scroll
+  // inside its output box, but its cells must not break a number or name across lines
+  const printed = t => t.closest('.cell_output') !== null;
+  const brokenCells = [...article.querySelectorAll('.cell_output table td')]
+      .filter(td => td.innerText.trim() !== '')
+      .filter(td => { const r = document.createRange(); r.selectNodeContents(td);
+                      const tops = new Set([...r.getClientRects()].map(x => Math.round(x.top)));
+                      return tops.size > 1; })
+      .map(td => td.innerText.slice(0, 40));
+  const tables = [...article.querySelectorAll('table')].filter(t => !printed(t)).map(t => {
     const box = t.parentElement;
     return [t.scrollWidth, box.clientWidth, box.scrollWidth > box.clientWidth + 1,
             (t.querySelector('th, td') || t).innerText.slice(0, 40)];
@@ -472,7 +482,7 @@ _READER_JS = r"""
   const scrollers = [...article.querySelectorAll('*')].filter(el => {
     const ox = getComputedStyle(el).overflowX;
     return (ox === 'auto' || ox === 'scroll') && el.scrollWidth > el.clientWidth + 1
-      && !el.closest('pre, div.highlight');
+      && !el.closest('pre, div.highlight, .cell_output');
   }).map(el => [el.tagName.toLowerCase() + (el.className ? '.' + String(el.className)
       .trim().split(/\s+/).join('.') : ''), el.scrollWidth, el.clientWidth,
       el.innerText.replace(/\s+/g, ' ').slice(0, 60)]);
@@ -508,7 +518,7 @@ _READER_JS = r"""
       .filter(c => !c.closest('pre, div.highlight, div.cell_input, .xref, dl.py dt'))
       .map(c => c.textContent.trim());
   return {pageWidth: document.documentElement.scrollWidth, viewWidth: window.innerWidth,
-          colWidth, tables, scrollers, imgs, refs, links, maths, text: article.innerText,
+          colWidth, tables, brokenCells, scrollers, imgs, refs, links, maths, text: article.innerText,
           prose, proseNoCode, inlineCode};
 }
 """
@@ -563,6 +573,8 @@ def test_page_reads_well(site, browser, rel, width):
     for t_width, box, box_scrolls, head in info["tables"]:
         if t_width > box + 1 or box_scrolls:
             problems.append(f"table {head!r} is {t_width} px wide in a {box} px column")
+    for text in info["brokenCells"]:
+        problems.append(f"a cell of a printed table breaks across lines: {text!r}")
     for right, col, text in info["maths"]:
         problems.append(f"inline formula ends at {right} px, past the column's {col} px: {text!r}")
     for what, inner, box, text in info["scrollers"]:

@@ -41,13 +41,13 @@ def test_gram_properties_table():
     tab = ch03.gram_properties(seed=0)
     assert list(tab.index) == list(ch03.KERNELS)
     for kern in ch03.KERNELS:
-        inst = ch03.random_instance(kern, 0)
+        prob = ch03.separable_problem(kern, 0)
         row = tab.loc[kern]
-        assert row["n"] == inst["G"].shape[0]
-        assert row["rho_K"] == f"{inst['rho']:.4f}"
+        assert row["n"] == len(prob.y)
+        assert row["rho_K"] == f"{prob.info['rho']:.4f}"
         assert row["max |G_ii - 1|"].startswith("<= ")
         assert float(row["max |G_ij|, i != j"]) <= 1.0
-        assert float(row["largest eigenvalue"]) <= inst["G"].shape[0]
+        assert float(row["largest eigenvalue"]) <= len(prob.y)
 
 
 def test_lemma1_report_and_verdict(lemma1):

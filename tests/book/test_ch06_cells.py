@@ -169,10 +169,10 @@ def isn():
     inf = ch06.isnkpvn_sweep(ch06.isnkpvn_inf_points(20, 2, [-0.1], [1e-1, 1e-2], 2.0, 1e-2))
     feas = ch06.isnkpvn_sweep(ch06.isnkpvn_feas_points(20, 3, [0.1, 0.05], 1, 2.0, 1e-4))
     moons = data.load("moons")
-    k_sep = ch06.rbf_instance(moons.X[:30], moons.y[:30], gamma=2.0)
-    k_dup = ch06.rbf_duplicate(moons.X[:30], moons.y[:30], gamma=2.0)
+    k_sep = ch06.rbf_problem(moons.X[:30], moons.y[:30], gamma=2.0)
+    k_dup = ch06.rbf_duplicate_problem(moons.X[:30], moons.y[:30], gamma=2.0)
     kern = ch06.isnkpvn_kernel(
-        k_sep, k_dup, gamma=2.0, sep_eps=min(1e-4, k_sep.rho / 2), dup_eps=[1e-1, 1e-2],
+        k_sep, k_dup, gamma=2.0, sep_eps=min(1e-4, k_sep.info["rho"] / 2), dup_eps=[1e-1, 1e-2],
         nvn_min_eps=1e-1,
     )  # fmt: skip
     return inf, feas, kern

@@ -106,3 +106,11 @@ def test_generators_refuse_bad_arguments():
 def test_stored_planted_dataset():
     ds = data.load("planted_2d")
     assert abs(kperc.data_margin(ds.X, ds.y) - 0.15) <= 1e-9
+
+
+@pytest.mark.parametrize("name", sorted(data.PROBLEMS))
+def test_a_stored_problem_is_a_dataset_that_knows_its_kernel(name):
+    G, ds, kernel, params = data.problem(name)
+    assert isinstance(ds, data.Dataset)
+    assert ds.kernel == kernel and ds.kernel_params == params
+    np.testing.assert_array_equal(ds.gram(), G)

@@ -20,26 +20,29 @@ from kperc_book.experiments import ch03, ch04
 # Chapter 3
 # ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("kernel", ch03.KERNELS)
-def test_random_instance_is_separable_and_deterministic(kernel):
-    a = ch03.random_instance(kernel, 3)
-    b = ch03.random_instance(kernel, 3)
-    np.testing.assert_array_equal(a["G"], b["G"])
-    G = a["G"]
+def test_separable_problem_is_separable_and_deterministic(kernel):
+    a = ch03.separable_problem(kernel, 3)
+    b = ch03.separable_problem(kernel, 3)
+    assert isinstance(a, kperc_book.data.Dataset) and a.kernel == kernel
+    G = a.gram()
+    np.testing.assert_array_equal(G, b.gram())
     np.testing.assert_allclose(np.diag(G), 1.0)
     assert np.linalg.eigvalsh(G)[0] > -1e-10
-    assert a["rho"] > 0
+    assert a.info["rho"] == kperc.margin(G) and a.info["seed"] == 3
+    assert a.info["rho"] > 0
     if kernel == "linear":
-        assert a["rho"] == pytest.approx(a["rho_planted"], abs=1e-9)
+        assert a.info["rho"] == pytest.approx(a.info["rho_planted"], abs=1e-9)
     else:
-        assert a["rho"] >= 0.02
+        assert a.info["rho"] >= 0.02
 
 
-def test_inseparable_instance_has_certificate():
-    inst = ch03.inseparable_instance(0)
-    assert inst["rho"] < 0
-    md = kperc.margin_details(inst["G"])
+def test_inseparable_problem_has_certificate():
+    prob = ch03.inseparable_problem(0)
+    assert prob.info["rho"] < 0 and prob.kernel == "linear"
+    G = prob.gram()
+    md = kperc.margin_details(G)
     assert not md.separable
-    assert kperc.g_seminorm(inst["G"], md.p) < 1e-7
+    assert kperc.g_seminorm(G, md.p) < 1e-7
 
 
 @pytest.mark.ledger("lemma-1")
@@ -76,10 +79,10 @@ def test_check_minimax():
 
 
 def test_svc_comparison_orders_the_margins():
-    inst = ch03.random_instance("rbf", 1)
-    G, y = inst["G"], inst["y"]
+    prob = ch03.separable_problem("rbf", 1)
+    G, y = prob.gram(), prob.y
     s = ch03.svc_comparison(G, y)
-    assert s["rho_K"] == pytest.approx(inst["rho"])
+    assert s["rho_K"] == pytest.approx(prob.info["rho"])
     assert s["homogeneous"] <= s["rho_K"] * (1 + 1e-9)
     assert s["rho_K"] <= s["gamma_svc"] * (1 + 1e-4)
     aug = ch03.intercept_margins(G, y, [0.0, 1.0, 100.0])
@@ -91,7 +94,7 @@ def test_svc_comparison_orders_the_margins():
 
 
 def test_nkp_margin_trace_improves_after_separation():
-    G = ch03.random_instance("linear", 2)["G"]
+    G = ch03.separable_problem("linear", 2).gram()
     tr = ch03.nkp_margin_trace(G, max_iter=3000)
     assert tr["first"] is not None
     assert tr["best"] <= tr["rho"] * (1 + 1e-9)
@@ -186,7 +189,7 @@ def test_check_sandwich():
 
 
 def test_snkp_sandwich_terms_are_ordered():
-    G = ch03.random_instance("rbf", 0)["G"]
+    G = ch03.separable_problem("rbf", 0).gram()
     s = ch04.snkp_sandwich(G, extra=20)
     assert s["halt"] is not None
     assert len(s["k"]) == s["halt"] + 21

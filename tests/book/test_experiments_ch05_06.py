@@ -34,9 +34,9 @@ def test_lp_separation_sign():
 
 @pytest.mark.parametrize("d", [2, 3, 5])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_edge_instance_margin_zero_and_witness(d, seed):
-    ds = ch05.edge_instance(12, d, seed=seed)
-    G = kperc.gram_matrix(ds.X, ds.y)
+def test_edge_problem_margin_zero_and_witness(d, seed):
+    ds = ch05.edge_problem(12, d, seed=seed)
+    G = ds.gram()
     w = ds.info["witness"]
     assert w.sum() == pytest.approx(1.0) and w.min() >= 0
     assert np.allclose(G @ w, 0.0, atol=1e-12)
@@ -175,24 +175,31 @@ def test_tidy_and_slope():
 # --------------------------------------------------------------------------- chapter 6
 
 
-def test_instances():
-    inst = ch06.instance("planted", 20, 3, 0.1, 0)
-    assert inst.feasible and inst.rho == pytest.approx(0.1)
-    inst = ch06.instance("cap", 20, 2, -0.2, 0)
-    assert not inst.feasible and inst.rho == pytest.approx(-0.2, abs=1e-9)
-    with pytest.raises(ValueError):
-        ch06.instance("nope", 5, 2, 0.1, 0)
+def test_make_problem_kinds():
+    ds = ch06.make_problem("planted", 20, 3, 0.1, 0)
+    assert ds.info["rho"] == pytest.approx(0.1) and "witness" not in ds.info
+    assert kperc.margin(ds.gram()) == pytest.approx(0.1, abs=1e-9)
+    ds = ch06.make_problem("cap", 20, 2, -0.2, 0)
+    assert ds.info["rho"] == pytest.approx(-0.2, abs=1e-9)
+    ds = ch06.make_problem("edge", 12, 3, 0.0, 0)
+    assert ds.info["rho"] == 0.0 and ds.info["witness"].sum() == pytest.approx(1.0)
+    ds = ch05.make_problem("gauss", 7, 3, 0.0, 0)
+    assert ds.X.shape == (7, 3) and np.isnan(ds.info["rho"])
+    with pytest.raises(ValueError, match="unknown problem kind 'nope'"):
+        ch06.make_problem("nope", 5, 2, 0.1, 0)
 
 
 def test_rbf_duplicate_witness():
     moons = data.load("moons")
-    inst = ch06.rbf_duplicate(moons.X[:30], moons.y[:30], gamma=2.0)
-    assert inst.n == 31 and not inst.feasible
-    assert np.allclose(inst.G @ inst.witness, 0.0, atol=1e-12)
+    ds = ch06.rbf_duplicate_problem(moons.X[:30], moons.y[:30], gamma=2.0)
+    assert len(ds.y) == 31 and ds.info["rho"] == 0.0
+    assert ds.kernel == "rbf" and ds.kernel_params == {"gamma": 2.0}
+    G, w = ds.gram(), ds.info["witness"]
+    assert np.allclose(G @ w, 0.0, atol=1e-12)
     # the witness is the only one: the nearest witness to any q is this point
     q = np.full(31, 1 / 31)
-    r = kperc.dist_to_witness(inst.G, q)
-    assert r.dist == pytest.approx(np.linalg.norm(q - inst.witness), abs=1e-5)
+    r = kperc.dist_to_witness(G, q)
+    assert r.dist == pytest.approx(np.linalg.norm(q - w), abs=1e-5)
 
 
 @given(st.integers(0, 10_000), st.sampled_from(ch06.Q_KINDS))
@@ -283,12 +290,13 @@ def test_isnkpvn_runs():
     assert (inf["final_norm"].to_numpy() <= inf["eps"].to_numpy()).all()
 
 
-def test_isnkpvn_on_kernel_instances():
+def test_isnkpvn_on_kernel_problems():
     moons = data.load("moons")
-    sep = ch06.rbf_instance(moons.X[:40], moons.y[:40], gamma=2.0)
-    out = ch06.isnkpvn_on(sep, eps=min(1e-4, sep.rho / 2))
+    sep = ch06.rbf_problem(moons.X[:40], moons.y[:40], gamma=2.0)
+    assert sep.info["rho"] == kperc.margin(kperc.gram_matrix(sep.X, sep.y, "rbf", gamma=2.0))
+    out = ch06.isnkpvn_on(sep, eps=min(1e-4, sep.info["rho"] / 2))
     assert out["ok"] and out["outcome"] == "separator"
-    dup = ch06.rbf_duplicate(moons.X[:40], moons.y[:40], gamma=2.0)
+    dup = ch06.rbf_duplicate_problem(moons.X[:40], moons.y[:40], gamma=2.0)
     out = ch06.isnkpvn_on(dup, eps=1e-2)
     assert out["ok"] and out["outcome"] == "certificate" and out["final_norm"] <= 1e-2
 

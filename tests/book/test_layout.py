@@ -185,3 +185,102 @@ def test_paths_functions_follow_the_root(tmp_path):
     )
     assert paths.reproduce_dir(tmp_path) == tmp_path / "_build" / "reproduce"
     assert paths.manifest_path(tmp_path) == tmp_path / "data" / "manifest.json"
+
+
+# --------------------------------------------------------------------------------------
+# One type and one naming rule for a problem; chapter modules apart
+# --------------------------------------------------------------------------------------
+#: Where problems are built: the library, the book's tools and the tests.
+SOURCE_DIRS = ("kperc", "book-tools", "tests")
+
+
+def _sources():
+    """The checkout's Python files under :data:`SOURCE_DIRS`, without build output (a
+    non-editable ``pip install`` leaves old copies under ``book-tools/build``)."""
+    for top in SOURCE_DIRS:
+        for path in sorted((paths.ROOT / top).rglob("*.py")):
+            parts = path.relative_to(paths.ROOT).parts
+            if not {"build", ".venv", "__pycache__"} & set(parts):
+                yield path
+
+
+def problem_naming_faults(source: str) -> list[tuple[int, str]]:
+    """(line, fault) for every break of the naming rule of CONTRIBUTING.md in ``source``.
+
+    A problem is a :class:`kperc.datasets.Dataset`: no class named ``*Instance*`` or
+    ``*Problem`` may stand for one, no function may be named ``*instance*``, and a
+    function named ``make_problem`` or ``<what>_problem`` returns a ``Dataset``
+    (annotated ``Dataset``, ``data.Dataset``, ...). ``test_*`` functions name tests, not
+    builders.
+    """
+    faults = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ClassDef):
+            if "instance" in node.name.lower() or node.name.endswith("Problem"):
+                faults.append((node.lineno, f"class {node.name}: a problem is a Dataset"))
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            name = node.name
+            if "instance" in name.lower():
+                faults.append((node.lineno, f"function {name}: a builder is *_problem"))
+            elif name.endswith("_problem") and not name.startswith("test_"):
+                ret = node.returns
+                last = getattr(ret, "attr", None) or getattr(ret, "id", None)
+                if isinstance(ret, ast.Constant):  # a string annotation
+                    last = str(ret.value).rsplit(".", 1)[-1]
+                if last != "Dataset":
+                    faults.append((node.lineno, f"function {name} does not return a Dataset"))
+    return faults
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "class Instance(dict):\n    pass\n",
+        "class Problem:\n    pass\n",
+        "def make_instance(kind):\n    pass\n",
+        "class Worker:\n    def instance(self, spec):\n        pass\n",
+        "def make_problem(kind) -> dict:\n    pass\n",
+        "def planted_problem(seed):\n    pass\n",
+    ],
+)
+def test_the_naming_scan_finds_a_second_name_or_type(source):
+    assert problem_naming_faults(source)
+
+
+def test_the_naming_scan_passes_the_rule():
+    source = (
+        "def make_problem(kind) -> data.Dataset:\n    pass\n"
+        "def edge_problem(n) -> 'Dataset':\n    pass\n"
+        "def test_make_problem_kinds():\n    pass\n"
+        "def problem(name):\n    pass\n"
+    )
+    assert problem_naming_faults(source) == []
+
+
+def test_a_problem_has_one_type_and_one_naming_rule():
+    found = [
+        f"{module.relative_to(paths.ROOT).as_posix()}:{line}: {fault}"
+        for module in _sources()
+        for line, fault in problem_naming_faults(module.read_text())
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_chapter_modules_do_not_import_each_other():
+    """``experiments/chNN*.py`` (and the package ``ch07/``) import no other chapter's
+    modules; what two chapters share lives in a module ``experiments/_*.py``."""
+    experiments = BOOK_TOOLS / "kperc_book" / "experiments"
+    found = []
+    for module in sorted(experiments.rglob("ch*.py")):
+        rel = module.relative_to(experiments).as_posix()
+        own = rel[:4]  # "ch03", or "ch07" for the package
+        for node in ast.walk(ast.parse(module.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name.split(".")[-1] for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                mod = node.module or ""
+                names = [mod.split(".")[-1]] + [a.name for a in node.names]
+            names = [n for n in names if n[:2] == "ch" and n[2:4].isdigit()]
+            found += [f"{rel}:{node.lineno}: imports {n}" for n in names if n[:4] != own]
+    assert not found, "\n".join(found)

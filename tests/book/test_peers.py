@@ -83,7 +83,7 @@ def test_quick_margins_are_consistent(quick):
             assert r["margin"] <= 0
 
 
-def test_quick_rbf_instances_have_a_measured_margin(quick):
+def test_quick_rbf_problems_have_a_measured_margin(quick):
     _, rec, _ = quick
     rbf = [i for i in rec["instances"] if i["family"] == "rbf"]
     small = [i for i in rbf if i["n"] <= config.quick_config().margin_max_n]

@@ -602,3 +602,124 @@ def test_check_input_false_still_refuses_complex_X():
     y = np.array([1, -1, 1])
     with pytest.raises((TypeError, ValueError), match="(?i)complex"):
         SNKPClassifier(check_input=False).fit(X + 1j, y)
+
+
+# --- sparse X (linear kernel) ----------------------------------------------------------
+
+
+def _sparse_separable(n, d, seed, offset=0.0):
+    """A sparse X (density 0.1) labelled by a random affine hyperplane, the points within
+    0.05 (relative) of it left out."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    X = sp.random(3 * n, d, density=0.1, random_state=seed, format="csr")
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel()) + 1.0
+    m = X @ rng.standard_normal(d) + offset
+    keep = np.flatnonzero(np.abs(m) > 0.05 * norms)[:n]
+    return X[keep], np.where(m[keep] > 0, "yes", "no")
+
+
+@pytest.mark.parametrize("algorithm", ["snkp", "nkp", "isnkpvn"])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+def test_sparse_linear_fit_matches_dense(algorithm, fit_intercept, fmt):
+    Xs, y = _sparse_separable(150, 400, seed=1, offset=0.3 * fit_intercept)
+    Xs = Xs.asformat(fmt)
+    kw = {"kernel": "linear", "algorithm": algorithm, "fit_intercept": fit_intercept}
+    sparse = SNKPClassifier(**kw, max_iter=10**6).fit(Xs, y)
+    dense = SNKPClassifier(**kw, max_iter=10**6).fit(Xs.toarray(), y)
+    assert sparse.converged_ and dense.converged_
+    assert sparse.halting_index_ == dense.halting_index_
+    assert sparse.gram_form_ == "factored"
+    assert sparse.support_vectors_.format == "csr"  # the training data are never densified
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(sparse.intercept_, dense.intercept_, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(
+        sparse.decision_function(Xs), dense.decision_function(Xs.toarray()), atol=1e-14
+    )
+    assert np.array_equal(sparse.predict(Xs), y)  # a converged model separates its data
+    assert np.array_equal(sparse.predict(Xs.tocsc()), y)
+
+
+def test_sparse_conflicts_are_found_as_in_dense():
+    import scipy.sparse as sp
+
+    Xs, y = _sparse_separable(40, 50, seed=2)
+    X2 = sp.vstack([Xs, Xs[[3, 7]]]).tocsr()
+    y2 = np.concatenate([y, np.where(y[[3, 7]] == "yes", "no", "yes")])
+    with pytest.warns(InseparableDataWarning, match="identical features"):
+        sparse = SNKPClassifier(kernel="linear").fit(X2, y2)
+    with pytest.warns(InseparableDataWarning, match="identical features"):
+        dense = SNKPClassifier(kernel="linear").fit(X2.toarray(), y2)
+    assert sparse.conflicts_.tolist() == dense.conflicts_.tolist() == [[3, 40], [7, 41]]
+
+
+def test_sparse_tags_follow_the_kernel():
+    assert SNKPClassifier(kernel="linear").__sklearn_tags__().input_tags.sparse
+    for kernel in ("rbf", "poly", lambda a, b: a @ b.T):
+        assert not SNKPClassifier(kernel=kernel).__sklearn_tags__().input_tags.sparse
+
+
+@pytest.mark.parametrize(
+    "params, named",
+    [
+        ({"kernel": "rbf"}, "kernel='rbf'"),
+        ({"kernel": "poly"}, "kernel='poly'"),
+        ({"kernel": "linear", "n_components": 10}, "n_components=10"),
+        ({"kernel": "linear", "n_components": None}, "n_components=None"),
+    ],
+)
+def test_sparse_x_is_refused_where_it_cannot_be_used(params, named):
+    import scipy.sparse as sp
+
+    Xs, y = _sparse_separable(30, 20, seed=0)
+    with pytest.raises(TypeError, match=f"X is a scipy.sparse matrix.*{named}"):
+        SNKPClassifier(**params).fit(Xs, y)
+    if params["kernel"] != "linear":
+        clf = SNKPClassifier(**params).fit(Xs.toarray(), y)
+        with pytest.raises(TypeError, match=f"X is a scipy.sparse matrix.*{named}"):
+            clf.predict(sp.csr_matrix(Xs))
+
+
+def test_sparse_nan_is_refused_even_without_check_input():
+    Xs, y = _sparse_separable(30, 20, seed=0)
+    Xs = Xs.copy()
+    Xs.data[0] = np.nan
+    for check_input in (True, False):
+        with pytest.raises(ValueError, match="NaN|infinity"):
+            SNKPClassifier(kernel="linear", check_input=check_input).fit(Xs, y)
+
+
+def test_sparse_separators_are_certified_beyond_rounding():
+    """SNKP's separator on a sparse factored G: G alpha > 0 in long double too, and the
+    test it passed used n + (most nonzeros in a row) + 2 rounding terms."""
+    from kperc._kernels import as_gram
+
+    Xs, y = _sparse_separable(120, 300, seed=4)
+    op = kperc.gram_operator(Xs, np.where(y == "yes", 1.0, -1.0))
+    gram = as_gram(op)
+    assert gram.rounding_terms == op.shape[0] + int(np.diff(op.Z.indptr).max()) + 2
+    res = kperc.snkp(op)
+    assert res.outcome == "separator"
+    Z = op.Z.toarray().astype(np.longdouble)
+    assert float((Z @ (Z.T @ res.alpha.astype(np.longdouble))).min()) > 0
+
+
+def test_certified_separates_counts_the_nonzeros_of_each_row():
+    import scipy.sparse as sp
+
+    from kperc._kernels import certified_separates
+
+    u = np.finfo(float).eps / 2
+    Z = sp.csr_matrix(np.array([[1.0, 0.0, 0.0, 0.0], [0.5, 0.5, 0.5, 0.5]]))
+    w = np.array([1.0, 1.0, 1.0, 1.0])
+    assert certified_separates(Z, w) == certified_separates(Z.toarray(), w)
+    # a row with 2 nonzeros among 100 features, whose product cancels to 20u: above the
+    # sparse bound (2 + 2) u (|z| |w|) = 8u, below the dense one (100 + 2) u (|z| |w|)
+    z = np.zeros((1, 100))
+    z[0, :2] = 1.0
+    w = np.zeros(100)
+    w[:2] = [1.0, -1.0 + 20 * u]
+    assert certified_separates(sp.csr_matrix(z), w)[0]
+    assert not certified_separates(z, w)[0]

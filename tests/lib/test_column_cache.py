@@ -59,9 +59,10 @@ def test_cache_capacity_is_bounded_by_n_and_zero_disables_it():
 def test_cache_copies_columns_of_operators_that_allocate():
     """A generic LinearOperator returns new arrays; the cache keeps its own copy."""
     prob = planted_problem(3, n=9, d=3, rho=0.2)
-    lo = aslinearoperator(prob.G)
+    G = prob.gram()
+    lo = aslinearoperator(G)
     res = kperc.nkp(lo)
-    assert res.success and 0 < res.ncol <= prob.n
+    assert res.success and 0 < res.ncol <= len(prob.y)
     _exact(res, kperc.nkp(lo, cache_size=0))
 
 
@@ -76,32 +77,35 @@ def test_cached_runs_are_identical_to_uncached(seed, mb):
         assert off.ncol == off.nit  # one fresh column per update without a cache
         assert on.ncol <= on.nit
         if mb == 200.0:  # everything fits: each distinct column is computed once
-            assert on.ncol <= prob.n
+            assert on.ncol <= len(prob.y)
 
 
 def test_dense_gram_computes_no_columns():
     prob = planted_problem(1)
-    assert kperc.nkp(prob.G).ncol == 0
-    assert kperc.nvn(prob.G).ncol == 0
+    G = prob.gram()
+    assert kperc.nkp(G).ncol == 0
+    assert kperc.nvn(G).ncol == 0
 
 
 @pytest.mark.parametrize("value", [-1.0, float("nan"), float("inf"), True, "200"])
 def test_cache_size_is_validated(value):
     prob = planted_problem(0)
+    G = prob.gram()
     for f in (kperc.nkp, kperc.nvn):
         with pytest.raises(ValueError, match="cache_size"):
-            f(prob.G, cache_size=value)
+            f(G, cache_size=value)
 
 
 @given(seed=seeds)
 def test_nvn_scale_folding_does_not_change_the_run(seed):
     """Folding the scale c of ``p = c * pt`` back every step gives the same run."""
     prob = (planted_problem, infeasible_problem)[seed % 2](seed)
-    ref = kperc.nvn(prob.G, eps=1e-3, trace=True)
+    G = prob.gram()
+    ref = kperc.nvn(G, eps=1e-3, trace=True)
     old = von_neumann._MIN_SCALE
     von_neumann._MIN_SCALE = 2.0  # every step takes the folding branch
     try:
-        folded = kperc.nvn(prob.G, eps=1e-3, trace=True)
+        folded = kperc.nvn(G, eps=1e-3, trace=True)
     finally:
         von_neumann._MIN_SCALE = old
     assert ref.outcome == folded.outcome and ref.nit == folded.nit
@@ -114,7 +118,8 @@ def test_nvn_scale_folding_does_not_change_the_run(seed):
 def test_nvn_maintained_norm_matches_a_fresh_product(seed):
     """``s`` follows its recurrence; it stays equal to ``p^T G p`` of the iterate."""
     prob = infeasible_problem(seed)
+    G = prob.gram()
     for k in (1, 5, 40):
-        res = kperc.nvn(prob.G, eps=1e-8, max_iter=k, trace=True)
+        res = kperc.nvn(G, eps=1e-8, max_iter=k, trace=True)
         p = res.p
-        assert abs(res.trace["norm_w"][-1] ** 2 - p @ prob.G @ p) <= 1e-12
+        assert abs(res.trace["norm_w"][-1] ** 2 - p @ G @ p) <= 1e-12

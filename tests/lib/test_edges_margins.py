@@ -133,3 +133,9 @@ def test_certified_separator_really_separates():
     low = cert.separator(det.p)
     assert low is not None and low > 0
     assert np.all(_exact_signs(A, ds.info["w_star"]) > 0)
+
+
+def test_infeasible_says_when_its_points_do_not_surround_the_origin():
+    # n = 11, d = 3: 8 random points in the cap; for this seed they all fall on one side
+    with pytest.raises(ValueError, match=r"n=11, d=3.*did not surround the origin.*larger n"):
+        infeasible(11, 3, rho=-0.5141095817088835, seed=687)

@@ -88,6 +88,13 @@ DATA_FUNCS = {
         X, y, np.full(len(y), 1.0 / max(len(y), 1)), gamma=0.5
     ),
     "SNKPClassifier": lambda X, y: kperc.SNKPClassifier(kernel="rbf", gamma=0.5).fit(X, y),
+    # the training points scored with uniform weights (X_new = X)
+    "decision_function": lambda X, y: kperc.decision_function(_uniform(y), X, y, X),
+    "decision_function_rbf": lambda X, y: kperc.decision_function(
+        _uniform(y), X, y, X, "rbf", gamma=0.5
+    ),
+    "predict": lambda X, y: kperc.predict(_uniform(y), X, y, X),
+    "predict_poly": lambda X, y: kperc.predict(_uniform(y), X, y, X, "poly", degree=2),
 }
 #: Functions taking data X only.
 X_FUNCS = {
@@ -120,6 +127,12 @@ VECTOR_FUNCS = {
     "euclidean_prox": lambda v: kperc.euclidean_prox(v, 1.0, np.full(np.size(v), 0.25)),
     "project_simplex": kperc.project_simplex,
 }
+
+
+def _uniform(y):
+    """Weights ``1 / n`` for labels ``y`` (one per label, whatever their validity)."""
+    n = max(int(np.shape(y)[0]) if np.ndim(y) else 1, 1)
+    return np.full(n, 1.0 / n)
 
 
 def _q_for(G):
@@ -330,9 +343,9 @@ def test_object_and_complex_vectors_are_refused(name, kind):
 @pytest.mark.parametrize("container", ["pandas", "csr", "coo", "list"])
 def test_pandas_sparse_and_lists_give_the_same_result(name, container):
     if name == SKLEARN and container in ("csr", "coo"):
-        # SNKPClassifier keeps scikit-learn's dense-input contract (its tags say so, and
-        # check_estimator verifies it); scikit-learn's message says what to do
-        with pytest.raises(TypeError, match="Sparse data was passed.*toarray"):
+        # sparse X trains only the linear kernel (its tags say so, and check_estimator
+        # verifies it); the refusal names X and the kernel, and says what to do
+        with pytest.raises(TypeError, match="X is a scipy.sparse matrix.*kernel='rbf'.*toarray"):
             _call(DATA_FUNCS[name], sp.csr_matrix(X0), Y0)
         return
     wrap = {
@@ -353,6 +366,25 @@ def test_sparse_and_pandas_gram_give_the_same_result(name):
     ref = _outcome(_call(GRAM_FUNCS[name], G0))
     assert _outcome(_call(GRAM_FUNCS[name], sp.csr_matrix(G0))) == ref
     assert _outcome(_call(GRAM_FUNCS[name], pd.DataFrame(G0))) == ref
+
+
+@pytest.mark.parametrize(
+    "name", OPERATOR_FUNCS + ["margin", "margin_details", "gram_factor", "dist_to_witness"]
+)
+def test_a_sparse_factor_gives_the_result_of_the_dense_one(name):
+    """gram_operator keeps sparse X sparse; every function that takes a GramOperator
+    accepts its sparse factor (the margin functions densify it) with the same result."""
+    sparse, dense = kperc.gram_operator(sp.csr_matrix(X0), Y0), kperc.gram_operator(X0, Y0)
+    assert sp.issparse(sparse.Z) and not sp.issparse(dense.Z)
+    a, b = _call(GRAM_FUNCS[name], sparse), _call(GRAM_FUNCS[name], dense)
+    if isinstance(a, tuple):  # gram_factor
+        np.testing.assert_allclose(a[1].T @ a[1], b[1].T @ b[1], atol=1e-12)
+    elif isinstance(a, dict) and "outcome" not in a:  # margin_details, dist_to_witness
+        for key, value in b.items():
+            if isinstance(value, float):
+                assert a[key] == pytest.approx(value, rel=1e-9, abs=1e-12), key
+    else:
+        assert _outcome(a) == _outcome(b)
 
 
 # --- read-only and non-contiguous arrays -----------------------------------------------

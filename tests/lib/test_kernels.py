@@ -83,12 +83,12 @@ def _same(a, b):
 @given(seed=seeds)
 def test_dense_and_operator_give_identical_runs(seed):
     prob = planted_problem(seed) if seed % 2 else infeasible_problem(seed)
+    G = prob.gram()
     op = kperc.gram_operator(prob.X, prob.y)
-    G = prob.G
     _same(kperc.nkp(G, max_iter=5000), kperc.nkp(op, max_iter=5000))
     _same(kperc.snkp(G, max_iter=3000), kperc.snkp(op, max_iter=3000))
     _same(kperc.nvn(G, eps=1e-3), kperc.nvn(op, eps=1e-3))
-    q = random_simplex(np.random.default_rng(seed), prob.n)
+    q = random_simplex(np.random.default_rng(seed), len(prob.y))
     _same(kperc.snkpvn(G, q, 1e-2), kperc.snkpvn(op, q, 1e-2))
     a, b = kperc.isnkpvn(G, eps=1e-3), kperc.isnkpvn(op, eps=1e-3)
     _same(a, b)
@@ -99,11 +99,12 @@ def test_dense_and_operator_give_identical_runs(seed):
 def test_generic_linear_operator_is_accepted():
     """A LinearOperator without column()/diagonal() works through matvecs."""
     prob = planted_problem(4, n=12, d=3, rho=0.2)
-    lo = aslinearoperator(prob.G)
-    _same(kperc.nkp(prob.G), kperc.nkp(lo))
-    _same(kperc.nvn(prob.G, eps=1e-3), kperc.nvn(lo, eps=1e-3))
-    _same(kperc.snkp(prob.G), kperc.snkp(lo))
-    assert abs(kperc.margin(lo) - prob.rho) <= 1e-9
+    G = prob.gram()
+    lo = aslinearoperator(G)
+    _same(kperc.nkp(G), kperc.nkp(lo))
+    _same(kperc.nvn(G, eps=1e-3), kperc.nvn(lo, eps=1e-3))
+    _same(kperc.snkp(G), kperc.snkp(lo))
+    assert abs(kperc.margin(lo) - prob.info["rho"]) <= 1e-9
 
 
 @pytest.mark.parametrize("kernel", ["linear", "poly"])
@@ -129,3 +130,54 @@ def test_repeated_point_with_both_labels_is_an_exact_witness(kernel):
     assert np.all(G @ p == 0.0)
     assert np.all(G[0] == -G[-1])
     assert kperc.snkp(G, max_iter=2000).outcome == "max_iter"
+
+
+def _exact_factored_product(Z: np.ndarray, v: np.ndarray) -> list:
+    """``Z (Z^T v)`` in exact rational arithmetic, from the float64 entries."""
+    from fractions import Fraction
+
+    Zf = [[Fraction(x) for x in row] for row in Z.tolist()]
+    vf = [Fraction(x) for x in v.tolist()]
+    w = [sum(Zf[j][k] * vf[j] for j in range(len(vf))) for k in range(Z.shape[1])]
+    return [sum(row[k] * w[k] for k in range(len(w))) for row in Zf]
+
+
+@given(seed=seeds, d=st.sampled_from([50, 400, 2000]))
+def test_factored_rounding_terms_bound_the_product_error(seed, d):
+    """The separator test of a factored G counts ``n + d + 2`` roundings, not ``n``.
+
+    A computed ``(Z (Z^T v))_i`` sums ``n`` products and then ``d`` more, so its error
+    can exceed ``n u ||v||_1`` when ``d`` is large (a separator accepted on that bound
+    would be one only up to rounding). The exact product (Fractions) checks the bound.
+    """
+    from kperc._kernels import _OperatorGram
+
+    rng = np.random.default_rng(seed)
+    n = 3
+    X = rng.standard_normal((n, d)) * rng.uniform(0.1, 10.0, size=(n, 1))
+    op = kperc.gram_operator(X, np.ones(n))
+    v = rng.random(n)
+    gram = _OperatorGram(op)
+    assert gram.rounding_terms == n + d + 2
+    computed = gram.matvec(v)
+    exact = _exact_factored_product(op.Z, v)
+    u = np.finfo(np.float64).eps / 2
+    err = max(abs(float(c - e)) for c, e in zip(computed.tolist(), exact, strict=True))
+    assert err <= gram.rounding_terms * u * float(v.sum())
+
+
+def test_factored_error_can_exceed_the_dense_count():
+    """Why the factored count includes ``d``: an instance whose product error exceeds
+    ``n u ||v||_1``, the count a dense ``G`` of the same size uses."""
+    u = np.finfo(np.float64).eps / 2
+    worst = 0.0
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        X = rng.standard_normal((2, 4000))
+        op = kperc.gram_operator(X, np.ones(2))
+        v = rng.random(2)
+        exact = _exact_factored_product(op.Z, v)
+        computed = op.Z @ (op.Z.T @ v)
+        err = max(abs(float(c - e)) for c, e in zip(computed.tolist(), exact, strict=True))
+        worst = max(worst, err / (u * float(v.sum())))
+    assert worst > 2  # more than n = 2 roundings' worth

@@ -28,34 +28,36 @@ def _prob(seed):
 @given(seed=seeds)
 def test_loss_matches_definition(seed):
     prob = _prob(seed)
+    G = prob.gram()
     rng = np.random.default_rng(seed)
-    alpha = rng.standard_normal(prob.n)
+    alpha = rng.standard_normal(len(prob.y))
     a0 = alpha.copy()
-    G0 = prob.G.copy()
-    val = kperc.loss(prob.G, alpha)
+    G0 = G.copy()
+    val = kperc.loss(G, alpha)
     np.testing.assert_array_equal(alpha, a0)
-    np.testing.assert_array_equal(prob.G, G0)
-    Ga = prob.G @ alpha
+    np.testing.assert_array_equal(G, G0)
+    Ga = G @ alpha
     # sup over the simplex of <-G alpha, p> is attained at a vertex
     assert np.isclose(val, np.max(-Ga) + 0.5 * alpha @ Ga, atol=1e-12)
     for _ in range(20):
-        p = random_simplex(rng, prob.n)
+        p = random_simplex(rng, len(prob.y))
         assert val >= -Ga @ p + 0.5 * alpha @ Ga - 1e-12
-    assert kperc.loss(prob.G, alpha, Galpha=Ga) == val
+    assert kperc.loss(G, alpha, Galpha=Ga) == val
 
 
 @pytest.mark.ledger("lemma-4")
 @given(seed=seeds, mu=st.sampled_from(MUS), scale=st.floats(0.01, 10.0))
 def test_lemma4_entropy_smoothing_sandwich(seed, mu, scale):
     prob = _prob(seed)
+    G = prob.gram()
     rng = np.random.default_rng(seed)
-    alpha = rng.standard_normal(prob.n) * scale
+    alpha = rng.standard_normal(len(prob.y)) * scale
     with np.errstate(all="raise"):
-        L = kperc.loss(prob.G, alpha)
-        Lmu = kperc.smoothed_loss(prob.G, alpha, mu)
+        L = kperc.loss(G, alpha)
+        Lmu = kperc.smoothed_loss(G, alpha, mu)
     assert np.isfinite(Lmu)
     tol = 1e-12 * (1 + abs(L))
-    assert L - mu * np.log(prob.n) - tol <= Lmu <= L + tol
+    assert L - mu * np.log(len(prob.y)) - tol <= Lmu <= L + tol
 
 
 @pytest.mark.ledger("lemma-4")
@@ -63,27 +65,29 @@ def test_lemma4_entropy_smoothing_sandwich(seed, mu, scale):
 def test_smoothed_loss_is_the_sup(seed, mu):
     """L_mu(alpha) = sup_p {-<G alpha, p> - mu d(p)} + ||alpha||_G^2 / 2, at the softmax."""
     prob = _prob(seed)
+    G = prob.gram()
     rng = np.random.default_rng(seed)
-    alpha = rng.standard_normal(prob.n)
-    Ga = prob.G @ alpha
+    alpha = rng.standard_normal(len(prob.y))
+    Ga = G @ alpha
     half = 0.5 * alpha @ Ga
-    val = kperc.smoothed_loss(prob.G, alpha, mu)
+    val = kperc.smoothed_loss(G, alpha, mu)
     p = kperc.entropy_prox(Ga, mu)
     assert np.isclose(val, -Ga @ p - mu * entropy(p) + half, atol=1e-10)
     for _ in range(20):
-        x = random_simplex(rng, prob.n, sparse=bool(rng.integers(2)))
+        x = random_simplex(rng, len(prob.y), sparse=bool(rng.integers(2)))
         assert val >= -Ga @ x - mu * entropy(x) + half - 1e-12
 
 
 @given(seed=seeds)
 def test_smoothed_loss_tends_to_loss(seed):
     prob = _prob(seed)
-    alpha = np.random.default_rng(seed).standard_normal(prob.n)
-    L = kperc.loss(prob.G, alpha)
+    G = prob.gram()
+    alpha = np.random.default_rng(seed).standard_normal(len(prob.y))
+    L = kperc.loss(G, alpha)
     with np.errstate(all="raise"):
         rnd = 1e-12 * (1 + abs(L))  # round-off of L itself
-        assert abs(kperc.smoothed_loss(prob.G, alpha, 1e-8) - L) <= 1e-8 * np.log(prob.n) + rnd
-        assert abs(kperc.smoothed_loss(prob.G, alpha, 1e-300) - L) <= rnd
+        assert abs(kperc.smoothed_loss(G, alpha, 1e-8) - L) <= 1e-8 * np.log(len(prob.y)) + rnd
+        assert abs(kperc.smoothed_loss(G, alpha, 1e-300) - L) <= rnd
 
 
 @pytest.mark.ledger("lemma-8")
@@ -91,18 +95,19 @@ def test_smoothed_loss_tends_to_loss(seed):
 def test_euclidean_smoothing_sandwich(seed, mu):
     """L - mu max d_q <= L^q_mu <= L, and max d_q <= 1 (right half of Lemma 8)."""
     prob = _prob(seed)
+    G = prob.gram()
     rng = np.random.default_rng(seed)
-    alpha = rng.standard_normal(prob.n)
-    q = random_simplex(rng, prob.n, sparse=True)
+    alpha = rng.standard_normal(len(prob.y))
+    q = random_simplex(rng, len(prob.y), sparse=True)
     with np.errstate(all="raise", under="ignore"):
-        L = kperc.loss(prob.G, alpha)
-        Lq = kperc.smoothed_loss_q(prob.G, alpha, mu, q)
+        L = kperc.loss(G, alpha)
+        Lq = kperc.smoothed_loss_q(G, alpha, mu, q)
     tol = 1e-12 * (1 + abs(L))
     assert L - mu * simplex_max_prox_q(q) - tol <= Lq <= L + tol
     assert Lq >= L - mu - tol
-    Ga = prob.G @ alpha
+    Ga = G @ alpha
     for _ in range(20):
-        x = random_simplex(rng, prob.n, sparse=bool(rng.integers(2)))
+        x = random_simplex(rng, len(prob.y), sparse=bool(rng.integers(2)))
         assert Lq >= -Ga @ x - 0.5 * mu * np.sum((x - q) ** 2) + 0.5 * alpha @ Ga - tol
 
 
@@ -110,12 +115,13 @@ def test_euclidean_smoothing_sandwich(seed, mu):
 @given(seed=seeds, mu=st.sampled_from([1e-3, 0.5, 10.0]))
 def test_lemma9_lower_bound_at_random_points(seed, mu):
     prob = infeasible_problem(seed)
+    G = prob.gram()
     rng = np.random.default_rng(seed)
-    q = random_simplex(rng, prob.n)
-    dist = kperc.dist_to_witness(prob.G, q).dist
+    q = random_simplex(rng, len(prob.y))
+    dist = kperc.dist_to_witness(G, q).dist
     for _ in range(10):
-        alpha = rng.standard_normal(prob.n) * rng.uniform(0.01, 3)
-        Lq = kperc.smoothed_loss_q(prob.G, alpha, mu, q)
+        alpha = rng.standard_normal(len(prob.y)) * rng.uniform(0.01, 3)
+        Lq = kperc.smoothed_loss_q(G, alpha, mu, q)
         assert Lq >= -0.5 * mu * (dist * (1 + 1e-7)) ** 2 - 1e-12
 
 
@@ -124,11 +130,12 @@ def test_lemma9_lower_bound_at_random_points(seed, mu):
 def test_weak_duality(seed):
     """L(alpha) >= -||p||_G^2 / 2 for every alpha and every p in the simplex."""
     prob = _prob(seed)
+    G = prob.gram()
     rng = np.random.default_rng(seed)
     for _ in range(30):
-        alpha = rng.standard_normal(prob.n) * rng.uniform(0.01, 3)
-        p = random_simplex(rng, prob.n, sparse=bool(rng.integers(2)))
-        assert kperc.loss(prob.G, alpha) >= -0.5 * g_norm(prob.G, p) ** 2 - 1e-12
+        alpha = rng.standard_normal(len(prob.y)) * rng.uniform(0.01, 3)
+        p = random_simplex(rng, len(prob.y), sparse=bool(rng.integers(2)))
+        assert kperc.loss(G, alpha) >= -0.5 * g_norm(G, p) ** 2 - 1e-12
 
 
 def test_g_seminorm_clamps_round_off():

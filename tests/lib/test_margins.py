@@ -59,7 +59,8 @@ def _sandwich(G: np.ndarray, p: np.ndarray) -> tuple[float, float]:
 @given(seed=seeds, rho=st.sampled_from([0.5, 0.1, 1e-2, 1e-3, 1e-4]))
 def test_margin_equals_planted_value(seed, rho):
     prob = planted_problem(seed, rho=rho)
-    assert abs(kperc.margin(prob.G) - rho) <= 1e-9
+    G = prob.gram()
+    assert abs(kperc.margin(G) - rho) <= 1e-9
     assert abs(kperc.data_margin(prob.X, prob.y) - rho) <= 1e-9
     op = kperc.gram_operator(prob.X, prob.y)
     assert abs(kperc.margin(op) - rho) <= 1e-9
@@ -69,17 +70,18 @@ def test_margin_equals_planted_value(seed, rho):
 @given(seed=seeds)
 def test_margin_against_independent_qp(seed):
     prob = planted_problem(seed) if seed % 3 == 0 else kernel_problem(seed, min_rho=0.0)
-    det = kperc.margin_details(prob.G)
+    G = prob.gram()
+    det = kperc.margin_details(G)
     assert det.separable
-    low, up = _sandwich(prob.G, det.p)
+    low, up = _sandwich(G, det.p)
     assert low - 1e-9 <= det.rho <= up + 1e-12
-    p_ind = _clarabel_min_norm(prob.G)
-    assert det.rho <= g_norm(prob.G, p_ind) + 1e-12  # the independent point bounds rho
-    assert abs(det.rho - g_norm(prob.G, p_ind)) <= 1e-7
+    p_ind = _clarabel_min_norm(G)
+    assert det.rho <= g_norm(G, p_ind) + 1e-12  # the independent point bounds rho
+    assert abs(det.rho - g_norm(G, p_ind)) <= 1e-7
     # the unit-norm maximiser attains the margin (minimax duality)
     a = det.alpha
-    assert abs(g_norm(prob.G, a) - 1.0) <= 1e-9
-    assert abs(float((prob.G @ a).min()) - det.rho) <= 1e-9
+    assert abs(g_norm(G, a) - 1.0) <= 1e-9
+    assert abs(float((G @ a).min()) - det.rho) <= 1e-9
     assert det.kkt_gap <= 1e-9
 
 
@@ -88,11 +90,12 @@ def test_margin_against_independent_qp(seed):
 def test_margin_is_max_over_directions(seed):
     """rho_K = sup over unit alpha of min_i (G alpha)_i: random directions never beat it."""
     prob = kernel_problem(seed)
+    G = prob.gram()
     rng = np.random.default_rng(seed)
-    A = rng.standard_normal((200, prob.n))
-    norms = np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", A, prob.G, A), 1e-300))
-    vals = (A @ prob.G).min(axis=1) / norms
-    assert vals.max() <= prob.rho + 1e-12
+    A = rng.standard_normal((200, len(prob.y)))
+    norms = np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", A, G, A), 1e-300))
+    vals = (A @ G).min(axis=1) / norms
+    assert vals.max() <= prob.info["rho"] + 1e-12
 
 
 # ------------------------------------------------------------------------ lemmas 1-3
@@ -102,15 +105,16 @@ def test_margin_is_max_over_directions(seed):
 @given(seed=seeds)
 def test_lemma1_negative_loss_implies_separation(seed):
     prob = (planted_problem, kernel_problem)[seed % 2](seed)
-    det = kperc.margin_details(prob.G)
+    G = prob.gram()
+    det = kperc.margin_details(G)
     rng = np.random.default_rng(seed)
     star = det.rho * det.alpha  # the minimiser of L, L = -rho^2/2 < 0
     found = 0
     for _ in range(100):
-        alpha = star + rng.normal(scale=rng.uniform(0, 0.5) * det.rho, size=prob.n)
-        if kperc.loss(prob.G, alpha) < 0:
+        alpha = star + rng.normal(scale=rng.uniform(0, 0.5) * det.rho, size=len(prob.y))
+        if kperc.loss(G, alpha) < 0:
             found += 1
-            assert np.all(prob.G @ alpha > 0)
+            assert np.all(G @ alpha > 0)
     assert found > 0
 
 
@@ -119,18 +123,19 @@ def test_lemma1_negative_loss_implies_separation(seed):
 def test_lemma1_separable_iff_some_alpha_separates(seed):
     """Separable (rho_K > 0) iff the LP max t s.t. G alpha >= t, |alpha| <= 1 has t > 0."""
     prob = (planted_problem, infeasible_problem)[seed % 2](seed)
-    n = prob.n
+    G = prob.gram()
+    n = len(prob.y)
     c = np.zeros(n + 1)
     c[-1] = -1.0
     res = linprog(
         c,
-        A_ub=np.hstack([-prob.G, np.ones((n, 1))]),
+        A_ub=np.hstack([-G, np.ones((n, 1))]),
         b_ub=np.zeros(n),
         bounds=[(-1, 1)] * n + [(None, 1)],
         method="highs",
     )
     t = -res.fun
-    if prob.rho > 0:
+    if prob.info["rho"] > 0:
         assert t > 1e-9
     else:
         assert t <= 1e-9
@@ -140,14 +145,15 @@ def test_lemma1_separable_iff_some_alpha_separates(seed):
 @given(seed=seeds, scale=st.floats(1e-3, 1e3))
 def test_lemma2_norm_inequalities(seed, scale):
     prob = (planted_problem, kernel_problem, infeasible_problem)[seed % 3](seed)
+    G = prob.gram()
     rng = np.random.default_rng(seed)
     for _ in range(20):
-        alpha = rng.standard_normal(prob.n) * scale
-        nG = kperc.g_seminorm(prob.G, alpha)
+        alpha = rng.standard_normal(len(prob.y)) * scale
+        nG = kperc.g_seminorm(G, alpha)
         n1 = np.abs(alpha).sum()
         assert nG <= n1 * (1 + 1e-12)
-        assert n1 <= math.sqrt(prob.n) * np.linalg.norm(alpha) * (1 + 1e-12)
-        lam_max = np.linalg.eigvalsh(prob.G)[-1]
+        assert n1 <= math.sqrt(len(prob.y)) * np.linalg.norm(alpha) * (1 + 1e-12)
+        lam_max = np.linalg.eigvalsh(G)[-1]
         assert nG <= math.sqrt(lam_max) * np.linalg.norm(alpha) * (1 + 1e-12)
 
 
@@ -155,10 +161,11 @@ def test_lemma2_norm_inequalities(seed, scale):
 @given(seed=seeds)
 def test_lemma3_margin_below_every_simplex_norm(seed):
     prob = (planted_problem, kernel_problem, infeasible_problem)[seed % 3](seed)
+    G = prob.gram()
     rng = np.random.default_rng(seed)
     for _ in range(50):
-        p = random_simplex(rng, prob.n, sparse=bool(rng.integers(2)))
-        assert prob.rho <= kperc.g_seminorm(prob.G, p) + 1e-12
+        p = random_simplex(rng, len(prob.y), sparse=bool(rng.integers(2)))
+        assert prob.info["rho"] <= kperc.g_seminorm(G, p) + 1e-12
 
 
 @pytest.mark.ledger("lemma-3")
@@ -167,21 +174,22 @@ def test_lemma3_margin_below_every_simplex_norm(seed):
 def test_lemma3_min_of_loss(seed):
     """min L = -rho^2/2 at rho f* when rho > 0 (eq. (7)); min L = 0 otherwise."""
     prob = (planted_problem, kernel_problem, infeasible_problem)[seed % 3](seed)
+    G = prob.gram()
     rng = np.random.default_rng(seed)
-    if prob.rho > 0:
-        det = kperc.margin_details(prob.G)
+    if prob.info["rho"] > 0:
+        det = kperc.margin_details(G)
         # L(p) + ||p||_G^2 / 2 = ||p||_G^2 - min_i (G p)_i is exactly the certified KKT gap
         # the solver reports (zero at an exact optimum); 1e-12 covers the rounding of L.
         # (With scipy 1.11.1 the polish stops at a gap of 1.04e-12 on seed 13558.)
         tol = 1e-12 + det.kkt_gap
-        assert abs(kperc.loss(prob.G, det.rho * det.alpha) + prob.rho**2 / 2) <= tol
-        assert abs(kperc.loss(prob.G, det.p) + prob.rho**2 / 2) <= tol
-        floor = -(prob.rho**2) / 2
+        assert abs(kperc.loss(G, det.rho * det.alpha) + prob.info["rho"] ** 2 / 2) <= tol
+        assert abs(kperc.loss(G, det.p) + prob.info["rho"] ** 2 / 2) <= tol
+        floor = -(prob.info["rho"] ** 2) / 2
     else:
         floor = 0.0
     for _ in range(100):
-        alpha = rng.standard_normal(prob.n) * rng.uniform(0.01, 2)
-        assert kperc.loss(prob.G, alpha) >= floor - 1e-12
+        alpha = rng.standard_normal(len(prob.y)) * rng.uniform(0.01, 2)
+        assert kperc.loss(G, alpha) >= floor - 1e-12
 
 
 @pytest.mark.ledger("normalizing-never-hurts")
@@ -235,7 +243,8 @@ def test_gordan_exactly_one_alternative(seed, n, d):
 
 
 def _span_basis_points(prob):
-    return kperc.gram_factor(prob.G)
+    G = prob.gram()
+    return kperc.gram_factor(G)
 
 
 @pytest.mark.ledger("theorem-3")
@@ -244,8 +253,9 @@ def test_negative_margin_exact_2d(seed):
     rng = np.random.default_rng(seed)
     rho = -float(rng.uniform(0.02, 0.9))
     prob = infeasible_problem(seed, d=2, rho=rho, n=40)
-    assert abs(prob.rho - rho) <= 1e-9  # data_margin on the exact construction
-    assert abs(kperc.margin(prob.G) - rho) <= 1e-9
+    G = prob.gram()
+    assert abs(prob.info["rho"] - rho) <= 1e-9  # data_margin on the exact construction
+    assert abs(kperc.margin(G) - rho) <= 1e-9
     # sampled directions: |rho| = min over unit u of max_i a_i^T u
     A = prob.X * (prob.y / np.linalg.norm(prob.X, axis=1))[:, None]
     phi = np.linspace(0, 2 * np.pi, 20_001)
@@ -262,7 +272,8 @@ def test_negative_margin_exact_2d(seed):
 def test_theorem3_inradius(seed):
     """|rho| is the largest ball around 0 (in the span) inside the hull; attained."""
     prob = infeasible_problem(seed, d=int(np.random.default_rng(seed).integers(2, 5)))
-    det = kperc.margin_details(prob.G)
+    G = prob.gram()
+    det = kperc.margin_details(G)
     assert not det.separable and det.rho < 0
     B = _span_basis_points(prob)
     r, n = B.shape
@@ -314,9 +325,10 @@ def _clarabel_dist(B: np.ndarray, q: np.ndarray) -> float:
 @given(seed=seeds)
 def test_dist_to_witness_against_independent_qp(seed):
     prob = infeasible_problem(seed)
+    G = prob.gram()
     rng = np.random.default_rng(seed)
-    q = random_simplex(rng, prob.n, sparse=bool(seed % 2))
-    res = kperc.dist_to_witness(prob.G, q)
+    q = random_simplex(rng, len(prob.y), sparse=bool(seed % 2))
+    res = kperc.dist_to_witness(G, q)
     assert res.residual <= 1e-9
     w = res.w
     assert np.all(w >= 0) and abs(w.sum() - 1) <= 1e-12
@@ -331,13 +343,14 @@ def test_dist_to_witness_against_independent_qp(seed):
 @given(seed=seeds)
 def test_lemma7_hoffman_bound(seed):
     prob = infeasible_problem(seed)
+    G = prob.gram()
     rng = np.random.default_rng(seed)
     for _ in range(3):
-        q = random_simplex(rng, prob.n, sparse=bool(rng.integers(2)))
-        dist = kperc.dist_to_witness(prob.G, q).dist
-        nq = g_norm(prob.G, q)
-        assert dist <= math.sqrt(2) * nq / (nq + abs(prob.rho)) + 1e-9
-        assert dist <= min(math.sqrt(2), math.sqrt(2) * nq / abs(prob.rho)) + 1e-9
+        q = random_simplex(rng, len(prob.y), sparse=bool(rng.integers(2)))
+        dist = kperc.dist_to_witness(G, q).dist
+        nq = g_norm(G, q)
+        assert dist <= math.sqrt(2) * nq / (nq + abs(prob.info["rho"])) + 1e-9
+        assert dist <= min(math.sqrt(2), math.sqrt(2) * nq / abs(prob.info["rho"])) + 1e-9
 
 
 @pytest.mark.ledger("lemma-7")
@@ -351,17 +364,20 @@ def test_witness_iff_zero_norm(seed):
     assert g_norm(G, w) <= 1e-7  # round-off floor of sqrt(p^T G p) (PAPER.md Sec. 10)
     assert kperc.dist_to_witness(G, w).dist <= 1e-9
     sep = planted_problem(seed)
-    assert kperc.dist_to_witness(sep.G, np.full(sep.n, 1 / sep.n)).dist == np.inf
+    G_sep = sep.gram()
+    assert kperc.dist_to_witness(G_sep, np.full(len(sep.y), 1 / len(sep.y))).dist == np.inf
 
 
 def test_margin_operator_equals_dense():
     for seed in range(5):
         prob = planted_problem(seed)
+        G_prob = prob.gram()
         op = kperc.gram_operator(prob.X, prob.y)
-        assert abs(kperc.margin(op) - kperc.margin(prob.G)) <= 1e-12
+        assert abs(kperc.margin(op) - kperc.margin(G_prob)) <= 1e-12
         inf = infeasible_problem(seed)
+        G_inf = inf.gram()
         op = kperc.gram_operator(inf.X, inf.y)
-        assert abs(kperc.margin(op) - kperc.margin(inf.G)) <= 1e-9
+        assert abs(kperc.margin(op) - kperc.margin(G_inf)) <= 1e-9
 
 
 def test_margin_refuses_high_rank_inseparable():

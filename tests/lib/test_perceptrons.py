@@ -31,11 +31,12 @@ def _simplex(v, tol=1e-12):
 @given(seed=seeds, spread=st.floats(1.0, 8.0))
 def test_perceptron_block_novikoff(seed, spread):
     prob = planted_problem(seed, norm_range=(1.0 / spread, spread))
+    G = prob.gram()
     X, y = prob.X, prob.y
     res = kperc.perceptron(X, y)
     assert res.outcome == "separator"
     assert np.all(y * (X @ res.w) > 0)
-    _check_separator_G(prob.G, res.alpha)
+    _check_separator_G(G, res.alpha)
     rho = kperc.data_margin(X, y, normalize=False)
     R = np.max(np.linalg.norm(X, axis=1))
     assert res.nit <= R**2 / rho**2
@@ -60,7 +61,7 @@ def test_normalizing_never_hurts(seed, spread):
     rho2 = kperc.data_margin(prob.X, prob.y, normalize=True)
     R = np.max(np.linalg.norm(prob.X, axis=1))
     assert rho > 0
-    assert abs(rho2 - prob.rho) <= 1e-9
+    assert abs(rho2 - prob.info["rho"]) <= 1e-9
     assert rho / R <= rho2 * (1 + ROUND)
 
 
@@ -99,14 +100,15 @@ def test_perceptron_runs_out_of_iterations():
 @given(seed=seeds, spread=st.floats(1.0, 10.0))
 def test_normalized_perceptron_bound(seed, spread):
     prob = planted_problem(seed, norm_range=(1.0 / spread, spread))
+    G = prob.gram()
     res = kperc.normalized_perceptron(prob.X, prob.y)
     assert res.outcome == "separator"
-    assert res.nit <= 1.0 / prob.rho**2
+    assert res.nit <= 1.0 / prob.info["rho"] ** 2
     A = prob.X * (prob.y / np.linalg.norm(prob.X, axis=1))[:, None]
     assert np.all(A @ res.w > 0)
     np.testing.assert_allclose(A.T @ res.alpha, res.w, atol=1e-12)
     assert _simplex(res.alpha)
-    _check_separator_G(prob.G, res.alpha)
+    _check_separator_G(G, res.alpha)
 
 
 @pytest.mark.ledger("np-equals-perceptron")
@@ -135,10 +137,11 @@ def test_normalized_perceptron_equals_perceptron(seed, spread):
 @given(seed=seeds)
 def test_nkp_bound_linear(seed):
     prob = planted_problem(seed)
-    res = kperc.nkp(prob.G)
+    G = prob.gram()
+    res = kperc.nkp(G)
     assert res.outcome == "separator" and res.success and res.status == 0
-    assert res.nit <= 1.0 / prob.rho**2
-    _check_separator_G(prob.G, res.alpha)
+    assert res.nit <= 1.0 / prob.info["rho"] ** 2
+    _check_separator_G(G, res.alpha)
     assert _simplex(res.alpha)
 
 
@@ -146,24 +149,26 @@ def test_nkp_bound_linear(seed):
 @given(seed=seeds, kernel=st.sampled_from(["rbf", "poly"]))
 def test_nkp_bound_kernel(seed, kernel):
     prob = kernel_problem(seed, kernel)
-    res = kperc.nkp(prob.G)
+    G = prob.gram()
+    res = kperc.nkp(G)
     assert res.outcome == "separator"
-    assert res.nit <= 1.0 / prob.rho**2
-    _check_separator_G(prob.G, res.alpha)
+    assert res.nit <= 1.0 / prob.info["rho"] ** 2
+    _check_separator_G(G, res.alpha)
 
 
 @pytest.mark.ledger("nkp-equals-np")
 @given(seed=seeds)
 def test_nkp_reproduces_normalized_perceptron(seed):
     prob = planted_problem(seed)
+    G = prob.gram()
     A = prob.X * (prob.y / np.linalg.norm(prob.X, axis=1))[:, None]
     npr = kperc.normalized_perceptron(prob.X, prob.y, trace=True)
-    res = kperc.nkp(prob.G, trace=True)
+    res = kperc.nkp(G, trace=True)
     assert res.nit == npr.nit
     np.testing.assert_allclose(A.T @ res.alpha, npr.w, atol=1e-12)
     # every intermediate iterate: NKP stopped after k updates gives w_k = A alpha_k
     for k in range(1, npr.nit):
-        part = kperc.nkp(prob.G, max_iter=k)
+        part = kperc.nkp(G, max_iter=k)
         assert part.outcome == "max_iter" and part.nit == k
         np.testing.assert_allclose(A.T @ part.alpha, npr.trace["w"][k], atol=1e-12)
     # traced margins agree
@@ -175,15 +180,16 @@ def test_nkp_reproduces_normalized_perceptron(seed):
 @pytest.mark.ledger("nkp-bound")
 def test_nkp_keeps_improving_after_separation():
     prob = planted_problem(11, n=30, d=3, rho=0.3)
-    res = kperc.nkp(prob.G, halt=False, max_iter=3000, trace=True)
+    G = prob.gram()
+    res = kperc.nkp(G, halt=False, max_iter=3000, trace=True)
     first = res.first_separator_nit
-    assert first is not None and first <= 1.0 / prob.rho**2
+    assert first is not None and first <= 1.0 / prob.info["rho"] ** 2
     assert res.nit == 3000 and res.outcome == "separator"
     margins = res.trace["margin"]
     assert margins[first] > 0
     # the normalised margin approaches rho (subgradient method on L)
-    assert margins[-1] > margins[first] or margins[first] >= prob.rho * (1 - 1e-9)
-    assert margins.max() <= prob.rho * (1 + ROUND)
+    assert margins[-1] > margins[first] or margins[first] >= prob.info["rho"] * (1 - 1e-9)
+    assert margins.max() <= prob.info["rho"] * (1 + ROUND)
 
 
 # ----------------------------------------------------------------------------- SNKP
@@ -197,11 +203,12 @@ def _theorem1(nit, n, rho):
 @given(seed=seeds)
 def test_snkp_theorem1_linear(seed):
     prob = planted_problem(seed)
-    res = kperc.snkp(prob.G)
+    G = prob.gram()
+    res = kperc.snkp(G)
     assert res.outcome == "separator"
-    assert _theorem1(res.nit, prob.n, prob.rho)
-    assert res.nit < 2 * np.sqrt(2 * np.log(prob.n)) / prob.rho
-    _check_separator_G(prob.G, res.alpha)
+    assert _theorem1(res.nit, len(prob.y), prob.info["rho"])
+    assert res.nit < 2 * np.sqrt(2 * np.log(len(prob.y))) / prob.info["rho"]
+    _check_separator_G(G, res.alpha)
     assert _simplex(res.alpha, 1e-10) and _simplex(res.p, 1e-10)
 
 
@@ -209,20 +216,22 @@ def test_snkp_theorem1_linear(seed):
 @given(seed=seeds, kernel=st.sampled_from(["rbf", "poly"]))
 def test_snkp_theorem1_kernel(seed, kernel):
     prob = kernel_problem(seed, kernel)
-    res = kperc.snkp(prob.G)
+    G = prob.gram()
+    res = kperc.snkp(G)
     assert res.outcome == "separator"
-    assert _theorem1(res.nit, prob.n, prob.rho)
-    _check_separator_G(prob.G, res.alpha)
+    assert _theorem1(res.nit, len(prob.y), prob.info["rho"])
+    _check_separator_G(G, res.alpha)
 
 
 @pytest.mark.ledger("theorem-1")
 @pytest.mark.parametrize("rho", [0.01, 0.003])
 def test_snkp_theorem1_small_margin(rho):
     prob = planted_problem(5, n=60, d=4, rho=rho)
-    res = kperc.snkp(prob.G)
+    G = prob.gram()
+    res = kperc.snkp(G)
     assert res.outcome == "separator"
-    assert _theorem1(res.nit, prob.n, prob.rho)
-    _check_separator_G(prob.G, res.alpha)
+    assert _theorem1(res.nit, len(prob.y), prob.info["rho"])
+    _check_separator_G(G, res.alpha)
 
 
 def _check_sandwich(tr, n):
@@ -241,9 +250,10 @@ def _check_sandwich(tr, n):
 @given(seed=seeds)
 def test_snkp_sandwich_along_runs(seed):
     prob = (planted_problem, kernel_problem, infeasible_problem)[seed % 3](seed)
-    res = kperc.snkp(prob.G, trace=True, halt=False, max_iter=300)
+    G = prob.gram()
+    res = kperc.snkp(G, trace=True, halt=False, max_iter=300)
     assert len(res.trace["L"]) == 301
-    _check_sandwich(res.trace, prob.n)
+    _check_sandwich(res.trace, len(prob.y))
 
 
 @pytest.mark.ledger("lemma-5")
@@ -251,24 +261,24 @@ def test_snkp_sandwich_along_runs(seed):
 def test_snkp_trace_matches_losses(seed):
     """The traced L and L_mu are the package's loss functions at the iterates."""
     prob = kernel_problem(seed)
+    G = prob.gram()
     for k in (1, 2, 5, 17):
-        res = kperc.snkp(prob.G, max_iter=k, halt=False, trace=True)
+        res = kperc.snkp(G, max_iter=k, halt=False, trace=True)
         assert res.nit == k
         a = res.alpha
-        assert np.isclose(res.trace["L"][-1], kperc.loss(prob.G, a), rtol=0, atol=1e-12)
+        assert np.isclose(res.trace["L"][-1], kperc.loss(G, a), rtol=0, atol=1e-12)
         assert np.isclose(
-            res.trace["L_mu"][-1], kperc.smoothed_loss(prob.G, a, res.mu), rtol=0, atol=1e-12
+            res.trace["L_mu"][-1], kperc.smoothed_loss(G, a, res.mu), rtol=0, atol=1e-12
         )
-        assert np.isclose(
-            res.trace["norm_p_G"][-1], kperc.g_seminorm(prob.G, res.p), rtol=0, atol=1e-12
-        )
+        assert np.isclose(res.trace["norm_p_G"][-1], kperc.g_seminorm(G, res.p), rtol=0, atol=1e-12)
 
 
 @pytest.mark.ledger("mu-closed-form")
 @given(seed=seeds)
 def test_snkp_mu_closed_form(seed):
     prob = infeasible_problem(seed)
-    res = kperc.snkp(prob.G, trace=True, max_iter=200)
+    G = prob.gram()
+    res = kperc.snkp(G, trace=True, max_iter=200)
     k = res.trace["k"]
     np.testing.assert_allclose(res.trace["mu"], 4.0 / ((k + 1) * (k + 2)), rtol=1e-12)
     assert res.outcome == "max_iter" and res.nit == 200

@@ -29,8 +29,8 @@ def _simplex(v, tol=1e-10):
 
 def _centre(prob, seed, random_q):
     if not random_q:
-        return np.full(prob.n, 1.0 / prob.n)
-    return random_simplex(np.random.default_rng(seed), prob.n, sparse=bool(seed % 2))
+        return np.full(len(prob.y), 1.0 / len(prob.y))
+    return random_simplex(np.random.default_rng(seed), len(prob.y), sparse=bool(seed % 2))
 
 
 # ---------------------------------------------------------------------------- SNKPVN
@@ -40,14 +40,15 @@ def _centre(prob, seed, random_q):
 @given(seed=seeds, frac=st.sampled_from([0.9, 0.3, 1e-3]), random_q=st.booleans())
 def test_snkpvn_delta_below_rho_returns_separator(seed, frac, random_q):
     prob = planted_problem(seed) if seed % 3 else kernel_problem(seed)
+    G = prob.gram()
     q = _centre(prob, seed, random_q)
-    delta = frac * prob.rho
-    res = kperc.snkpvn(prob.G, q, delta)
+    delta = frac * prob.info["rho"]
+    res = kperc.snkpvn(G, q, delta)
     assert res.outcome == "separator"
-    assert np.all(prob.G @ res.alpha > 0)
+    assert np.all(G @ res.alpha > 0)
     K = res.nit
-    assert K < 2 * math.sqrt(2 * prob.n) / prob.rho
-    assert K * (K + 1) <= 8 * prob.n / prob.rho**2
+    assert K < 2 * math.sqrt(2 * len(prob.y)) / prob.info["rho"]
+    assert K * (K + 1) <= 8 * len(prob.y) / prob.info["rho"] ** 2
     assert _simplex(res.alpha) and _simplex(res.p)
 
 
@@ -55,19 +56,20 @@ def test_snkpvn_delta_below_rho_returns_separator(seed, frac, random_q):
 @given(seed=seeds, factor=st.sampled_from([1.5, 3.0, 10.0]), random_q=st.booleans())
 def test_snkpvn_delta_above_rho(seed, factor, random_q):
     prob = planted_problem(seed) if seed % 3 else kernel_problem(seed)
+    G = prob.gram()
     q = _centre(prob, seed, random_q)
-    delta = factor * prob.rho
-    res = kperc.snkpvn(prob.G, q, delta)
+    delta = factor * prob.info["rho"]
+    res = kperc.snkpvn(G, q, delta)
     assert res.success
     K = res.nit
-    assert K < 2 * math.sqrt(2 * prob.n) / max(prob.rho, delta)
-    assert K < 2 * math.sqrt(2 * prob.n) / delta
+    assert K < 2 * math.sqrt(2 * len(prob.y)) / max(prob.info["rho"], delta)
+    assert K < 2 * math.sqrt(2 * len(prob.y)) / delta
     if res.outcome == "separator":
-        assert np.all(prob.G @ res.alpha > 0)
+        assert np.all(G @ res.alpha > 0)
     else:
-        assert g_norm(prob.G, res.p) < delta and _simplex(res.p)
+        assert g_norm(G, res.p) < delta and _simplex(res.p)
         # Lemma 3: any point of the simplex bounds the margin from above
-        assert prob.rho <= g_norm(prob.G, res.p) * (1 + ROUND)
+        assert prob.info["rho"] <= g_norm(G, res.p) * (1 + ROUND)
 
 
 def _lemma8_checks(tr):
@@ -81,8 +83,9 @@ def _lemma8_checks(tr):
 @given(seed=seeds, random_q=st.booleans())
 def test_snkpvn_lemma8_along_runs(seed, random_q):
     prob = (planted_problem, kernel_problem, infeasible_problem)[seed % 3](seed)
+    G = prob.gram()
     q = _centre(prob, seed, random_q)
-    res = kperc.snkpvn(prob.G, q, 1e-9, trace=True, max_iter=300)
+    res = kperc.snkpvn(G, q, 1e-9, trace=True, max_iter=300)
     assert len(res.trace["k"]) == res.nit + 1
     _lemma8_checks(res.trace)
 
@@ -91,14 +94,15 @@ def test_snkpvn_lemma8_along_runs(seed, random_q):
 @given(seed=seeds)
 def test_snkpvn_trace_matches_losses(seed):
     prob = infeasible_problem(seed)
-    q = random_simplex(np.random.default_rng(seed), prob.n)
+    G = prob.gram()
+    q = random_simplex(np.random.default_rng(seed), len(prob.y))
     for k in (1, 3, 20):
-        res = kperc.snkpvn(prob.G, q, 1e-12, max_iter=k, trace=True)
+        res = kperc.snkpvn(G, q, 1e-12, max_iter=k, trace=True)
         assert res.outcome == "max_iter" and res.nit == k
         a = res.alpha
-        assert np.isclose(res.trace["L"][-1], kperc.loss(prob.G, a), atol=1e-12, rtol=0)
+        assert np.isclose(res.trace["L"][-1], kperc.loss(G, a), atol=1e-12, rtol=0)
         assert np.isclose(
-            res.trace["L_mu_q"][-1], kperc.smoothed_loss_q(prob.G, a, res.mu, q), atol=1e-12, rtol=0
+            res.trace["L_mu_q"][-1], kperc.smoothed_loss_q(G, a, res.mu, q), atol=1e-12, rtol=0
         )
 
 
@@ -106,18 +110,20 @@ def test_snkpvn_trace_matches_losses(seed):
 @given(seed=seeds)
 def test_snkpvn_mu_closed_form(seed):
     prob = infeasible_problem(seed)
-    res = kperc.snkpvn(prob.G, None, 1e-12, trace=True, max_iter=150)
+    G = prob.gram()
+    res = kperc.snkpvn(G, None, 1e-12, trace=True, max_iter=150)
     k = res.trace["k"]
-    np.testing.assert_allclose(res.trace["mu"], 4.0 * prob.n / ((k + 1) * (k + 2)), rtol=1e-12)
+    np.testing.assert_allclose(res.trace["mu"], 4.0 * len(prob.y) / ((k + 1) * (k + 2)), rtol=1e-12)
 
 
 @pytest.mark.ledger("lemma-9")
 @given(seed=seeds, random_q=st.booleans())
 def test_snkpvn_lemma9_infeasible(seed, random_q):
     prob = infeasible_problem(seed)
+    G = prob.gram()
     q = _centre(prob, seed, random_q)
-    dist = kperc.dist_to_witness(prob.G, q).dist
-    res = kperc.snkpvn(prob.G, q, 1e-9, trace=True, max_iter=300)
+    dist = kperc.dist_to_witness(G, q).dist
+    res = kperc.snkpvn(G, q, 1e-9, trace=True, max_iter=300)
     tr = res.trace
     tol = ROUND * (1.0 + np.abs(tr["L"]))
     assert np.all(-0.5 * tr["norm_p_G"] ** 2 >= tr["L_mu_q"] - tol)
@@ -129,16 +135,17 @@ def test_snkpvn_lemma9_infeasible(seed, random_q):
 @given(seed=seeds, delta=st.sampled_from([0.1, 0.01, 1e-3]), random_q=st.booleans())
 def test_snkpvn_infeasible_bound(seed, delta, random_q):
     prob = infeasible_problem(seed)
+    G = prob.gram()
     q = _centre(prob, seed, random_q)
-    res = kperc.snkpvn(prob.G, q, delta)
+    res = kperc.snkpvn(G, q, delta)
     assert res.outcome == "certificate"
-    assert g_norm(prob.G, res.p) < delta and _simplex(res.p)
-    dist = kperc.dist_to_witness(prob.G, q).dist
-    assert res.nit < 2 * math.sqrt(prob.n) * dist * (1 + 1e-7) / delta
-    assert res.nit < 2 * math.sqrt(2 * prob.n) / delta
+    assert g_norm(G, res.p) < delta and _simplex(res.p)
+    dist = kperc.dist_to_witness(G, q).dist
+    assert res.nit < 2 * math.sqrt(len(prob.y)) * dist * (1 + 1e-7) / delta
+    assert res.nit < 2 * math.sqrt(2 * len(prob.y)) / delta
     # Lemma 7 bound on dist(q, W)
-    nq = g_norm(prob.G, q)
-    assert dist <= math.sqrt(2) * nq / (nq + abs(prob.rho)) * (1 + 1e-7)
+    nq = g_norm(G, q)
+    assert dist <= math.sqrt(2) * nq / (nq + abs(prob.info["rho"])) * (1 + 1e-7)
 
 
 @pytest.mark.ledger("snkpvn-infeasible-bound")
@@ -159,10 +166,11 @@ def test_snkpvn_always_within_sqrt_2n_over_delta(seed):
 @given(seed=seeds, gamma=st.sampled_from([1.5, 2.0, 4.0]))
 def test_isnkpvn_feasible_returns_separator(seed, gamma):
     prob = planted_problem(seed) if seed % 2 else kernel_problem(seed)
-    eps = min(1e-3, prob.rho / 2)
-    res = kperc.isnkpvn(prob.G, gamma=gamma, eps=eps, trace=True)
+    G = prob.gram()
+    eps = min(1e-3, prob.info["rho"] / 2)
+    res = kperc.isnkpvn(G, gamma=gamma, eps=eps, trace=True)
     assert res.outcome == "separator"
-    assert np.all(prob.G @ res.alpha > 0)
+    assert np.all(G @ res.alpha > 0)
     tr = res.trace
     assert res.nit == int(np.sum(tr["inner_nit"]))
     assert res.nouter == len(tr["t"])
@@ -170,7 +178,7 @@ def test_isnkpvn_feasible_returns_separator(seed, gamma):
     nq = tr["norm_q_G"]
     assert np.all(nq[1:] < nq[:-1] / gamma * (1 + ROUND))
     # each call is an SNKPVN run with the feasible-case bound
-    assert np.all(tr["inner_nit"] < 2 * math.sqrt(2 * prob.n) / prob.rho)
+    assert np.all(tr["inner_nit"] < 2 * math.sqrt(2 * len(prob.y)) / prob.info["rho"])
     assert list(tr["outcome"][:-1]) == ["certificate"] * (res.nouter - 1)
 
 
@@ -178,10 +186,11 @@ def test_isnkpvn_feasible_returns_separator(seed, gamma):
 @given(seed=seeds, gamma=st.sampled_from([1.5, 2.0, 4.0]), eps=st.sampled_from([1e-2, 1e-3, 1e-5]))
 def test_isnkpvn_infeasible_returns_certificate(seed, gamma, eps):
     prob = infeasible_problem(seed)
-    res = kperc.isnkpvn(prob.G, gamma=gamma, eps=eps, trace=True)
+    G = prob.gram()
+    res = kperc.isnkpvn(G, gamma=gamma, eps=eps, trace=True)
     assert res.outcome == "certificate"
     assert _simplex(res.p, 1e-12)
-    assert g_norm(prob.G, res.p) <= eps
+    assert g_norm(G, res.p) <= eps
     tr = res.trace
     calls = [o for o in tr["outcome"] if o in ("certificate", "separator", "max_iter")]
     assert res.nouter == len(calls)
@@ -214,7 +223,8 @@ def test_isnkpvn_guard_when_q0_is_an_exact_witness():
 
 def test_isnkpvn_max_iter_is_not_an_error():
     prob = infeasible_problem(4, d=2, rho=-0.02)
-    res = kperc.isnkpvn(prob.G, eps=1e-8, max_iter=5)
+    G = prob.gram()
+    res = kperc.isnkpvn(G, eps=1e-8, max_iter=5)
     assert res.outcome == "max_iter" and res.nit == 5 and not res.success
     assert "max_iter" in res.message
 

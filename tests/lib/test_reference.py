@@ -10,18 +10,18 @@ import pytest
 
 import kperc
 import kperc.reference as ref
-from kperc.datasets import planted
+from kperc.datasets import Dataset, planted
 
 
-def _instance():
-    # the instance of the benchmark's per-iteration suite (benchmarks.bench.periter_instance):
+def _problem() -> Dataset:
+    # the problem of the benchmark's per-iteration suite (benchmarks._problems.periter_problem):
     # planted margin 1e-6, so that no algorithm halts within the iterations compared
     return planted(120, 6, 1e-6, near=0.5, near_width=1.0, seed=4)
 
 
 @pytest.mark.parametrize("factored", [False, True])
 def test_fast_loops_are_bit_identical_to_the_textbook_form(factored):
-    X, y = _instance()
+    X, y = _problem()
     G = kperc.gram_matrix(X, y)
     GG = kperc.gram_operator(X, y) if factored else G
     Gref = GG.toarray() if factored else G
@@ -56,7 +56,7 @@ def test_fast_loops_are_bit_identical_to_the_textbook_form(factored):
 
 
 def test_snkpvn_with_a_prox_centre_is_bit_identical():
-    X, y = _instance()
+    X, y = _problem()
     G = kperc.gram_matrix(X, y)
     q = np.random.default_rng(0).dirichlet(np.ones(G.shape[0]))
     a, p = ref.snkpvn(G, 200, q)
@@ -65,7 +65,7 @@ def test_snkpvn_with_a_prox_centre_is_bit_identical():
 
 
 def test_zero_iterations_give_the_starting_points():
-    X, y = _instance()
+    X, y = _problem()
     G = kperc.gram_matrix(X, y)
     n = G.shape[0]
     alpha, chosen = ref.nkp(G, 0)

@@ -31,7 +31,7 @@ def test_separable_planted_data(seed, rho):
     assert res.status == "separable" and res.separable is True and res.success
     _check_separator(p.X, p.y, res.w)
     # the certified lower bound is a lower bound on the data's margin
-    assert 0 < res.margin_lower <= p.rho * (1 + 1e-9)
+    assert 0 < res.margin_lower <= p.info["rho"] * (1 + 1e-9)
 
 
 @given(st.integers(0, 10_000))

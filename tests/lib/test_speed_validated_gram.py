@@ -60,7 +60,7 @@ class _Counter:
 
 
 def _gram(n=80, seed=0):
-    return planted_problem(seed, n=n, d=4, rho=0.05).G
+    return planted_problem(seed, n=n, d=4, rho=0.05).gram()
 
 
 @pytest.mark.parametrize("name", sorted(ALGORITHMS))
@@ -181,7 +181,7 @@ def test_not_psd_never_validated_nor_certified(G):
 
 
 def test_certificate_on_validated_gram_is_the_plain_one():
-    G = infeasible_problem(0, n=40, d=3).G
+    G = infeasible_problem(0, n=40, d=3).gram()
     a, b = kperc.isnkpvn(G), kperc.isnkpvn(kperc.ValidatedGram(G))
     assert a.outcome == b.outcome == "certificate"
     np.testing.assert_array_equal(a.p, b.p)

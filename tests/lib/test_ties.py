@@ -19,7 +19,7 @@ from kperc._ties import TIE_RTOL, first_min_index
 pytestmark = pytest.mark.blas  # make test runs these under other BLAS kernels too
 
 
-def _pm_one_instance(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _pm_one_points(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Points in {-1, +1}^d labelled by a 3-sparse majority: many exactly equal margins."""
     rng = np.random.default_rng(seed)
     X = rng.choice([-1.0, 1.0], size=(n, d))
@@ -69,7 +69,7 @@ def test_real_differences_are_not_ties():
 
 @pytest.mark.parametrize("d,seed", [(8, 0), (8, 1), (16, 0), (16, 2)])
 def test_normalized_perceptron_has_the_exact_halting_index(d, seed):
-    X, y = _pm_one_instance(4 * d, d, seed)
+    X, y = _pm_one_points(4 * d, d, seed)
     res = kperc.normalized_perceptron(X, y)
     assert res.outcome == "separator"
     assert res.nit == _exact_normalized_perceptron(X, y)
@@ -82,7 +82,7 @@ def test_runs_do_not_depend_on_the_order_of_the_sums(d):
     The columns are permuted, which changes the order of every dot product but no exact
     margin: the halting indices of NP, NKP, Winnow and Von Neumann must not move.
     """
-    X, y = _pm_one_instance(4 * d, d, 3)
+    X, y = _pm_one_points(4 * d, d, 3)
     perm = np.random.default_rng(0).permutation(d)
     for Xs in (X, X[:, perm]):
         G = kperc.gram_matrix(Xs, y)

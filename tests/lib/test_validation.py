@@ -177,36 +177,38 @@ def test_inputs_are_never_modified():
     prob = planted_problem(0, n=15, d=3, rho=0.2)
     inf = infeasible_problem(0)
     for p in (prob, inf):
-        X, y, G = p.X.copy(), p.y.copy(), p.G.copy()
-        q = np.full(p.n, 1.0 / p.n)
+        G = p.gram()
+        X, y, G0 = p.X.copy(), p.y.copy(), G.copy()
+        q = np.full(len(p.y), 1.0 / len(p.y))
         q0 = q.copy()
         kperc.perceptron(p.X, p.y, max_iter=100)
         kperc.normalized_perceptron(p.X, p.y, max_iter=100)
         kperc.von_neumann_linear(p.X, p.y, max_iter=100)
         kperc.winnow(p.X, p.y, max_iter=100)
-        kperc.nkp(p.G, max_iter=100)
-        kperc.snkp(p.G, max_iter=100)
-        kperc.nvn(p.G, max_iter=100)
-        kperc.snkpvn(p.G, q, 1e-3, max_iter=100)
-        kperc.isnkpvn(p.G, max_iter=100)
-        kperc.margin(p.G)
+        kperc.nkp(G, max_iter=100)
+        kperc.snkp(G, max_iter=100)
+        kperc.nvn(G, max_iter=100)
+        kperc.snkpvn(G, q, 1e-3, max_iter=100)
+        kperc.isnkpvn(G, max_iter=100)
+        kperc.margin(G)
         kperc.data_margin(p.X, p.y)
-        kperc.loss(p.G, q)
-        kperc.smoothed_loss(p.G, q, 0.1)
-        kperc.smoothed_loss_q(p.G, q, 0.1, q)
+        kperc.loss(G, q)
+        kperc.smoothed_loss(G, q, 0.1)
+        kperc.smoothed_loss_q(G, q, 0.1, q)
         if p is inf:
-            kperc.dist_to_witness(p.G, q)
+            kperc.dist_to_witness(G, q)
         np.testing.assert_array_equal(p.X, X)
         np.testing.assert_array_equal(p.y, y)
-        np.testing.assert_array_equal(p.G, G)
+        np.testing.assert_array_equal(G, G0)
         np.testing.assert_array_equal(q, q0)
 
 
 def test_running_out_of_iterations_is_an_outcome():
     inf = infeasible_problem(1)
+    G = inf.gram()
     for res in (
-        kperc.nkp(inf.G, max_iter=7),
-        kperc.snkp(inf.G, max_iter=7),
+        kperc.nkp(G, max_iter=7),
+        kperc.snkp(G, max_iter=7),
         kperc.perceptron(inf.X, inf.y, max_iter=7),
         kperc.normalized_perceptron(inf.X, inf.y, max_iter=7),
     ):

@@ -32,7 +32,8 @@ def _check_certificate(G, p, eps):
 @given(seed=seeds, eps=st.sampled_from([0.3, 0.1, 0.03]))
 def test_nvn_dantzig(seed, eps):
     prob = (planted_problem, kernel_problem, infeasible_problem)[seed % 3](seed)
-    res = kperc.nvn(prob.G, eps=eps, trace=True)
+    G = prob.gram()
+    res = kperc.nvn(G, eps=eps, trace=True)
     assert res.success
     s = res.trace["norm_w"] ** 2
     k = res.trace["k"]
@@ -42,9 +43,9 @@ def test_nvn_dantzig(seed, eps):
     assert np.all(1.0 / s[1:] >= (1.0 / s[:-1] + 1.0) * (1 - ROUND))
     assert res.nit <= math.ceil(1.0 / eps**2) - 1
     if res.outcome == "certificate":
-        _check_certificate(prob.G, res.p, eps)
+        _check_certificate(G, res.p, eps)
     else:
-        assert np.all(prob.G @ res.alpha > 0)
+        assert np.all(G @ res.alpha > 0)
 
 
 @pytest.mark.ledger("dantzig")
@@ -52,34 +53,37 @@ def test_nvn_dantzig(seed, eps):
 def test_nvn_without_primal_exit_halts_within_dantzig(seed):
     """Without the primal exit the certificate test alone halts within ceil(1/eps^2)-1."""
     prob = infeasible_problem(seed)
+    G = prob.gram()
     eps = 0.05
-    res = kperc.nvn(prob.G, eps=eps, primal_exit=False)
+    res = kperc.nvn(G, eps=eps, primal_exit=False)
     assert res.outcome == "certificate"
     assert res.nit <= math.ceil(1.0 / eps**2) - 1
-    _check_certificate(prob.G, res.p, eps)
+    _check_certificate(G, res.p, eps)
 
 
 @pytest.mark.ledger("epelman-freund-primal")
 @given(seed=seeds)
 def test_nvn_epelman_freund_primal(seed):
     prob = planted_problem(seed) if seed % 2 else kernel_problem(seed)
-    res = kperc.nvn(prob.G, eps=1e-6, trace=True)
+    G = prob.gram()
+    res = kperc.nvn(G, eps=1e-6, trace=True)
     assert res.outcome == "separator"
-    assert np.all(prob.G @ res.alpha > 0)
-    assert res.nit <= 1.0 / prob.rho**2
+    assert np.all(G @ res.alpha > 0)
+    assert res.nit <= 1.0 / prob.info["rho"] ** 2
     # ||w_k|| >= rho_2 because w_k is in the hull of the signed points
-    assert np.all(res.trace["norm_w"] >= prob.rho * (1 - 1e-9))
+    assert np.all(res.trace["norm_w"] >= prob.info["rho"] * (1 - 1e-9))
 
 
 @pytest.mark.ledger("epelman-freund-dual")
 @given(seed=seeds, eps=st.sampled_from([1e-2, 1e-3, 1e-5]))
 def test_nvn_epelman_freund_dual(seed, eps):
     prob = infeasible_problem(seed)
-    rho = prob.rho
+    G = prob.gram()
+    rho = prob.info["rho"]
     assert rho < 0
-    res = kperc.nvn(prob.G, eps=eps, trace=True)
+    res = kperc.nvn(G, eps=eps, trace=True)
     assert res.outcome == "certificate"
-    _check_certificate(prob.G, res.p, eps)
+    _check_certificate(G, res.p, eps)
     s = res.trace["norm_w"] ** 2
     assert np.all(s[1:] <= (1.0 - rho**2) * s[:-1] * (1 + ROUND))
     w0 = res.trace["norm_w"][0]
@@ -122,8 +126,9 @@ def test_line_search_step_is_the_exact_minimiser():
 @given(seed=seeds)
 def test_linear_form_matches_kernel_form(seed):
     prob = (planted_problem, infeasible_problem)[seed % 2](seed)
+    G = prob.gram()
     lin = kperc.von_neumann_linear(prob.X, prob.y, eps=1e-3, trace=True)
-    ker = kperc.nvn(prob.G, eps=1e-3, trace=True)
+    ker = kperc.nvn(G, eps=1e-3, trace=True)
     assert lin.outcome == ker.outcome and lin.nit == ker.nit
     np.testing.assert_allclose(lin.p, ker.p, atol=1e-10)
     np.testing.assert_array_equal(lin.trace["j"], ker.trace["j"])
@@ -134,7 +139,8 @@ def test_linear_form_matches_kernel_form(seed):
 
 def test_nvn_max_iter_is_not_an_error():
     prob = infeasible_problem(2, d=2, rho=-0.05)
-    res = kperc.nvn(prob.G, eps=1e-7, max_iter=10)  # above the certifiable floor
+    G = prob.gram()
+    res = kperc.nvn(G, eps=1e-7, max_iter=10)  # above the certifiable floor
     assert res.outcome == "max_iter" and res.nit == 10 and not res.success
     assert "max_iter" in res.message
     assert np.all(res.p >= 0) and abs(res.p.sum() - 1) <= 1e-12

@@ -11,7 +11,7 @@ One run, the same instances for every solver:
   solver (threadpoolctl), so that no solver gains from the second core.
 * **Problems.** Planted linear instances (``d = 20``, unit-norm points, normalised margin
   exactly ``rho``) and RBF instances whose margin in the kernel's feature space is planted
-  (:func:`benchmarks._peer_runners.rbf_instance`), for the margins and sizes of
+  (:func:`benchmarks._peer_runners.rbf_problem`), for the margins and sizes of
   :class:`~benchmarks.peers.config.PeersConfig`.
 * **Per run.** Wall time, end to end (building ``G``, the operator or the features
   included); whether the result separates the training data; the normalised margin it

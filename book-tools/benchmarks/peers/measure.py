@@ -89,7 +89,7 @@ def run(cfg: PeersConfig, log: Callable[[str], None] = print, command: str | Non
                             continue
                         if info is None:
                             t0 = time.perf_counter()
-                            info = worker.instance(spec)
+                            info = worker.prepare(spec)
                             instances.append({**spec, **info})
                             log(
                                 f"{family:6s} rho={rho:<6.0e} n={n:<8d} instance in "

@@ -1,4 +1,4 @@
-"""The worker process that runs one solver on one instance, ended at the cap."""
+"""The worker process that runs one solver on one problem, ended at the cap."""
 
 from __future__ import annotations
 
@@ -27,20 +27,20 @@ def _worker(conn, blas_threads: int) -> None:  # pragma: no cover - runs in a ch
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(limits=int(blas_threads))
-    inst = None
+    ds = None
     while True:
         msg = conn.recv()
         if msg is None:
             return
         kind, payload = msg
         try:
-            if kind == "instance":
-                inst = runners.make_instance(payload)
-                conn.send(("ok", dict(inst.info)))
+            if kind == "problem":
+                ds = runners.make_problem(payload)
+                conn.send(("ok", dict(ds.info)))
             else:
                 name, cfg = payload
                 t0 = time.perf_counter()
-                fit = _resolve(name, cfg)(inst, cfg)
+                fit = _resolve(name, cfg)(ds, cfg)
                 conn.send(("fitted", time.perf_counter() - t0))
                 fit = runners.evaluate(fit)
                 conn.send(("ok", _fit_fields(fit)))
@@ -96,22 +96,23 @@ class Worker:
         except EOFError:
             return ("error", "the worker process died (out of memory?)", "")
 
-    def instance(self, spec: dict[str, Any]) -> dict[str, Any]:
-        """Build (or keep) the instance ``spec`` in the worker; return its ``info``."""
+    def prepare(self, spec: dict[str, Any]) -> dict[str, Any]:
+        """Build the problem ``spec`` in the worker (kept for the next fits); return its
+        ``info``."""
         if self.proc is None or not self.proc.is_alive():
             self._start()
-        self.conn.send(("instance", spec))
+        self.conn.send(("problem", spec))
         msg = self._recv(None)
         if msg[0] != "ok":
             self.stop()
-            raise RuntimeError(f"building the instance {spec} failed: {msg[1]}\n{msg[2]}")
+            raise RuntimeError(f"building the problem {spec} failed: {msg[1]}\n{msg[2]}")
         self.spec = spec
         return msg[1]
 
     def fit(self, spec: dict[str, Any], name: str, cfg: PeersConfig) -> dict[str, Any]:
         """Run ``name`` on ``spec`` with the hard cap ``cfg.cap_s``."""
         if self.proc is None or not self.proc.is_alive() or self.spec != spec:
-            self.instance(spec)
+            self.prepare(spec)
         self.conn.send(("fit", (name, cfg)))
         grace = 0.5 + 0.05 * cfg.cap_s
         msg = self._recv(cfg.cap_s + grace)

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks._config import PERITER_TARGETS, BenchConfig
-from benchmarks._instances import _products, periter_instance
+from benchmarks._problems import _products, periter_problem
 from benchmarks._timing import (
     _cpu,
     interleaved_times,
@@ -43,7 +43,7 @@ SOFTMAX_PARTS = ("min", "shift", "mask", "exp", "normalise")
 
 def _state(n: int, d: int, seed: int):
     """``(X, Y, Z, mu, theta, op)`` after :data:`STATE_ITERS` SNKP iterations."""
-    ds = periter_instance(n, d, seed)
+    ds = periter_problem(n, d, seed)
     op = gram_operator(ds.X, ds.y)
     res = snkp(op, max_iter=STATE_ITERS, check_input=False)
     k = int(res.nit)

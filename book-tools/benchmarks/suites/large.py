@@ -8,8 +8,8 @@ from typing import Any
 from benchmarks._config import (
     BenchConfig,
 )
-from benchmarks._instances import (
-    planted_instance,
+from benchmarks._problems import (
+    planted_problem,
 )
 from benchmarks._runners import (
     _kperc_row,
@@ -29,7 +29,7 @@ def suite_large(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[st
     rows = []
     for n in cfg.large_ns:
         t0 = _now()
-        ds = planted_instance(n, cfg.d, cfg.large_rho, cfg.seed)
+        ds = planted_problem(n, cfg.d, cfg.large_rho, cfg.seed)
         gen = _now() - t0
         t0 = _now()
         op = gram_operator(ds.X, ds.y)

@@ -20,7 +20,7 @@ _MEMORY_CHILD = r"""
 import json, sys
 from benchmarks._procmem import reset_peak, status
 import kperc
-from benchmarks._instances import random_labels, _fixed_run
+from benchmarks._problems import random_labels, _fixed_run
 n, d, iters, threads = (int(a) for a in sys.argv[1:5])
 algs = sys.argv[5].split(",")
 if threads > 0:

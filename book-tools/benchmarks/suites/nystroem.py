@@ -1,7 +1,7 @@
 """The ``nystroem`` suite: kernel problems beyond memory, end to end, with peak memory.
 
 ``SNKPClassifier(kernel="rbf", n_components="auto")`` is fitted on a planted RBF problem
-(:func:`benchmarks._peer_runners.rbf_instance`, ``d = 3``) at ``n`` up to a million, as a
+(:func:`benchmarks._peer_runners.rbf_problem`, ``d = 3``) at ``n`` up to a million, as a
 user would fit it: the Nystroem features are built inside ``fit``, so the time is end to
 end. Each size runs in a subprocess that reports its wall time, whether the model
 separates every training point, and the peak resident memory of the fit above what was
@@ -32,23 +32,23 @@ import json, sys, time
 import numpy as np
 from benchmarks._procmem import reset_peak, status
 from threadpoolctl import threadpool_limits
-from benchmarks._peer_runners import rbf_instance
+from benchmarks._peer_runners import rbf_problem
 from kperc import SNKPClassifier
 n, threads, seed = (int(a) for a in sys.argv[1:4])
 rho, gamma = (float(a) for a in sys.argv[4:6])
 if threads > 0:
     threadpool_limits(threads, user_api="blas")
 t0 = time.perf_counter()
-inst = rbf_instance(n, 3, rho, seed, gamma=gamma)
+ds = rbf_problem(n, 3, rho, seed, gamma=gamma)
 generate = time.perf_counter() - t0
-SNKPClassifier(kernel="rbf", gamma=gamma).fit(inst.X[:200], inst.y[:200])  # warm imports
+SNKPClassifier(kernel="rbf", gamma=gamma).fit(ds.X[:200], ds.y[:200])  # warm imports
 before = status("VmRSS:")
 can_reset = reset_peak()
 t0 = time.perf_counter()
-clf = SNKPClassifier(kernel="rbf", gamma=gamma, n_components="auto").fit(inst.X, inst.y)
+clf = SNKPClassifier(kernel="rbf", gamma=gamma, n_components="auto").fit(ds.X, ds.y)
 fit = time.perf_counter() - t0
 peak = status("VmHWM:")
-margins = clf.decision_function(inst.X) * inst.y
+margins = clf.decision_function(ds.X) * ds.y
 print(json.dumps({
     "generate_s": generate, "time_s": fit, "before": before, "peak": peak,
     "can_reset": can_reset, "gram_form": clf.gram_form_, "m": clf.n_components_,

@@ -11,8 +11,8 @@ from benchmarks._config import (
     PERITER_TARGETS,
     BenchConfig,
 )
-from benchmarks._instances import (
-    periter_instance,
+from benchmarks._problems import (
+    periter_problem,
 )
 from benchmarks._timing import _now, per_iteration_interleaved
 from benchmarks.targets import target
@@ -24,7 +24,7 @@ def suite_periter(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[
     rows = []
     for n in (*cfg.sizes, *cfg.factored_extra_sizes):
         dense = n in cfg.sizes
-        X, y = periter_instance(n, cfg.d, cfg.seed)
+        X, y = periter_problem(n, cfg.d, cfg.seed)
         t0 = _now()
         G = gram_matrix(X, y) if dense else None
         build = _now() - t0

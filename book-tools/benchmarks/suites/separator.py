@@ -9,8 +9,8 @@ from typing import Any
 from benchmarks._config import (
     BenchConfig,
 )
-from benchmarks._instances import (
-    planted_instance,
+from benchmarks._problems import (
+    planted_problem,
 )
 from benchmarks._runners import (
     _kperc_row,
@@ -86,10 +86,10 @@ def crossover(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _separator_instance(
+def _separator_run(
     n: int, rho: float, cfg: BenchConfig, rows: list[dict[str, Any]], log: Callable[[str], None]
 ) -> None:
-    ds = planted_instance(n, cfg.d, rho, cfg.seed)
+    ds = planted_problem(n, cfg.d, rho, cfg.seed)
     X, y = ds.X, ds.y
     t0 = _now()
     G = gram_matrix(X, y)
@@ -142,7 +142,7 @@ def suite_separator(cfg: BenchConfig, log: Callable[[str], None] = print) -> dic
     rows: list[dict[str, Any]] = []
     for n in cfg.sizes:
         for rho in cfg.rhos:
-            _separator_instance(n, rho, cfg, rows, log)
+            _separator_run(n, rho, cfg, rows, log)
     cross = []
     for kind in ("dense", "factored"):
         for n in cfg.sizes:

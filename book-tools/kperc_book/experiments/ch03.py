@@ -3,8 +3,9 @@
 The notebook ``book/ch03_kernels.ipynb`` calls these functions; each returns plain
 numbers or arrays so that the notebook only prints and plots.
 
-* :func:`random_instance`: seeded separable problems for the linear, polynomial and RBF
-  kernels (and :func:`inseparable_instance` for the other side of Lemma 1).
+* :func:`separable_problem`: seeded separable problems for the linear, polynomial and RBF
+  kernels (and :func:`inseparable_problem` for the other side of Lemma 1); both are
+  :class:`kperc.datasets.Dataset` objects built in :mod:`kperc_book.experiments._problems`.
 * :func:`check_lemma1`, :func:`check_lemma2`, :func:`check_lemma3`,
   :func:`check_minimax`: the numerical checks of Lemmas 1-3 and of the minimax formula
   ``rho_K = min_{p in simplex} ||p||_G``.
@@ -39,11 +40,12 @@ from kperc.sweeps import sweep
 from kperc_book import data as kdata
 from kperc_book.chapter import bound_text, power_text, roundoff_bound, small_text
 from kperc_book.experiments._common import ClaimError, make_verdict
+from kperc_book.experiments._problems import KERNELS, inseparable_problem, separable_problem
 
 __all__ = [
     "KERNELS",
-    "random_instance",
-    "inseparable_instance",
+    "separable_problem",
+    "inseparable_problem",
     "random_alphas",
     "random_simplex_points",
     "check_lemma1",
@@ -92,9 +94,6 @@ __all__ = [
     "millions_of_iterations",
 ]
 
-#: The three kernels of the chapter's checks.
-KERNELS = ("linear", "poly", "rbf")
-
 
 # ---------------------------------------------------------------------------------------
 # Instances
@@ -114,98 +113,6 @@ TOL_PLANTED = 1e-9
 TOL_SAME = 1e-9
 #: ... and of the coefficients themselves (both are counts over k: equal to the last bit).
 TOL_SAME_ALPHA = 1e-12
-
-
-def random_instance(
-    kernel: str, seed: int, *, n: int | None = None, min_rho: float = 0.02
-) -> dict[str, Any]:
-    """A seeded separable problem for one kernel.
-
-    * ``"linear"``: :func:`kperc.datasets.planted` in ``R^5`` with a log-uniform planted
-      margin in ``[0.05, 0.5]`` and raw norms in ``[0.5, 2]``.
-    * ``"poly"`` and ``"rbf"``: points uniform in ``[-1, 1]^2`` labelled by a circle of
-      random radius, with a gap around the circle (a degree-2 polynomial kernel separates
-      them; the RBF kernel separates any distinct points). The seed is advanced until
-      ``rho_K >= min_rho``, so that NKP's ``1/rho_K^2`` stays small.
-
-    Parameters
-    ----------
-    kernel : {"linear", "poly", "rbf"}
-    seed : int
-    n : int, optional
-        Number of points; random in ``[20, 60]`` by default.
-    min_rho : float
-        Smallest accepted margin for the polynomial and RBF instances.
-
-    Returns
-    -------
-    dict
-        ``G``, ``rho`` (``kperc.margin(G)``; the planted value for the linear kernel is
-        in ``rho_planted``), ``X``, ``y``, ``kernel``, ``params``, ``seed``.
-    """
-    if kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {KERNELS}; got {kernel!r}")
-    rng = np.random.default_rng([3, seed, KERNELS.index(kernel)])
-    n = int(rng.integers(20, 61)) if n is None else int(n)
-    if kernel == "linear":
-        rho = float(np.exp(rng.uniform(np.log(0.05), np.log(0.5))))
-        ds = kdata.planted(
-            n,
-            5,
-            rho,
-            near=float(rng.uniform(0.2, 0.9)),
-            norm_range=(0.5, 2.0),
-            seed=int(rng.integers(2**31)),
-        )
-        G = kperc.gram_matrix(ds.X, ds.y)
-        return {
-            "G": G,
-            "rho": kperc.margin(G),
-            "rho_planted": rho,
-            "X": ds.X,
-            "y": ds.y,
-            "kernel": kernel,
-            "params": {},
-            "seed": seed,
-        }
-    for _ in range(100):
-        X = rng.uniform(-1.0, 1.0, (6 * n, 2))
-        radius2 = float(rng.uniform(0.3, 0.7))
-        r2 = np.sum(X**2, axis=1)
-        X = X[np.abs(r2 - radius2) > 0.1][:n]
-        if X.shape[0] < n:
-            continue
-        y = np.where(np.sum(X**2, axis=1) < radius2, 1.0, -1.0)
-        if abs(y.sum()) == n:
-            continue
-        if kernel == "rbf":
-            params = {"gamma": float(rng.uniform(0.5, 5.0))}
-        else:
-            params = {"degree": 2, "gamma": 1.0, "coef0": float(rng.uniform(0.2, 1.0))}
-        G = kperc.gram_matrix(X, y, kernel, **params)
-        rho = kperc.margin(G)
-        if rho >= min_rho:
-            return {
-                "G": G,
-                "rho": rho,
-                "X": X,
-                "y": y,
-                "kernel": kernel,
-                "params": params,
-                "seed": seed,
-            }
-    raise RuntimeError("no instance with a large enough margin")  # pragma: no cover
-
-
-def inseparable_instance(seed: int) -> dict[str, Any]:
-    """Inseparable linear data (:func:`kperc.datasets.infeasible`) in ``R^2`` or ``R^3``."""
-    rng = np.random.default_rng([31, seed])
-    d = int(rng.integers(2, 4))
-    n = int(rng.integers(d + 8, 30))
-    rho = -float(rng.uniform(0.05, 0.5))
-    ds = kdata.infeasible(n, d, rho, seed=int(rng.integers(2**31)))
-    G = kperc.gram_matrix(ds.X, ds.y)
-    return {"G": G, "rho": ds.info["rho"], "X": ds.X, "y": ds.y, "kernel": "linear", "seed": seed}
 
 
 def random_alphas(rng: np.random.Generator, n: int, m: int) -> np.ndarray:
@@ -245,8 +152,8 @@ def random_simplex_points(rng: np.random.Generator, n: int, m: int) -> np.ndarra
     return out
 
 
-def _instances(seeds: range | list[int]) -> list[dict[str, Any]]:
-    return [random_instance(k, s) for s in seeds for k in KERNELS]
+def _separable_problems(seeds: range | list[int]) -> list[kdata.Dataset]:
+    return [separable_problem(k, s) for s in seeds for k in KERNELS]
 
 
 # ---------------------------------------------------------------------------------------
@@ -274,11 +181,11 @@ def check_lemma1(seeds: range | list[int], *, n_alpha: int = 200) -> dict[str, A
     """
     tested = neg = viol = 0
     min_star = np.inf
-    insts = _instances(seeds)
-    for inst in insts:
-        G = inst["G"]
+    probs = _separable_problems(seeds)
+    for prob in probs:
+        G = prob.gram()
         n = G.shape[0]
-        rng = np.random.default_rng([11, inst["seed"], n])
+        rng = np.random.default_rng([11, prob.info["seed"], n])
         md = kperc.margin_details(G)
         alphas = random_alphas(rng, n, n_alpha)
         ts = rng.uniform(0.01, 1.99, n_alpha)
@@ -289,15 +196,15 @@ def check_lemma1(seeds: range | list[int], *, n_alpha: int = 200) -> dict[str, A
         neg += int(np.sum(L < 0))
         viol += int(np.sum((L < 0) & (GA.min(axis=1) <= 0)))
         min_star = min(min_star, float((G @ md.alpha).min() / md.rho))
-    n_sep = len(insts)
+    n_sep = len(probs)
     max_cert = 0.0
     max_ratio = -np.inf
-    insep = [inseparable_instance(s) for s in seeds]
-    for inst in insep:
-        G = inst["G"]
+    insep = [inseparable_problem(s) for s in seeds]
+    for prob in insep:
+        G = prob.gram()
         md = kperc.margin_details(G)
         max_cert = max(max_cert, kperc.g_seminorm(G, md.p))
-        rng = np.random.default_rng([12, inst["seed"]])
+        rng = np.random.default_rng([12, prob.info["seed"]])
         alphas = random_alphas(rng, G.shape[0], n_alpha)
         GA = alphas @ G
         nrm = np.sqrt(np.maximum(np.einsum("ij,ij->i", alphas, GA), 0.0))
@@ -337,13 +244,13 @@ def check_lemma2(seeds: range | list[int], *, n_alpha: int = 200) -> dict[str, A
         ||alpha||_2)``), ``max_ratio_G_lam`` (largest ``||alpha||_G /
         (sqrt(lambda_max(G)) ||alpha||_2)``, the sharper form), ``ok``.
     """
-    insts = _instances(seeds)
+    probs = _separable_problems(seeds)
     r1 = r2 = r3 = 0.0
     count = 0
-    for inst in insts:
-        G = inst["G"]
+    for prob in probs:
+        G = prob.gram()
         n = G.shape[0]
-        rng = np.random.default_rng([21, inst["seed"], n])
+        rng = np.random.default_rng([21, prob.info["seed"], n])
         alphas = random_alphas(rng, n, n_alpha)
         ng = np.sqrt(np.maximum(np.einsum("ij,ij->i", alphas, alphas @ G), 0.0))
         n1 = np.abs(alphas).sum(axis=1)
@@ -355,7 +262,7 @@ def check_lemma2(seeds: range | list[int], *, n_alpha: int = 200) -> dict[str, A
         count += alphas.shape[0]
     tol = 1 + 1e-12
     return {
-        "instances": len(insts),
+        "instances": len(probs),
         "vectors": count,
         "max_ratio_G_1": r1,
         "max_ratio_1_2": r2,
@@ -381,16 +288,16 @@ def check_lemma3(seeds: range | list[int], *, n_p: int = 200) -> dict[str, Any]:
         0), ``min_L_excess`` (smallest ``(L(alpha) + rho_K^2/2) / rho_K^2`` over random
         ``alpha``, at least 0), ``ok``.
     """
-    insts = _instances(seeds)
+    probs = _separable_problems(seeds)
     err = 0.0
     min_ratio = np.inf
     wd = -np.inf
     excess = np.inf
     count = 0
-    for inst in insts:
-        G = inst["G"]
+    for prob in probs:
+        G = prob.gram()
         n = G.shape[0]
-        rng = np.random.default_rng([31, inst["seed"], n])
+        rng = np.random.default_rng([31, prob.info["seed"], n])
         md = kperc.margin_details(G)
         rho = md.rho
         err = max(err, abs(kperc.loss(G, rho * md.alpha) + 0.5 * rho**2) / rho**2)
@@ -406,7 +313,7 @@ def check_lemma3(seeds: range | list[int], *, n_p: int = 200) -> dict[str, Any]:
     ok = err < TOL_OPTIMALITY and min_ratio >= 1 - 1e-9 and wd <= 1e-12 and excess >= -1e-9
     return {
         "tol_value": TOL_OPTIMALITY,
-        "instances": len(insts),
+        "instances": len(probs),
         "points": count,
         "max_value_error": err,
         "min_ratio": min_ratio,
@@ -438,7 +345,7 @@ def _slsqp_min_norm(G: np.ndarray) -> float:
 
 
 def minimax_run(kernel: str, seed: int) -> dict[str, Any]:
-    """The minimax check of :func:`check_minimax` on one instance of :func:`random_instance`.
+    """The minimax check of :func:`check_minimax` on one instance of :func:`separable_problem`.
 
     Returns
     -------
@@ -448,8 +355,8 @@ def minimax_run(kernel: str, seed: int) -> dict[str, Any]:
         (``(rho_K - rho_SLSQP)/rho_K``), ``rel_slsqp`` (``|rho_SLSQP - rho_K|/rho_K``) and
         ``planted_error`` (``|rho_K - rho_planted|``, 0 for non-linear kernels).
     """
-    inst = random_instance(kernel, seed)
-    G = inst["G"]
+    prob = separable_problem(kernel, seed)
+    G = prob.gram()
     md = kperc.margin_details(G)
     p = md.p
     dual = float(np.sqrt(max(p @ G @ p, 0.0)))
@@ -458,7 +365,7 @@ def minimax_run(kernel: str, seed: int) -> dict[str, Any]:
     if not primal - 1e-12 <= md.rho <= dual + 1e-12:
         gap = np.inf
     s = _slsqp_min_norm(G)
-    planted = abs(md.rho - inst["rho_planted"]) if "rho_planted" in inst else 0.0
+    planted = abs(md.rho - prob.info["rho_planted"]) if "rho_planted" in prob.info else 0.0
     return {
         "rel_gap": gap,
         "rel_below_slsqp": (md.rho - s) / md.rho,
@@ -618,7 +525,7 @@ def nkp_bound_run(
 
     ``kind="planted"`` uses :func:`kperc.datasets.planted` (linear kernel, margin ``rho``,
     every other point near the margin); ``"poly"`` and ``"rbf"`` use
-    :func:`random_instance`.
+    :func:`separable_problem`.
 
     Returns
     -------
@@ -630,8 +537,8 @@ def nkp_bound_run(
         G = kperc.gram_matrix(ds.X, ds.y)
         rho_k = float(ds.info["rho"])
     else:
-        inst = random_instance(kind, seed)
-        G, rho_k = inst["G"], inst["rho"]
+        prob = separable_problem(kind, seed)
+        G, rho_k = prob.gram(), prob.info["rho"]
     r = kperc.nkp(G, check_input=False)
     bound = 1.0 / rho_k**2
     return {
@@ -656,7 +563,7 @@ def nkp_bound_sweep(
     seeds : sequence of int
         Seeds per planted margin.
     kernel_seeds : sequence of int
-        Seeds of the polynomial and RBF instances of :func:`random_instance`.
+        Seeds of the polynomial and RBF instances of :func:`separable_problem`.
     n, d : int
         Size of the planted instances.
     n_jobs : int
@@ -849,8 +756,8 @@ def gram_properties(seed: int = 0) -> pd.DataFrame:
     """
     rows = []
     for kern in KERNELS:
-        inst = random_instance(kern, seed)
-        G = inst["G"]
+        prob = separable_problem(kern, seed)
+        G = prob.gram()
         lam = np.linalg.eigvalsh(G)
         off = np.abs(G - np.diag(np.diag(G)))
         rows.append(
@@ -861,7 +768,7 @@ def gram_properties(seed: int = 0) -> pd.DataFrame:
                 "max |G_ij|, i != j": f"{off.max():.4f}",
                 "smallest eigenvalue": small_text(lam[0], roundoff_bound(G.shape[0], lam[-1])),
                 "largest eigenvalue": f"{lam[-1]:.3f}",
-                "rho_K": f"{inst['rho']:.4f}",
+                "rho_K": f"{prob.info['rho']:.4f}",
             }
         )
     return pd.DataFrame(rows).set_index("kernel")

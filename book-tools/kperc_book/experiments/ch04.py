@@ -38,6 +38,7 @@ from kperc.sweeps import sweep
 from kperc_book import data as kdata
 from kperc_book.chapter import bound_text, power_text
 from kperc_book.experiments._common import Verdict, glue_all, loglog_slope, make_verdict
+from kperc_book.experiments._problems import separable_problem
 from kperc_book.paths import TIMINGS_DIR
 
 __all__ = [
@@ -430,9 +431,7 @@ def snkp_sandwich(
     }
 
 
-def _sandwich_instances(planted_seeds, kernel_seeds, real: tuple[str, ...]):
-    from . import ch03
-
+def _sandwich_problems(planted_seeds, kernel_seeds, real: tuple[str, ...]):
     out = []
     for s in planted_seeds:
         rng = np.random.default_rng([41, s])
@@ -449,8 +448,8 @@ def _sandwich_instances(planted_seeds, kernel_seeds, real: tuple[str, ...]):
         out.append(("planted", kperc.gram_matrix(ds.X, ds.y), rho))
     for s in kernel_seeds:
         for kern in ("poly", "rbf"):
-            inst = ch03.random_instance(kern, s)
-            out.append((kern, inst["G"], inst["rho"]))
+            prob = separable_problem(kern, s)
+            out.append((kern, prob.gram(), prob.info["rho"]))
     for name in real:
         G = kdata.problem(name)[0]
         out.append((name, G, kperc.margin(G)))
@@ -505,7 +504,7 @@ def check_sandwich(
         ``min_slack5``, ``min_slack_wd``, ``max_mu_rel_err``, ``max_theorem1_ratio``,
         ``ok4``, ``ok5``, ``ok_mu``, ``ok_theorem1``.
     """
-    cases = _sandwich_instances(planted_seeds, kernel_seeds, tuple(real))
+    cases = _sandwich_problems(planted_seeds, kernel_seeds, tuple(real))
     pts = [{"kind": k, "G": G, "rho": rho, "extra": extra} for k, G, rho in cases]
     rows = [
         {k: v for k, v in r.items() if k != "G"} for r in sweep(_sandwich_run, pts, n_jobs=n_jobs)

@@ -8,8 +8,10 @@ Everything the notebook ``book/ch05_infeasible_problems.ipynb`` computes lives h
 * :func:`kernel_examples`: Theorem 2 (Gordan in an RKHS) on small kernel problems:
   an RBF kernel on distinct points (always separable), a duplicated point with opposite
   labels, a low-rank quadratic kernel, the linear kernel.
-* :func:`edge_instance`: inseparable data whose margin is exactly 0 (the origin on the
-  boundary of the hull) and whose witness set is a single known point.
+* :func:`make_problem`: the linear problems of the chapter (planted, cap, edge, gauss),
+  and :func:`edge_problem`: inseparable data whose margin is exactly 0 (the origin on
+  the boundary of the hull) and whose witness set is a single known point; both are
+  :class:`kperc.datasets.Dataset` objects built in :mod:`kperc_book.experiments._problems`.
 * :func:`nvn_path`: Algorithm 5 in linear form on 2-D data, with the hull of the signed
   points, for the figure of the iterates ``w_k``.
 * :func:`nvn_run` / :func:`nvn_sweep`: Algorithm 5 in kernel form (only ``G``) against
@@ -44,14 +46,15 @@ import kperc
 from kperc.sweeps import grid, sweep
 from kperc_book import data
 from kperc_book.experiments._common import loglog_slope, make_verdict
-from kperc_book.experiments._infeasible import dantzig_bound, edge_instance, ef_dual_bound
+from kperc_book.experiments._infeasible import dantzig_bound, ef_dual_bound
+from kperc_book.experiments._problems import edge_problem, make_problem
 
 __all__ = [
     "sweep",
     "ZERO_TOL",
     "lp_separation",
-    "make_instance",
-    "edge_instance",
+    "make_problem",
+    "edge_problem",
     "gordan_run",
     "gordan_sweep",
     "kernel_examples",
@@ -149,28 +152,6 @@ def lp_separation(B: np.ndarray) -> tuple[float, np.ndarray]:
     return float(-res.fun) + 0.0, res.x[:r]  # + 0.0: no "-0" in printed tables
 
 
-def make_instance(kind: str, n: int, d: int, rho: float, seed: int) -> data.Dataset:
-    """A linear instance: ``"planted"`` (separable, margin ``rho``), ``"cap"``
-    (inseparable, margin ``rho < 0`` via :func:`kperc.datasets.infeasible`), ``"edge"``
-    (margin 0, :func:`edge_instance`) or ``"gauss"`` (Gaussian points, random labels;
-    either side of the alternative).
-
-    ``info["rho"]`` holds the exact normalised margin (``nan`` for ``"gauss"``).
-    """
-    if kind == "planted":
-        return data.planted(n, d, rho, near=0.5, seed=seed)
-    if kind == "cap":
-        return data.infeasible(n, d, rho, seed=seed)
-    if kind == "edge":
-        return edge_instance(n, d, seed=seed)
-    if kind == "gauss":
-        rng = np.random.default_rng(seed)
-        X = rng.standard_normal((n, d))
-        y = np.where(rng.uniform(size=n) < 0.5, 1.0, -1.0)
-        return data.Dataset(X, y, {"rho": float("nan")})
-    raise ValueError(f"unknown instance kind {kind!r}")
-
-
 def gordan_run(kind: str, n: int, d: int, rho: float, seed: int) -> dict[str, Any]:
     """Gordan's alternative (Lemma 6) on one linear instance, decided two ways.
 
@@ -188,7 +169,7 @@ def gordan_run(kind: str, n: int, d: int, rho: float, seed: int) -> dict[str, An
         ``exactly_one`` and ``dual_gap_ok`` (for separable data ``min_i a_i^T w* =
         ||A p*||^2`` at the nearest point, so the two values agree in sign).
     """
-    ds = make_instance(kind, n, d, rho, seed)
+    ds = make_problem(kind, n, d, rho, seed)
     A = kperc.signed_normalized_points(ds.X, ds.y)  # rows a_i
     value, u = lp_separation(A.T)
     mn, p = kperc.min_norm_point(A.T)
@@ -461,7 +442,7 @@ def nvn_run(
         ``keep_trace`` the
         squared norms ``sq`` along the run.
     """
-    ds = make_instance(kind, n, d, rho, seed)
+    ds = make_problem(kind, n, d, rho, seed)
     G = kperc.gram_matrix(ds.X, ds.y)
     rho_exact = float(ds.info["rho"])
     if max_iter is None:  # Dantzig: a certificate or separator by ceil(1/eps^2) - 1

@@ -2,8 +2,10 @@
 
 Everything the notebook ``book/ch06_primal_dual.ipynb`` computes lives here:
 
-* :func:`instance`: the separable and inseparable test problems, with their exact
-  margin and (when known in closed form) their witness set.
+* :func:`make_problem` (from :mod:`kperc_book.experiments._problems`),
+  :func:`rbf_problem` and :func:`rbf_duplicate_problem`: the separable and inseparable
+  problems, each a :class:`kperc.datasets.Dataset` with its exact margin
+  (``info["rho"]``) and, when the witness set is one known point, ``info["witness"]``.
 * :func:`sample_q` / :func:`lemma7_run` / :func:`lemma7_sweep`: Lemma 7, the
   Hoffman-type bound ``dist(q, W) <= sqrt(2) ||q||_G / (||q||_G + |rho_K|)``, with
   ``dist(q, W)`` computed exactly (:func:`kperc.dist_to_witness`).
@@ -47,13 +49,13 @@ from kperc_book.experiments._common import (
     loglog_slope,
     make_verdict,
 )
-from kperc_book.experiments._infeasible import dantzig_bound, edge_instance, ef_dual_bound
+from kperc_book.experiments._infeasible import dantzig_bound, ef_dual_bound
+from kperc_book.experiments._problems import make_problem
 
 __all__ = [
-    "Instance",
-    "instance",
-    "rbf_duplicate",
-    "rbf_instance",
+    "make_problem",
+    "rbf_duplicate_problem",
+    "rbf_problem",
     "sample_q",
     "Q_KINDS",
     "lemma7_bound",
@@ -110,89 +112,48 @@ __all__ = [
 Q_KINDS = ("barycentre", "vertex", "dirichlet-0.2", "dirichlet-1", "dirichlet-5", "near-witness")
 
 
-class Instance(dict):
-    """A test problem: ``G``, ``rho`` (exact margin), ``n``, ``feasible`` and, when the
-    witness set is a single known point, ``witness`` (else ``None``)."""
-
-    def __getattr__(self, key):
-        try:
-            return self[key]
-        except KeyError as e:  # pragma: no cover
-            raise AttributeError(key) from e
-
-
-def rbf_duplicate(X, y, *, gamma: float = 2.0, index: int = 0) -> Instance:
+def rbf_duplicate_problem(X, y, *, gamma: float = 2.0, index: int = 0) -> data.Dataset:
     """An RBF problem made infeasible by repeating one point with the opposite label.
 
     For distinct points the RBF Gram matrix is positive definite, so the features
     ``a_1..a_m`` are linearly independent; appending ``a_{m+1} = -a_index`` gives
     ``W = {(e_index + e_{m+1}) / 2}`` exactly (any witness must cancel every independent
     feature), and ``rho_K = 0`` (the ``m + 1`` points are affinely independent and the
-    origin is the midpoint of one edge of their simplex).
+    origin is the midpoint of one edge of their simplex). ``info`` has ``rho`` (0.0) and
+    ``witness``.
     """
     X = np.asarray(X, float)
     y = np.asarray(y, float)
     m = X.shape[0]
     X2 = np.vstack([X, X[index : index + 1]])
     y2 = np.concatenate([y, -y[index : index + 1]])
-    G = kperc.gram_matrix(X2, y2, "rbf", gamma=gamma)
     w = np.zeros(m + 1)
     w[[index, m]] = 0.5
-    return Instance(G=G, rho=0.0, n=m + 1, feasible=False, witness=w, name="rbf-duplicate")
+    return data.Dataset(X2, y2, {"rho": 0.0, "witness": w}, "rbf", {"gamma": gamma})
 
 
-def rbf_instance(X, y, *, gamma: float = 2.0) -> Instance:
-    """An RBF problem on distinct points: separable, with its exact margin."""
-    G = kperc.gram_matrix(np.asarray(X, float), np.asarray(y, float), "rbf", gamma=gamma)
-    return Instance(G=G, rho=kperc.margin(G), n=G.shape[0], feasible=True, witness=None, name="rbf")
+def rbf_problem(X, y, *, gamma: float = 2.0) -> data.Dataset:
+    """An RBF problem on distinct points: separable, with its exact margin ``info["rho"]``."""
+    ds = data.Dataset(np.asarray(X, float), np.asarray(y, float), {}, "rbf", {"gamma": gamma})
+    ds.info["rho"] = kperc.margin(ds.gram())
+    return ds
 
 
-def instance(kind: str, n: int, d: int, rho: float, seed: int) -> Instance:
-    """A linear-kernel test problem with an exact margin.
-
-    ``"planted"``: separable with margin ``rho > 0`` (:func:`kperc.datasets.planted`);
-    ``"cap"``: inseparable with margin ``rho < 0`` (:func:`kperc.datasets.infeasible`,
-    exact for ``d <= 6``); ``"edge"``: inseparable with margin 0 and a single witness
-    (:func:`kperc_book.experiments._infeasible.edge_instance`).
-    """
-    if kind == "planted":
-        ds = data.planted(n, d, rho, near=0.5, seed=seed)
-        return Instance(
-            G=kperc.gram_matrix(ds.X, ds.y),
-            rho=float(ds.info["rho"]),
-            n=n,
-            feasible=True,
-            witness=None,
-            name=kind,
-        )
-    if kind == "cap":
-        ds = data.infeasible(n, d, rho, seed=seed)
-        return Instance(
-            G=kperc.gram_matrix(ds.X, ds.y),
-            rho=float(ds.info["rho"]),
-            n=n,
-            feasible=False,
-            witness=None,
-            name=kind,
-        )
-    if kind == "edge":
-        ds = edge_instance(n, d, seed=seed)
-        return Instance(
-            G=kperc.gram_matrix(ds.X, ds.y),
-            rho=0.0,
-            n=n,
-            feasible=False,
-            witness=ds.info["witness"],
-            name=kind,
-        )
-    raise ValueError(f"unknown instance kind {kind!r}")
+def _separable(ds: data.Dataset) -> bool:
+    """Separable or not, from the exact margin (positive exactly when separable)."""
+    return bool(ds.info["rho"] > 0)
 
 
-def _dist(inst: Instance, q: np.ndarray) -> tuple[float, float]:
+def _witness(ds: data.Dataset) -> np.ndarray | None:
+    """The one point of the witness set when it is known in closed form, else ``None``."""
+    return ds.info.get("witness")
+
+
+def _dist(G: np.ndarray, witness: np.ndarray | None, q: np.ndarray) -> tuple[float, float]:
     """``dist(q, W)`` and the residual ``||B w||`` of the nearest witness."""
-    if inst.witness is not None:
-        return float(np.linalg.norm(q - inst.witness)), 0.0
-    r = kperc.dist_to_witness(inst.G, q)
+    if witness is not None:
+        return float(np.linalg.norm(q - witness)), 0.0
+    r = kperc.dist_to_witness(G, q)
     return float(r.dist), float(r.residual)
 
 
@@ -240,24 +201,24 @@ def lemma7_run(kind: str, n: int, d: int, rho: float, seed: int, n_q: int = 24) 
         Arrays ``norm_q_G``, ``dist``, ``bound`` and ``residual`` (one entry per ``q``),
         ``rho_exact`` and ``worst_ratio = max dist / bound``.
     """
-    inst = instance(kind, n, d, rho, seed)
-    G = inst.G
+    ds = make_problem(kind, n, d, rho, seed)
+    G, rho_exact, witness = ds.gram(), float(ds.info["rho"]), _witness(ds)
     rng = np.random.default_rng(20_000 + seed)
-    w0 = inst.witness
+    w0 = witness
     if w0 is None:
         w0 = kperc.min_norm_point(kperc.gram_factor(G))[1]  # a point of W
     nq, dist, bound, resid = [], [], [], []
     for i in range(n_q):
         q = sample_q(rng, n, Q_KINDS[i % len(Q_KINDS)], witness=w0)
         qn = kperc.g_seminorm(G, q)
-        dd, res = _dist(inst, q)
+        dd, res = _dist(G, witness, q)
         nq.append(qn)
         dist.append(dd)
-        bound.append(lemma7_bound(qn, inst.rho))
+        bound.append(lemma7_bound(qn, rho_exact))
         resid.append(res)
     dist, bound = np.asarray(dist), np.asarray(bound)
     return {
-        "rho_exact": inst.rho,
+        "rho_exact": rho_exact,
         "norm_q_G": np.asarray(nq),
         "dist": dist,
         "bound": bound,
@@ -311,16 +272,17 @@ def sandwich_run(
         (inseparable only: ``min_k L^q_mu + mu dist(q,W)^2 / 2``, at least 0), ``dist``
         and, with ``keep_trace``, the trace.
     """
-    inst = instance(kind, n, d, rho, seed)
+    ds = make_problem(kind, n, d, rho, seed)
+    G, witness, separable = ds.gram(), _witness(ds), _separable(ds)
     rng = np.random.default_rng(30_000 + seed)
-    w0 = inst.witness
-    if w0 is None and not inst.feasible:
-        w0 = kperc.min_norm_point(kperc.gram_factor(inst.G))[1]
+    w0 = witness
+    if w0 is None and not separable:
+        w0 = kperc.min_norm_point(kperc.gram_factor(G))[1]
     q = sample_q(rng, n, q_kind, witness=w0)
-    res = kperc.snkpvn(inst.G, q, delta, trace=True)
-    dist = None if inst.feasible else _dist(inst, q)[0]
+    res = kperc.snkpvn(G, q, delta, trace=True)
+    dist = None if separable else _dist(G, witness, q)[0]
     out = {
-        "rho_exact": inst.rho,
+        "rho_exact": float(ds.info["rho"]),
         "nit": res.nit,
         "outcome": res.outcome,
         "iterates": len(res.trace["L"]),
@@ -355,17 +317,17 @@ def snkpvn_run(
         ``delta``, ``nit``, ``outcome``, ``bound``, ``ratio = nit / bound``, ``ok``
         (outcome, verification of the output, and ``nit < bound``), ``dist``.
     """
-    inst = instance(kind, n, d, rho, seed)
-    G = inst.G
+    ds = make_problem(kind, n, d, rho, seed)
+    G, rho_exact, witness = ds.gram(), float(ds.info["rho"]), _witness(ds)
     rng = np.random.default_rng(40_000 + seed)
-    w0 = inst.witness
-    if w0 is None and not inst.feasible:
+    w0 = witness
+    if w0 is None and not _separable(ds):
         w0 = kperc.min_norm_point(kperc.gram_factor(G))[1]
     q = sample_q(rng, n, q_kind, witness=w0)
-    if inst.feasible:
-        delta = delta_rel * inst.rho
+    if _separable(ds):
+        delta = delta_rel * rho_exact
         res = kperc.snkpvn(G, q, delta)
-        bound = 2.0 * math.sqrt(2.0 * n) / max(inst.rho, delta)
+        bound = 2.0 * math.sqrt(2.0 * n) / max(rho_exact, delta)
         sep_ok = res.outcome == "separator" and (G @ res.alpha).min() > 0
         cert_ok = (
             res.outcome == "certificate"
@@ -373,12 +335,12 @@ def snkpvn_run(
             and abs(res.p.sum() - 1) <= 1e-12
             and kperc.g_seminorm(G, res.p) < delta
         )
-        ok = (sep_ok if delta <= inst.rho else (sep_ok or cert_ok)) and res.nit < bound
+        ok = (sep_ok if delta <= rho_exact else (sep_ok or cert_ok)) and res.nit < bound
         dist = np.nan
     else:
         delta = delta_rel
         res = kperc.snkpvn(G, q, delta)
-        dist = _dist(inst, q)[0]
+        dist = _dist(G, witness, q)[0]
         bound = 2.0 * math.sqrt(n) * dist / delta
         cert_ok = (
             res.outcome == "certificate"
@@ -388,7 +350,7 @@ def snkpvn_run(
         )
         ok = cert_ok and (res.nit < bound or (bound == 0 and res.nit == 0))
     return {
-        "rho_exact": inst.rho,
+        "rho_exact": rho_exact,
         "delta": delta,
         "nit": res.nit,
         "outcome": res.outcome,
@@ -560,10 +522,7 @@ def isnkpvn_run(
         ``call_ratio``, ``calls_bound``, ``total_bound``, ``total_ratio``, ``verified``,
         ``decrease``, ``ok`` and ``nvn_nit``.
     """
-    inst = instance(kind, n, d, rho, seed)
-    out = _run_isnkpvn(inst.G, inst.rho, inst.feasible, gamma, eps, eps if nvn else None, max_iter)
-    out["rho_exact"] = inst.rho
-    return out
+    return isnkpvn_on(make_problem(kind, n, d, rho, seed), gamma, eps, nvn, max_iter)
 
 
 def isnkpvn_sweep(points: Sequence[dict[str, Any]], *, n_jobs: int = 1) -> pd.DataFrame:
@@ -572,15 +531,16 @@ def isnkpvn_sweep(points: Sequence[dict[str, Any]], *, n_jobs: int = 1) -> pd.Da
 
 
 def isnkpvn_on(
-    inst: Instance,
+    ds: data.Dataset,
     gamma: float = 2.0,
     eps: float = 1e-3,
     nvn: bool = True,
     max_iter: int = 1_000_000,
 ) -> dict[str, Any]:
-    """:func:`isnkpvn_run` on a prepared :class:`Instance` (for example a kernel one)."""
-    out = _run_isnkpvn(inst.G, inst.rho, inst.feasible, gamma, eps, eps if nvn else None, max_iter)
-    out["rho_exact"] = inst.rho
+    """:func:`isnkpvn_run` on a prepared problem (for example a kernel one)."""
+    rho = float(ds.info["rho"])
+    out = _run_isnkpvn(ds.gram(), rho, _separable(ds), gamma, eps, eps if nvn else None, max_iter)
+    out["rho_exact"] = rho
     return out
 
 
@@ -883,8 +843,8 @@ def isnkpvn_feas_points(
 
 
 def isnkpvn_kernel(
-    k_sep: Instance,
-    k_dup: Instance,
+    k_sep: data.Dataset,
+    k_dup: data.Dataset,
     *,
     gamma: float,
     sep_eps: float,

@@ -1,4 +1,5 @@
-"""The generated instances of the benchmark, and fixed-length runs on them."""
+"""The generated problems of the benchmark (each a :class:`kperc.datasets.Dataset`), and
+fixed-length runs on them."""
 
 from __future__ import annotations
 
@@ -30,8 +31,8 @@ def random_labels(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray
     return X, y
 
 
-def planted_instance(n: int, d: int, rho: float, seed: int = 0) -> _data.Dataset:
-    """A planted hard instance: :func:`kperc.datasets.planted` with half the points near rho."""
+def planted_problem(n: int, d: int, rho: float, seed: int = 0) -> _data.Dataset:
+    """A planted hard problem: :func:`kperc.datasets.planted` with half the points near rho."""
     return _data.planted(n, d, rho, near=NEAR, near_width=NEAR_WIDTH, seed=seed)
 
 
@@ -51,8 +52,8 @@ def normalized_margin(G, alpha: np.ndarray) -> float:
     return float(np.min(mv(alpha)) / na) if na > 0 else float("nan")
 
 
-def periter_instance(n: int, d: int, seed: int = 0) -> _data.Dataset:
-    """The instance of the per-iteration suite: planted margin ``PERITER_RHO = 1e-6``.
+def periter_problem(n: int, d: int, seed: int = 0) -> _data.Dataset:
+    """The problem of the per-iteration suite: planted margin ``PERITER_RHO = 1e-6``.
 
     No algorithm halts on it within the measured iterations: NVN runs without its
     primal exit and with ``eps = rho / 10`` (``||p||_G >= rho`` on a separable
@@ -65,7 +66,7 @@ def periter_instance(n: int, d: int, seed: int = 0) -> _data.Dataset:
 
 
 def _fixed_run(alg: str, G, iters: int):
-    """Run ``alg`` for ``iters`` iterations on the per-iteration instance."""
+    """Run ``alg`` for ``iters`` iterations on the per-iteration problem."""
     if alg == "nkp":
         return nkp(G, max_iter=iters, check_input=False)
     if alg == "nvn":
