@@ -43,7 +43,7 @@ def test_the_screen_never_rules_out_an_accepted_certificate(seed, kind, scale, s
     """Whenever the screen says ``||p||_G > tol``, the extended-precision upper bound is
     above ``tol`` too; tol is put right at ``||p||_G`` (scale 1) and around it."""
     prob = (planted_problem if kind == "planted" else infeasible_problem)(seed)
-    G = prob.G
+    G = prob.gram()
     rng = np.random.default_rng(seed)
     p = _simplex_point(rng, G.shape[0], sparse)
     value, upper = _kernels._DenseGram(G).seminorm_bound(p)
@@ -55,7 +55,7 @@ def test_the_screen_never_rules_out_an_accepted_certificate(seed, kind, scale, s
 def test_the_screen_decides_a_clear_case_and_defers_a_tight_one():
     """Not a screen that never fires: it rules out a p far from a certificate, and leaves
     a p within rounding of ``tol`` to the extended-precision bound."""
-    G = infeasible_problem(3).G
+    G = infeasible_problem(3).gram()
     p = np.full(G.shape[0], 1.0 / G.shape[0])
     value, _ = _kernels._DenseGram(G).seminorm_bound(p)
     assert value > 1e-6
