@@ -58,8 +58,9 @@ ISLP_WHEEL = f"islp-{ISLP_VERSION}-py3-none-any.whl"
 ISLP_SHA256 = "ca772cecca1747a2f84ee799a5503ddddbdf0e98f90c235494790c1d036c694b"
 #: Fraction of each task held out for the test accuracy.
 TEST_FRACTION = 0.3
-#: Repeats of a fit by the time of its warm-up fit: (longest warm-up in s, repeats).
-REPEATS_BY_TIME = ((0.5, 7), (5.0, 3), (float("inf"), 1))
+#: Repeats of a fit by the time of its warm-up fit: (longest warm-up in s, repeats); a
+#: fit of milliseconds gets 21, so that a slow phase of a shared machine spans few of them.
+REPEATS_BY_TIME = ((0.05, 21), (0.5, 7), (5.0, 3), (float("inf"), 1))
 
 
 @dataclass(frozen=True)
@@ -280,7 +281,7 @@ def measure_task(task: Task, data: dict[str, Any], kernel: str, cfg: BenchConfig
         t0 = time.perf_counter()
         fitted[who] = _fit(make, Xtr, ytr)
         warm[who] = time.perf_counter() - t0
-    repeats = _repeats(max(warm.values()), 2 if cfg.quick else 7)
+    repeats = _repeats(max(warm.values()), 2 if cfg.quick else 21)
     calls = {who: (lambda m=make: _fit(m, Xtr, ytr)) for who, make in makes.items()}
     times = interleaved_times(calls, repeats, warmup=False)  # the fits above warmed up
     clf, peer = fitted["kperc"], fitted["sklearn"]
