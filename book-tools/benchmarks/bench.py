@@ -19,6 +19,15 @@ Suites (``--suite``, default all):
     The fixed cost of SNKP's iteration apart from its product with ``G`` (the floor of
     the per-iteration ratio), step by step, with NumPy and with numexpr (when
     installed), at ``n = 2000``, ``d = 50`` on the factored operator.
+``fixedcost``
+    The fixed cost of one call of SNKP, NKP, NVN and ISNKPVN before its first iteration,
+    in products ``G @ v``, at ``n = 2000`` and ``4000``: on a plain dense ``G`` (validated
+    at every call) and on a :class:`kperc.ValidatedGram` (validated once); target: at
+    most 20 products.
+``classifier``
+    ``SNKPClassifier`` against scikit-learn's ``SVC`` and ``LinearSVC`` on the bundled
+    binary tasks and five ISLP data sets (read from the pinned ISLP wheel, downloaded once
+    with pip); target: a fit at most twice as long as scikit-learn's.
 ``separator``
     Time to a separator on planted hard instances (half the points near the margin),
     margins ``1e-1`` to ``1e-4``: SNKP and NKP on dense ``G`` and on the factored

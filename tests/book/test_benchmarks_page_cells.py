@@ -16,7 +16,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
-from benchmarks import page, page_figures  # noqa: E402
+from benchmarks import page, page_classifier, page_figures, page_fixedcost  # noqa: E402
 from benchmarks._config import PERITER_ALGOS, PERITER_TARGETS  # noqa: E402
 from benchmarks.record import load_record  # noqa: E402
 from kperc_book import paths  # noqa: E402
@@ -24,6 +24,8 @@ from kperc_book import paths  # noqa: E402
 BENCH_SECTIONS = (
     page.bench_setup,
     page.periter_texts,
+    page_fixedcost.fixedcost_texts,
+    page_classifier.classifier_texts,
     page.separator_texts,
     page.crossover_texts,
     page.kernels_texts,

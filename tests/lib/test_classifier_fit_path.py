@@ -1,0 +1,204 @@
+"""SNKPClassifier's fit path: the overhead removed from it changes no decision.
+
+The certificate test of a run on a dense ``G`` first computes ``p^T G p`` with one BLAS
+product and skips the extended-precision quadratic form when the double-precision value
+already rules a certificate out (``kperc._classifier._surely_above``); the target type
+of ``y`` is computed once; repeated rows (conflicts, and the exact expansion of a Gram
+matrix) are looked for with row keys of at most 32 columns, and rows are sorted only when
+two keys are equal. These tests check that the screen is sound (it never rules out what
+the extended-precision bound would accept), that it changes no fitted model, that a
+separable fit no longer pays for the extended-precision form, and that equal rows are
+still found and unequal ones told apart.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from conftest import infeasible_problem, planted_problem
+from hypothesis import given
+from hypothesis import strategies as st
+
+import kperc
+from kperc import SNKPClassifier, _classifier, _kernels, _separable
+
+
+def _simplex_point(rng: np.random.Generator, n: int, sparse: bool) -> np.ndarray:
+    p = rng.random(n) ** 4
+    if sparse:
+        p[rng.random(n) < 0.7] = 0.0
+        p[rng.integers(n)] = 1.0
+    return p / p.sum()
+
+
+@given(
+    seed=st.integers(0, 10_000),
+    kind=st.sampled_from(["planted", "infeasible"]),
+    scale=st.sampled_from([0.5, 0.999, 1.0, 1.001, 2.0]),
+    sparse=st.booleans(),
+)
+def test_the_screen_never_rules_out_an_accepted_certificate(seed, kind, scale, sparse):
+    """Whenever the screen says ``||p||_G > tol``, the extended-precision upper bound is
+    above ``tol`` too; tol is put right at ``||p||_G`` (scale 1) and around it."""
+    prob = (planted_problem if kind == "planted" else infeasible_problem)(seed)
+    G = prob.gram()
+    rng = np.random.default_rng(seed)
+    p = _simplex_point(rng, G.shape[0], sparse)
+    value, upper = _kernels._DenseGram(G).seminorm_bound(p)
+    tol = max(value * scale, 1e-300)
+    if _classifier._surely_above(G, p, tol):
+        assert upper > tol
+
+
+def test_the_screen_decides_a_clear_case_and_defers_a_tight_one():
+    """Not a screen that never fires: it rules out a p far from a certificate, and leaves
+    a p within rounding of ``tol`` to the extended-precision bound."""
+    G = infeasible_problem(3).gram()
+    p = np.full(G.shape[0], 1.0 / G.shape[0])
+    value, _ = _kernels._DenseGram(G).seminorm_bound(p)
+    assert value > 1e-6
+    assert _classifier._surely_above(G, p, value / 2)
+    assert not _classifier._surely_above(G, p, value)
+    assert not _classifier._surely_above(G, p, 2 * value)
+
+
+class _CountExtended:
+    """Count the extended-precision quadratic forms ``p^T G p`` of dense matrices."""
+
+    def __init__(self, monkeypatch):
+        self.calls = 0
+        inner = _kernels._dense_seminorm_bound
+
+        def counted(G, p, *args, **kw):
+            self.calls += 1
+            return inner(G, p, *args, **kw)
+
+        monkeypatch.setattr(_kernels, "_dense_seminorm_bound", counted)
+
+
+def _fit(X, y, **params):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", kperc.InseparableDataWarning)
+        return SNKPClassifier(**params).fit(X, y)
+
+
+def test_a_separable_fit_runs_no_extended_precision_form(monkeypatch):
+    X, y = kperc.datasets.moons(200, noise=0.1, seed=0)
+    count = _CountExtended(monkeypatch)
+    clf = _fit(X, y)
+    assert clf.outcome_ == "separator" and clf.halting_index_ >= 16  # tests at 8 and 16
+    assert count.calls == 0
+
+
+def test_an_inseparable_fit_still_certifies_with_the_extended_form(monkeypatch):
+    X, y = kperc.datasets.moons(60, noise=0.1, seed=0)
+    count = _CountExtended(monkeypatch)
+    clf = _fit(X, y, kernel="linear", n_components=None)
+    assert clf.gram_form_ == "dense"
+    assert clf.outcome_ == "certificate" and clf.certificate_norm_ <= clf.tol_
+    assert count.calls >= 1  # the accepted certificate's bound is the extended one
+
+
+@pytest.mark.parametrize(
+    "data, params",
+    [
+        ("circles", {}),
+        ("moons", {}),
+        ("moons", {"kernel": "linear", "n_components": None}),
+        ("moons", {"kernel": "poly", "degree": 2}),
+        ("moons", {"algorithm": "nkp", "kernel": "linear", "n_components": None}),
+    ],
+)
+def test_the_screen_changes_no_fitted_model(monkeypatch, data, params):
+    """The same fit with the screen switched off gives the same model, bit for bit."""
+    if data == "circles":
+        X, y = kperc.datasets.circles(120, seed=1)
+    else:
+        X, y = kperc.datasets.moons(80, noise=0.15, seed=1)
+    screened = _fit(X, y, **params)
+    monkeypatch.setattr(_classifier, "_surely_above", lambda G, p, tol: False)
+    plain = _fit(X, y, **params)
+    assert screened.outcome_ == plain.outcome_
+    assert screened.halting_index_ == plain.halting_index_
+    assert np.array_equal(screened.dual_coef_, plain.dual_coef_)
+    assert screened.certificate_norm_ == plain.certificate_norm_
+
+
+def test_the_target_type_is_computed_once_and_errors_are_scikit_learns(monkeypatch):
+    calls = []
+    inner = _classifier.type_of_target
+
+    def counted(y, *args, **kw):
+        calls.append(1)
+        return inner(y, *args, **kw)
+
+    monkeypatch.setattr(_classifier, "type_of_target", counted)
+    X, y = kperc.datasets.circles(40, seed=0)
+    SNKPClassifier().fit(X, y)
+    assert len(calls) == 1
+    with pytest.raises(ValueError, match="Unknown label type"):
+        SNKPClassifier().fit(X, np.linspace(0.0, 1.0, X.shape[0]))
+    with pytest.raises(ValueError, match="Only binary classification"):
+        SNKPClassifier().fit(X, np.arange(X.shape[0]) % 3)
+
+
+# --- repeated rows: found from row keys, compared exactly ------------------------------
+
+
+@given(
+    seed=st.integers(0, 10_000),
+    d=st.sampled_from([1, 3, 32, 33, 200]),
+    magnitude=st.sampled_from([1e-310, 1e-200, 1.0, 1e200, 1e307]),
+)
+def test_equal_rows_get_equal_keys(seed, d, magnitude):
+    """Copies of a row (with -0.0 for 0.0) share its key, at any scale and width."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((12, d)) * magnitude
+    X[rng.random(X.shape) < 0.2] = 0.0
+    copy = np.where(X[3] == 0.0, -0.0, X[3])
+    X = np.vstack([X, copy, X[7]])
+    keys = _kernels.row_keys(X)
+    assert np.all(np.isfinite(keys))
+    assert keys[12] == keys[3] and keys[13] == keys[7]
+    assert _kernels._may_repeat_rows(X)
+    assert not _kernels._may_repeat_rows(X[:12]) or np.unique(X[:12], axis=0).shape[0] < 12
+
+
+def test_wide_rows_that_differ_outside_the_key_are_told_apart():
+    """Rows equal on the key's 32 columns but not elsewhere: not conflicts, not merged."""
+    rng = np.random.default_rng(0)
+    d = 200
+    X = rng.standard_normal((6, d))
+    keyed = _kernels.row_keys(np.eye(d))  # column j's own key is nonzero iff j is keyed
+    free = int(np.flatnonzero(keyed == 0)[0])
+    X[1] = X[0]
+    X[1, free] += 1.0  # differs from row 0 only outside the key
+    X[2] = X[0]  # a true copy
+    y = np.array([1.0, -1.0, -1.0, 1.0, -1.0, 1.0])
+    assert _kernels.row_keys(X)[1] == _kernels.row_keys(X)[0]
+    pairs = _separable.conflicting_pairs(X, y)
+    assert pairs.tolist() == [[0, 2]]
+    G = kperc.gram_matrix(X, y, "rbf", gamma=1e-3)
+    assert G[0, 2] == -1.0 and G[0, 1] > -1.0  # the copy is exact; the other is not one
+
+
+def test_distinct_rows_skip_the_row_sort(monkeypatch):
+    """Data without repeated rows never reach np.unique(X, axis=0) in gram_matrix."""
+    calls = []
+    inner = np.unique
+
+    def counted(a, *args, **kw):
+        if kw.get("axis") == 0:
+            calls.append(a.shape)
+        return inner(a, *args, **kw)
+
+    monkeypatch.setattr(_kernels.np, "unique", counted)
+    X, y = kperc.datasets.circles(50, seed=0)
+    G = kperc.gram_matrix(X, y, "rbf", gamma=2.0)
+    assert calls == []
+    X2, y2 = np.vstack([X, X[:1]]), np.r_[y, -y[:1]]
+    G2 = kperc.gram_matrix(X2, y2, "rbf", gamma=2.0)
+    assert calls and G2[0, -1] == -1.0
+    assert np.array_equal(G2[:50, :50], G)
