@@ -7,7 +7,14 @@ algorithms written for reading (:mod:`kperc.reference`). Each docstring names
 the part of the paper (Section, Algorithm, Lemma, Theorem) it implements.
 """
 
-from ._approx import ApproxGramOperator, ExactMarginCheck, approx_gram_operator, exact_margin_check
+from ._approx import (
+    ApproxGramOperator,
+    ExactMarginCheck,
+    NystroemResult,
+    approx_gram_operator,
+    exact_margin_check,
+    snkp_nystroem,
+)
 from ._classifier import InseparableDataWarning, SNKPClassifier
 from ._gram import ValidatedGram
 from ._kernel_columns import KernelGramOperator, kernel_gram_operator
@@ -57,6 +64,8 @@ __all__ = [
     "approx_gram_operator",
     "ExactMarginCheck",
     "exact_margin_check",
+    "snkp_nystroem",
+    "NystroemResult",
     "KernelGramOperator",
     "kernel_gram_operator",
     "gram_matrix",
