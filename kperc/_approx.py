@@ -489,6 +489,8 @@ class NystroemResult(OptimizeResult):
         ``beta``, with ``f(x) = sum_l beta_l K(x, landmarks_l)`` (the same function).
     transformer : sklearn.kernel_approximation.Nystroem
         The feature map of the last stage.
+    feature_norms : ndarray of shape (n_samples,)
+        ``||z(x_i)||`` under that feature map (the normalisation of the rows of ``Z``).
     yf : ndarray of shape (n_samples,)
         ``y_i f(x_i)`` computed with exact kernel values (``certify="landmarks"``), or
         ``(G alpha)_i`` of the exact kernel (``certify="dual"``).
@@ -706,6 +708,7 @@ def snkp_nystroem(
         landmarks=tr.components_,
         landmark_coef=beta,
         transformer=tr,
+        feature_norms=op.feature_norms,
         yf=yf,
         margin=margin,
         stages=stages,
