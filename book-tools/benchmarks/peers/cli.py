@@ -8,12 +8,12 @@ from typing import Any
 
 from benchmarks.peers.config import DEFAULT_OUT, default_config, quick_config
 from benchmarks.peers.markdown import peers_markdown
-from benchmarks.peers.measure import run
-from benchmarks.record import display_path, write_json
+from benchmarks.peers.measure import merge_family, run
+from benchmarks.record import display_path, load_record, write_json
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m benchmarks.peers [--quick] [--cap SECONDS] [--out PATH]``."""
+    """``python -m benchmarks.peers [--quick] [--cap SECONDS] [--family F] [--out PATH]``."""
     ap = argparse.ArgumentParser(
         prog="python -m benchmarks.peers",
         description="Time to a separator: kperc against scikit-learn, on the same instances.",
@@ -24,23 +24,37 @@ def main(argv: list[str] | None = None) -> int:
         "--out", default=str(DEFAULT_OUT), help="output JSON (default book/_generated/peers.json)"
     )
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
+    ap.add_argument(
+        "--family",
+        choices=("linear", "rbf"),
+        help="run only this family and merge its rows into the record at --out (which must "
+        "exist); the other family's rows are kept",
+    )
     args = ap.parse_args(argv)
+    out = Path(args.out)
+    if args.family and not out.exists():
+        ap.error(f"--family {args.family} merges into --out, but {out} does not exist")
     over: dict[str, Any] = {}
     if args.cap is not None:
         if not args.cap > 0:
             ap.error(f"--cap must be a positive number of seconds; got {args.cap}")
         over["cap_s"] = args.cap
+    if args.family:  # the other family gets no sizes, so it is not run
+        over["linear_ns" if args.family == "rbf" else "rbf_ns"] = ()
     cfg = quick_config(**over) if args.quick else default_config(**over)
-    out = Path(args.out)
     shown = ["python -m benchmarks.peers"]
     if args.quick:
         shown.append("--quick")
     if args.cap is not None:
         shown.append(f"--cap {args.cap:g}")
+    if args.family:
+        shown.append(f"--family {args.family}")
     if args.out != str(DEFAULT_OUT):
         shown.append(f"--out {display_path(out)}")
     log = (lambda s: None) if args.quiet else (lambda s: print(s, flush=True))
     record = run(cfg, log=log, command=" ".join(shown))
+    if args.family:
+        record = merge_family(load_record(out), record, args.family)
     write_json(out, record)
     print(peers_markdown(record))
     print(

@@ -14,6 +14,7 @@ SOLVER_STYLES = {
     "snkp-dense": ("tab:red", "-"),
     "snkp-factored": ("tab:red", "--"),
     "snkp-nystroem": ("tab:purple", "--"),
+    "snkp-nystroem-grown": ("tab:purple", "-"),
     "nkp": ("tab:blue", "-"),
     "sklearn-perceptron": ("tab:orange", "-."),
     "linearsvc": ("tab:green", ":"),
