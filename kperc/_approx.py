@@ -507,9 +507,9 @@ class NystroemResult(OptimizeResult):
     >>> import kperc
     >>> from kperc.datasets import planted_rbf
     >>> ds = planted_rbf(500, 2, rho=0.05, gamma=2.0, seed=0)
-    >>> res = kperc.snkp_nystroem(ds.X, ds.y, gamma=2.0, n_components=8, random_state=0)
-    >>> res.outcome, res.stop, [s["n_components"] for s in res.stages]
-    ('separator', 'certified', [8, 16])
+    >>> res = kperc.snkp_nystroem(ds.X, ds.y, gamma=2.0, n_components=4, random_state=0)
+    >>> res.outcome, res.stop, [(s["n_components"], s["snkp"]) for s in res.stages]
+    ('separator', 'certified', [(4, 'max_iter'), (8, 'separator')])
     """
 
 
@@ -542,7 +542,7 @@ def snkp_nystroem(
     gamma: float | None = None,
     n_components: int = 64,
     max_components: int = 4096,
-    stage_iter: int = 256,
+    stage_iter: int = 1024,
     max_iter: int = 100_000,
     products: str = "float32",
     certify: str = "landmarks",
@@ -594,9 +594,13 @@ def snkp_nystroem(
         The first rank.
     max_components : int, default=4096
         The largest rank (memory ``4 n m`` bytes with float32 products).
-    stage_iter : int, default=256
+    stage_iter : int, default=1024
         SNKP iterations allowed at the first rank, four times more at each doubling of the
-        rank.
+        rank. Iterations at a small rank are cheap, and a rank that separates within a
+        few more of them saves a whole stage: measured on ``planted_rbf`` with
+        ``rho = 1e-3`` (``d = 3``), 1024 reached a certificate at rank 128 where 256
+        needed rank 256, in about half the time at ``n = 10^4`` and 10% less at
+        ``n = 10^5`` (one run each, on a busy 2-core machine).
     max_iter : int, default=100000
         SNKP iterations over all stages.
     products : {"float32", "float64"}, default="float32"
