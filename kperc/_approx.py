@@ -216,15 +216,16 @@ def _approx_gram_operator(
     # two more n x m temporaries (the kernel block and its product), tripling peak memory.
     first = np.asarray(transformer.transform(X[:1]), dtype=np.float64)
     F: np.ndarray = np.empty((n, first.shape[1]), dtype=dtype)
-    norms = np.empty(n)
     block = max(1, TRANSFORM_BLOCK_BYTES // (8 * max(first.shape[1], 1)))
-    for i0 in range(0, n, block):
-        Fb = transformer.transform(X[i0 : i0 + block])
-        norms[i0 : i0 + block] = np.sqrt(np.einsum("ij,ij->i", Fb, Fb))  # no n x m temporary
-        if dtype is np.float64:
-            F[i0 : i0 + block] = Fb
-        else:  # normalised in float64, then rounded once to the storage type
-            nb = norms[i0 : i0 + block]
+    if dtype is np.float64:
+        for i0 in range(0, n, block):
+            F[i0 : i0 + block] = transformer.transform(X[i0 : i0 + block])
+        norms = np.sqrt(np.einsum("ij,ij->i", F, F))  # no n x m temporary, unlike linalg.norm
+    else:  # each block normalised in float64, then rounded once to the storage type
+        norms = np.empty(n)
+        for i0 in range(0, n, block):
+            Fb = transformer.transform(X[i0 : i0 + block])
+            nb = norms[i0 : i0 + block] = np.sqrt(np.einsum("ij,ij->i", Fb, Fb))
             ok = np.where((nb > 0) & np.isfinite(nb), nb, 1.0)
             F[i0 : i0 + block] = Fb * (y[i0 : i0 + block] / ok)[:, None]
     bad = np.flatnonzero(~(norms > 0) | ~np.isfinite(norms))

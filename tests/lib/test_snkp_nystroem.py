@@ -199,3 +199,27 @@ def test_random_state_objects_give_nested_reproducible_runs():
     np.testing.assert_array_equal(a.landmarks, b.landmarks)
     c = kperc.snkp_nystroem(ds.X, ds.y, gamma=GAMMA, random_state=np.random.default_rng(3))
     assert c.certified
+
+
+def test_float32_features_are_built_in_half_the_memory(monkeypatch):
+    # one n x m float32 array plus a row block: never the float64 n x m features
+    import tracemalloc
+
+    monkeypatch.setattr(_approx, "TRANSFORM_BLOCK_BYTES", 1 << 20)
+    n, m = 20000, 100
+    ds = planted_rbf(n, 3, rho=0.05, gamma=GAMMA, seed=0)
+    tracemalloc.start()
+    try:
+        op = _approx._approx_gram_operator(
+            ds.X, ds.y, "rbf", m, "nystroem", 0, {"gamma": GAMMA}, np.float32
+        )
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert op.Z32.dtype == np.float32 and op.Z32.shape == (n, m)
+    # the float32 array, the row blocks' float64 temporaries (kernel values, features,
+    # their scaled copy), the norms: below the float64 features alone
+    assert peak < n * m * 4 + 5 * (1 << 20) + 2 * 8 * n < n * m * 8, peak
+    # the rows are those of the float64 operator, rounded once
+    ref = _approx._approx_gram_operator(ds.X, ds.y, "rbf", m, "nystroem", 0, {"gamma": GAMMA})
+    np.testing.assert_array_equal(op.Z32, ref.Z.astype(np.float32))
