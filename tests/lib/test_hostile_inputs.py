@@ -88,6 +88,9 @@ DATA_FUNCS = {
         X, y, np.full(len(y), 1.0 / max(len(y), 1)), gamma=0.5
     ),
     "SNKPClassifier": lambda X, y: kperc.SNKPClassifier(kernel="rbf", gamma=0.5).fit(X, y),
+    "snkp_nystroem": lambda X, y: kperc.snkp_nystroem(
+        X, y, gamma=0.5, n_components=2, max_components=4, max_iter=500, random_state=0
+    ),
 }
 #: Functions taking data X only.
 X_FUNCS = {
@@ -147,7 +150,7 @@ def test_registries_cover_the_public_api():
     named = {k.split("_rbf")[0].split("_poly")[0] for k in named}
     classes = {"KpercResult", "GramOperator", "ApproxGramOperator", "ExactMarginCheck"}
     classes |= {"KernelGramOperator", "InseparableDataWarning", "datasets", "sweeps", "reference"}
-    classes |= {"SeparabilityResult"}
+    classes |= {"SeparabilityResult", "NystroemResult"}
     named |= {"min_norm_point"}  # tests/test_hostile_exits.py::test_min_norm_point_rejects_*
     assert set(kperc.__all__) - classes <= named
 
