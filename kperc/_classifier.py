@@ -222,7 +222,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
           :func:`kperc.snkp_nystroem`: it starts at 64 landmarks and doubles until
           SNKP's separator is certified, in float64, under the exact kernel on every
           training point (at most 4096 landmarks and ``max_iter`` iterations in all;
-          float32 features). Otherwise (``"poly"``, another algorithm, or
+          float32 features; ``verbose`` prints one line per rank tried, instead of
+          per-iteration progress). Otherwise (``"poly"``, another algorithm, or
           ``halt=False``) ``500`` Nystroem features are used, as an int would (memory
           ``O(n m)``: 0.4 GB at ``n = 10^5``). A callable kernel always uses the exact
           dense matrix.
