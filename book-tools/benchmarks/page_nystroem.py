@@ -176,11 +176,13 @@ def margins_text(prec: Record) -> str:
             ratios.append(s["margin"] / g["margin"])
     if not ratios:
         return "This record has no pair of margins to compare."
-    span = (
-        f"{min(ratios):.2g} to {max(ratios):.2g}"
-        if max(ratios) / min(ratios) > 1.05
-        else f"{max(ratios):.2g}"
-    )
+
+    def two_digits(x: float) -> str:  # 21, 2,700: two significant digits, no exponent
+        x = float(f"{x:.2g}")
+        return f"{x:,.0f}" if x >= 10 else f"{x:g}"
+
+    lo, hi = two_digits(min(ratios)), two_digits(max(ratios))
+    span = f"{lo} to {hi}" if lo != hi else hi
     return (
         f"`SVC`'s normalised margins were {span} times those of SNKP's separators: SNKP "
         "stops at its first separator, while `SVC` solves for the largest margin."

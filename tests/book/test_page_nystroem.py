@@ -110,7 +110,11 @@ def test_ranks_grouped_by_margin():
 
 def test_margins_ratio():
     rec = _record([_grown(10_000, 0.1, margin=1e-4), _row(pn.SVC, 10_000, 0.2, margin=1e-2)])
-    assert pn.margins_text(rec).startswith("`SVC`'s normalised margins were 1e+02 times")
+    assert pn.margins_text(rec).startswith("`SVC`'s normalised margins were 100 times")
+    rec["rows"] += [_grown(20_000, 0.1, margin=1e-6), _row(pn.SVC, 20_000, 0.2, margin=2.7e-3)]
+    assert "were 100 to 2,700 times" in pn.margins_text(rec)
+    small = _record([_grown(10_000, 0.1, margin=0.5), _row(pn.SVC, 10_000, 0.2, margin=1.0)])
+    assert "were 2 times" in pn.margins_text(small)
     assert pn.margins_text(_record([])).startswith("This record has no pair")
 
 
