@@ -15,7 +15,14 @@ takes data ``X`` or a matrix ``G`` densifies a scipy.sparse input, and :func:`ma
 factor (they factorise it).
 """
 
-from ._approx import ApproxGramOperator, ExactMarginCheck, approx_gram_operator, exact_margin_check
+from ._approx import (
+    ApproxGramOperator,
+    ExactMarginCheck,
+    NystroemResult,
+    approx_gram_operator,
+    exact_margin_check,
+    snkp_nystroem,
+)
 from ._classifier import InseparableDataWarning, SNKPClassifier
 from ._gram import ValidatedGram
 from ._kernel_columns import KernelGramOperator, kernel_gram_operator
@@ -66,6 +73,8 @@ __all__ = [
     "approx_gram_operator",
     "ExactMarginCheck",
     "exact_margin_check",
+    "snkp_nystroem",
+    "NystroemResult",
     "KernelGramOperator",
     "kernel_gram_operator",
     "gram_matrix",

@@ -19,7 +19,7 @@ from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
-from ._approx import _approx_gram_operator
+from ._approx import NystroemResult, _approx_gram_operator, snkp_nystroem
 from ._kernels import (
     _U,
     GramOperator,
@@ -33,7 +33,7 @@ from ._kernels import (
 )
 from ._perceptrons import nkp, snkp
 from ._primal_dual import isnkpvn
-from ._result import KpercResult
+from ._result import STATUS, KpercResult
 from ._separable import _conflicting_pairs
 from ._typing import ArrayLike, KernelLike, RandomStateLike
 from ._validation import (
@@ -55,8 +55,15 @@ _KERNELS = ("rbf", "linear", "poly")
 AUTO_EXACT_MAX_N = 5_000
 
 #: ``n_components="auto"``: Nystroem features used above :data:`AUTO_EXACT_MAX_N` points
-#: (memory ``8 n m`` bytes: 0.4 GB at ``n = 10^5``, 4 GB at ``n = 10^6``).
+#: when the rank does not grow (``kernel="poly"``, ``algorithm`` other than "snkp", or
+#: ``halt=False``; memory ``8 n m`` bytes: 0.4 GB at ``n = 10^5``, 4 GB at ``n = 10^6``).
 AUTO_N_COMPONENTS = 500
+
+#: ``n_components="auto"``, RBF kernel, SNKP: the first and largest rank of
+#: :func:`kperc.snkp_nystroem` (float32 features: ``4 n m`` bytes, 1 GB at ``n = 10^5``
+#: and ``m = 2048``).
+AUTO_N_START = 64
+AUTO_N_MAX = 4096
 
 #: ``tol="auto"`` for ``algorithm="isnkpvn"``.
 ISNKPVN_TOL = 1e-3
@@ -241,10 +248,17 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         * ``"auto"``: the linear kernel uses the exact factored operator
           (:func:`kperc.gram_operator`: memory ``O(n d)``, no ``n x n`` matrix) at any
           ``n``; other kernels use the exact dense ``n x n`` matrix up to
-          ``n = 5000`` points (200 MB), and above that ``500`` Nystroem features, as
-          an int would (memory ``O(n m)``: 0.4 GB at ``n = 10^5``); the switch is
-          announced by a ``UserWarning`` at fit. A callable kernel always uses the
-          exact dense matrix.
+          ``n = 5000`` points (200 MB), and above that Nystroem features; the switch
+          is announced by a ``UserWarning`` at fit. With the RBF kernel and
+          ``algorithm="snkp"`` (``halt=True``) the rank is grown by
+          :func:`kperc.snkp_nystroem`: it starts at 64 landmarks and doubles until
+          SNKP's separator is certified, in float64, under the exact kernel on every
+          training point (at most 4096 landmarks and ``max_iter`` iterations in all;
+          float32 features; ``verbose`` prints one line per rank tried, instead of
+          per-iteration progress). Otherwise (``"poly"``, another algorithm, or
+          ``halt=False``) ``500`` Nystroem features are used, as an int would (memory
+          ``O(n m)``: 0.4 GB at ``n = 10^5``). A callable kernel always uses the exact
+          dense matrix.
         * an int ``m``: train and predict with ``m`` Nystroem features (named kernels
           only)
           (:func:`kperc.approx_gram_operator`): memory ``O(n m)`` instead of
@@ -317,7 +331,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         How the training kernel was represented (see ``n_components``): the exact
         dense matrix, the exact factored linear-kernel operator, or Nystroem features.
     n_components_ : int or None
-        The number of Nystroem features used; None for an exact kernel.
+        The number of Nystroem features used (with a grown rank, the rank reached);
+        None for an exact kernel.
     feature_map_ : sklearn.kernel_approximation.Nystroem or None
         With Nystroem features: the fitted feature map ``z``.
     feature_coef_ : ndarray of shape (n_features_out,) or None
@@ -494,6 +509,18 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             return "nystroem", AUTO_N_COMPONENTS
         return "nystroem", self.n_components
 
+    def _grows(self, n):
+        """Whether ``n_components="auto"`` grows the Nystroem rank for ``n`` points
+        (:func:`kperc.snkp_nystroem`): RBF kernel, SNKP stopping at its first separator."""
+        return (
+            isinstance(self.n_components, str)
+            and not callable(self.kernel)
+            and self.kernel == "rbf"
+            and self.algorithm == "snkp"
+            and bool(self.halt)
+            and n > AUTO_EXACT_MAX_N
+        )
+
     def _validate(self, X, y=None, *, fitting):
         # sparse X is accepted here and refused by _trusted with a message naming the
         # kernel, unless the kernel is linear
@@ -617,6 +644,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     def _build_gram(self, Xa, ypm):
         """The one step that builds the training kernel: ``(G, s)`` with the normalised
         signed Gram matrix ``G`` and the per-point scale ``s_i = y_i / sqrt(K(x_i, x_i))``."""
+        self._grown_message = None
         params = self._kernel_params()
         diag = _kernel_diagonal(Xa, self.kernel, params)
         if np.any(~(diag > 0)):
@@ -632,22 +660,50 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         elif form == "factored":  # linear kernel: G = Z Z^T with O(n d) memory, exact
             G = GramOperator(_signed_normalized_points(Xa, ypm))
         else:  # Nystroem features: an O(n m) factored operator instead of the n x n matrix
+            grows = self._grows(Xa.shape[0])
             if isinstance(self.n_components, str):
+                how = (
+                    f"Nystroem features whose rank starts at {AUTO_N_START} and doubles "
+                    "until SNKP's separator is certified under the exact kernel (at most "
+                    f"{AUTO_N_MAX}; kperc.snkp_nystroem)"
+                    if grows
+                    else f"{m} Nystroem features (the separator is certified for the "
+                    "approximate kernel)"
+                )
                 warnings.warn(
                     f"n_components='auto': {Xa.shape[0]} training points are more than "
                     f"{AUTO_EXACT_MAX_N}, so the {self.kernel!r} kernel is approximated by "
-                    f"{m} Nystroem features (gram_form_='nystroem'); the separator is "
-                    "certified for the approximate kernel. Pass n_components=None for the "
+                    f"{how} (gram_form_='nystroem'). Pass n_components=None for the "
                     "exact kernel (8 n^2 bytes) or an int to choose the number of features.",
                     UserWarning,
                     stacklevel=3,
                 )
-            G = _approx_gram_operator(
-                Xa, ypm, self.kernel, int(m), "nystroem", self.random_state, params
-            )
+            if grows:  # the rank is chosen by running SNKP: G carries its result
+                G = _GrownNystroem(
+                    snkp_nystroem(
+                        Xa,
+                        ypm,
+                        gamma=params["gamma"],
+                        n_components=AUTO_N_START,
+                        max_components=AUTO_N_MAX,
+                        max_iter=int(self.max_iter),
+                        random_state=self.random_state,
+                    )
+                )
+                self._grown_message = G.result.message
+                for st in G.result.stages:
+                    self._log(
+                        f"Nystroem rank {st['n_components']}: SNKP {st['snkp']} after "
+                        f"{st['nit']} iterations, certified under the exact kernel: "
+                        f"{st['certified']} ({st['seconds']:.2f} s)"
+                    )
+            else:
+                G = _approx_gram_operator(
+                    Xa, ypm, self.kernel, int(m), "nystroem", self.random_state, params
+                )
             s = ypm / G.feature_norms  # the approximate kernel's normalisation
         self.gram_form_ = form
-        self.n_components_ = None if form != "nystroem" else int(G.Z.shape[1])
+        self.n_components_ = None if form != "nystroem" else int(G.transformer.components_.shape[0])
         return G, s
 
     def _certificate_watch(self, G, tol):
@@ -684,6 +740,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     def _run(self, G, tol):
         """Run the chosen algorithm on ``G``: its :class:`~kperc.KpercResult` and, when it
         stopped on a certificate found by the classifier, that certificate (or None)."""
+        if isinstance(G, _GrownNystroem):  # SNKP already ran while the rank grew
+            return G.kperc_result(), None
         progress = self._progress_callback()
         kw: dict[str, Any] = {"max_iter": int(self.max_iter), "check_input": False}
         found: dict[str, Any] = {}
@@ -855,7 +913,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         self.feature_map_ = self.feature_coef_ = None
         if self.gram_form_ == "nystroem" and G is not None:
             self.feature_map_ = G.transformer
-            self.feature_coef_ = G.Z.T @ alpha[train]
+            self.feature_coef_ = (
+                G.result.coef if isinstance(G, _GrownNystroem) else G.Z.T @ alpha[train]
+            )
 
     def _inseparable_message(self, X):
         name = self.algorithm.upper()
@@ -885,6 +945,12 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
                 f"simplex with ||p||_G <= {self.certificate_norm_:.3g} <= tol_ = "
                 f"{self.tol_:.3g}, whose support is {witnesses.size} training points "
                 f"(witnesses_ = [{shown}{more}])" + tail
+            )
+        grown = getattr(self, "_grown_message", None)
+        if grown:  # n_components="auto" grew the Nystroem rank (kperc.snkp_nystroem)
+            return (
+                f"{name} on Nystroem features of a growing rank: {grown[0].lower()}"
+                f"{grown[1:-1]} under the exact kernel" + tail
             )
         return (
             f"{name} found no separator of the training data within max_iter="
@@ -1092,3 +1158,30 @@ def _sparse_conflicts(Xa, ypm):
     cand = np.sort(np.concatenate([order[starts[i] : starts[i] + sizes[i]] for i in mixed]))
     sub = _conflicting_pairs(Xa[cand].toarray(), ypm[cand])
     return cand[sub] if sub.size else sub
+
+
+class _GrownNystroem:
+    """The training kernel of a grown Nystroem rank (:func:`kperc.snkp_nystroem`): the
+    last stage's feature map and norms, and the SNKP run that chose the rank."""
+
+    def __init__(self, result: NystroemResult) -> None:
+        self.result = result
+        self.transformer = result.transformer
+        self.feature_norms = result.feature_norms
+
+    def kperc_result(self) -> KpercResult:
+        """The run as the other algorithms report it: a separator only when certified
+        under the exact kernel; otherwise the budget (``max_iter``) ran out."""
+        r = self.result
+        ok = bool(r.certified)
+        return KpercResult(
+            outcome="separator" if ok else "max_iter",
+            success=ok,
+            status=STATUS["separator" if ok else "max_iter"],
+            message=r.message,
+            nit=int(r.nit),
+            alpha=r.alpha,
+            p=None,
+            w=None,
+            trace=None,
+        )

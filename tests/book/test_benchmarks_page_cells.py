@@ -16,7 +16,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
-from benchmarks import page, page_classifier, page_figures, page_fixedcost  # noqa: E402
+from benchmarks import page, page_classifier, page_figures, page_fixedcost, page_nystroem  # noqa: E402
 from benchmarks._config import PERITER_ALGOS, PERITER_TARGETS  # noqa: E402
 from benchmarks.record import load_record  # noqa: E402
 from kperc_book import paths  # noqa: E402
@@ -35,7 +35,12 @@ BENCH_SECTIONS = (
     page.memory_texts,
     page.regen_texts,
 )
-PEERS_SECTIONS = (page.peers_setup, page.peers_wins_losses, page.peers_exact)
+PEERS_SECTIONS = (
+    page.peers_setup,
+    page.peers_wins_losses,
+    page.peers_exact,
+    page_nystroem.nystroem_grown_texts,
+)
 
 
 @pytest.fixture(scope="module")

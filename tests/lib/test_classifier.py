@@ -297,13 +297,25 @@ def test_n_components_auto_rule(monkeypatch):
 
     monkeypatch.setattr(mod, "AUTO_EXACT_MAX_N", 50)
     monkeypatch.setattr(mod, "AUTO_N_COMPONENTS", 20)
+    monkeypatch.setattr(mod, "AUTO_N_START", 4)
     small, large = kperc.datasets.circles(50, seed=0), kperc.datasets.circles(51, seed=0)
-    for kernel, kw in (("rbf", {"gamma": 2.0}), ("poly", {"degree": 2})):
+    fixed = (
+        ("poly", {"degree": 2}),
+        ("rbf", {"gamma": 2.0, "algorithm": "nkp"}),
+        ("rbf", {"gamma": 2.0, "halt": False, "max_iter": 200}),
+    )
+    for kernel, kw in (("rbf", {"gamma": 2.0}), *fixed):
         clf = SNKPClassifier(kernel=kernel, random_state=0, **kw).fit(small.X, small.y)
         assert (clf.gram_form_, clf.n_components_, clf.feature_map_) == ("dense", None, None)
+    for kernel, kw in fixed:  # the rank does not grow: AUTO_N_COMPONENTS features
         clf = SNKPClassifier(kernel=kernel, random_state=0, **kw).fit(large.X, large.y)
         assert (clf.gram_form_, clf.n_components_) == ("nystroem", 20)
         assert clf.feature_map_.n_components == 20 and clf.feature_coef_.shape == (20,)
+    # RBF and SNKP: the rank starts at AUTO_N_START and doubles (kperc.snkp_nystroem)
+    clf = SNKPClassifier(gamma=2.0, random_state=0).fit(large.X, large.y)
+    m = clf.n_components_
+    assert clf.gram_form_ == "nystroem" and m in (4, 8, 16, 32, 51)
+    assert clf.feature_map_.n_components == m and clf.feature_coef_.shape == (m,)
     for n in (10, 200):
         X, y = kperc.datasets.planted(n, 3, rho=0.1, seed=0)
         clf = SNKPClassifier(kernel="linear").fit(X, y)
@@ -515,6 +527,45 @@ def test_nystroem_switch_is_announced(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         SNKPClassifier(gamma=2.0, n_components=40, random_state=0).fit(X, y)
+
+
+def _landmark_values(clf, X, y):
+    """``y_i f(x_i)`` of a Nystroem model, from exact kernel values at its landmarks."""
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    tr = clf.feature_map_
+    beta = tr.normalization_.T @ clf.feature_coef_
+    return y * (rbf_kernel(X, tr.components_, gamma=tr.gamma) @ beta)
+
+
+def test_auto_grows_the_rank_until_the_exact_kernel_certifies(monkeypatch):
+    import kperc._classifier as mod
+
+    monkeypatch.setattr(mod, "AUTO_EXACT_MAX_N", 100)
+    monkeypatch.setattr(mod, "AUTO_N_START", 8)
+    ds = kperc.datasets.planted_rbf(800, 3, rho=1e-3, gamma=2.0, seed=0)
+    with pytest.warns(UserWarning, match="doubles until SNKP's separator is certified"):
+        clf = SNKPClassifier(gamma=2.0, random_state=0, verbose=1).fit(ds.X, ds.y)
+    assert clf.converged_ and clf.outcome_ == "separator" and clf.n_components_ > 8
+    assert clf.score(ds.X, ds.y) == 1.0
+    assert np.all(_landmark_values(clf, ds.X, ds.y) > 0)  # under the exact kernel
+    ypm = np.where(ds.y == clf.classes_[1], 1.0, -1.0)
+    assert np.all(ypm * clf.decision_function(ds.X) > 0)
+
+
+def test_auto_rank_cap_is_reported_as_not_converged(monkeypatch):
+    import kperc._classifier as mod
+
+    monkeypatch.setattr(mod, "AUTO_EXACT_MAX_N", 100)
+    monkeypatch.setattr(mod, "AUTO_N_START", 4)
+    monkeypatch.setattr(mod, "AUTO_N_MAX", 8)
+    ds = kperc.datasets.planted_rbf(800, 3, rho=1e-3, gamma=2.0, seed=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf = SNKPClassifier(gamma=2.0, random_state=0, max_iter=2000).fit(ds.X, ds.y)
+    msgs = [str(w.message) for w in caught if w.category is InseparableDataWarning]
+    assert len(msgs) == 1 and "no separator could be certified up to rank 8" in msgs[0]
+    assert not clf.converged_ and clf.outcome_ == "max_iter" and clf.n_components_ == 8
 
 
 def test_scale_hint_in_the_warning():

@@ -95,6 +95,9 @@ DATA_FUNCS = {
     ),
     "predict": lambda X, y: kperc.predict(_uniform(y), X, y, X),
     "predict_poly": lambda X, y: kperc.predict(_uniform(y), X, y, X, "poly", degree=2),
+    "snkp_nystroem": lambda X, y: kperc.snkp_nystroem(
+        X, y, gamma=0.5, n_components=2, max_components=4, max_iter=500, random_state=0
+    ),
 }
 #: Functions taking data X only.
 X_FUNCS = {
@@ -160,7 +163,7 @@ def test_registries_cover_the_public_api():
     named = {k.split("_rbf")[0].split("_poly")[0] for k in named}
     classes = {"KpercResult", "GramOperator", "ApproxGramOperator", "ExactMarginCheck"}
     classes |= {"KernelGramOperator", "InseparableDataWarning", "datasets", "sweeps", "reference"}
-    classes |= {"SeparabilityResult"}
+    classes |= {"SeparabilityResult", "NystroemResult"}
     named |= {"min_norm_point"}  # tests/test_hostile_exits.py::test_min_norm_point_rejects_*
     assert set(kperc.__all__) - classes <= named
 

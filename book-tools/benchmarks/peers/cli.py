@@ -15,12 +15,13 @@ from benchmarks.peers.config import (
     quick_config,
 )
 from benchmarks.peers.markdown import peers_markdown
-from benchmarks.peers.measure import run
-from benchmarks.record import display_path, write_json
+from benchmarks.peers.measure import merge_family, run
+from benchmarks.record import display_path, load_record, write_json
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m benchmarks.peers [--families] [--quick] [--cap SECONDS] [--out PATH]``."""
+    """``python -m benchmarks.peers [--families] [--quick] [--cap SECONDS] [--family F]
+    [--out PATH]``."""
     ap = argparse.ArgumentParser(
         prog="python -m benchmarks.peers",
         description="Time to a separator: kperc against scikit-learn, on the same instances.",
@@ -35,19 +36,31 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cap", type=float, help="hard cap of one run, seconds (default 20)")
     ap.add_argument("--out", help="output JSON (default book/_generated/peers.json)")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
+    ap.add_argument(
+        "--family",
+        choices=("linear", "rbf"),
+        help="run only this family and merge its rows into the record at --out (which must "
+        "exist); the other family's rows are kept",
+    )
     args = ap.parse_args(argv)
     over: dict[str, Any] = {}
     if args.cap is not None:
         if not args.cap > 0:
             ap.error(f"--cap must be a positive number of seconds; got {args.cap}")
         over["cap_s"] = args.cap
+    if args.families and args.family:
+        ap.error("--family re-runs one family of the first comparison; not with --families")
     if args.families:
         cfg = families_quick_config(**over) if args.quick else families_config(**over)
         default_out = FAMILIES_OUT
     else:
+        if args.family:  # the other family gets no sizes, so it is not run
+            over["linear_ns" if args.family == "rbf" else "rbf_ns"] = ()
         cfg = quick_config(**over) if args.quick else default_config(**over)
         default_out = DEFAULT_OUT
     out = Path(args.out) if args.out else default_out
+    if args.family and not out.exists():
+        ap.error(f"--family {args.family} merges into --out, but {out} does not exist")
     shown = ["python -m benchmarks.peers"]
     if args.families:
         shown.append("--families")
@@ -55,10 +68,14 @@ def main(argv: list[str] | None = None) -> int:
         shown.append("--quick")
     if args.cap is not None:
         shown.append(f"--cap {args.cap:g}")
+    if args.family:
+        shown.append(f"--family {args.family}")
     if args.out and out != default_out:
         shown.append(f"--out {display_path(out)}")
     log = (lambda s: None) if args.quiet else (lambda s: print(s, flush=True))
     record = run(cfg, log=log, command=" ".join(shown))
+    if args.family:
+        record = merge_family(load_record(out), record, args.family)
     write_json(out, record)
     if args.families:
         from benchmarks.page import families_tables_markdown, which_algorithm_markdown

@@ -16,6 +16,7 @@ SOLVER_LABELS = {
     "snkp-dense": "SNKP, dense G",
     "snkp-factored": "SNKP, factored G",
     "snkp-nystroem": "SNKP, Nystroem",
+    "snkp-nystroem-grown": "SNKP, Nystroem grown",
     "nkp": "NKP",
     "sklearn-perceptron": "sklearn Perceptron",
     "linearsvc": "LinearSVC (hinge)",
@@ -33,6 +34,7 @@ SHORT_LABELS = {
     "snkp-dense": "dense",
     "snkp-factored": "factored",
     "snkp-nystroem": "Nystroem",
+    "snkp-nystroem-grown": "grown",
     "nkp": "NKP",
     "sklearn-perceptron": "Perceptron",
     "linearsvc": "LinearSVC",
@@ -83,7 +85,7 @@ SKLEARN_SOLVERS = (
 )
 #: kperc's SNKP variants and the scikit-learn peers, as compared by
 #: :func:`benchmarks.peers.analysis.crossovers`.
-KPERC_SNKP = ("snkp-dense", "snkp-factored", "snkp-nystroem")
+KPERC_SNKP = ("snkp-dense", "snkp-factored", "snkp-nystroem", "snkp-nystroem-grown")
 PEERS = ("sklearn-perceptron", "linearsvc", "svc-linear", "svc-rbf")
 
 
@@ -112,7 +114,9 @@ class PeersConfig:
     nkp_dense_max_n : int
         NKP uses the dense ``G`` up to this ``n``, an operator above.
     nystroem_components : int
-        Landmarks of the Nystroem features.
+        Landmarks of the Nystroem features of ``snkp-nystroem`` (fixed).
+    nystroem_start, nystroem_max : int
+        First and largest rank of ``snkp-nystroem-grown`` (:func:`kperc.snkp_nystroem`).
     exact_max_n : int
         Nystroem results are checked under the exact kernel on every point up to this ``n``.
     exact_rows : int
@@ -152,6 +156,8 @@ class PeersConfig:
     dense_max_gb: float = 1.0
     nkp_dense_max_n: int = 5_000
     nystroem_components: int = 300
+    nystroem_start: int = 64
+    nystroem_max: int = 4096
     exact_max_n: int = 10_000
     exact_rows: int = 2_000
     margin_max_n: int = 1_000
@@ -202,6 +208,8 @@ def quick_config(**overrides: Any) -> PeersConfig:
         "cap_s": 5.0,
         "nkp_dense_max_n": 500,
         "nystroem_components": 100,
+        "nystroem_start": 16,
+        "nystroem_max": 256,
         "exact_max_n": 300,
         "exact_rows": 200,
         "margin_max_n": 200,
@@ -263,6 +271,27 @@ def families_quick_config(**overrides: Any) -> PeersConfig:
 def family_label(family: str) -> str:
     """The display name of a family."""
     return FAMILY_NAMES.get(family, FAMILY_LABELS.get(family, family))
+
+
+#: The configuration keys that belong to one family (a run of one family keeps the
+#: other family's keys of the record it is merged into).
+FAMILY_KEYS = {
+    "linear": ("linear_ns", "linear_rhos", "d", "linear_solvers", "linearsvc_C"),
+    "rbf": (
+        "rbf_ns",
+        "rbf_rhos",
+        "rbf_d",
+        "rbf_gamma",
+        "rbf_solvers",
+        "nystroem_components",
+        "nystroem_start",
+        "nystroem_max",
+        "exact_max_n",
+        "exact_rows",
+        "margin_max_n",
+        "svc_C",
+    ),
+}
 
 
 def label(solver: str | None) -> str:

@@ -14,6 +14,7 @@ SOLVER_STYLES = {
     "snkp-dense": ("tab:red", "-"),
     "snkp-factored": ("tab:red", "--"),
     "snkp-nystroem": ("tab:purple", "--"),
+    "snkp-nystroem-grown": ("tab:purple", "-"),
     "nkp": ("tab:blue", "-"),
     "sklearn-perceptron": ("tab:orange", "-."),
     "linearsvc": ("tab:green", ":"),
@@ -57,7 +58,7 @@ def figure(record: dict[str, Any], family: str, rhos: Sequence[float] | None = N
             (h,) = ax.plot([r["n"] for r in rs], [r["time_s"] for r in rs], color=c, ls=ls, lw=1.3)
             handles[s] = h
             ok = [r for r in rs if is_separator(r)]
-            bad = [r for r in rs if r["status"] == "finished" and not r["separated"]]
+            bad = [r for r in rs if r["status"] == "finished" and not is_separator(r)]
             cap = [r for r in rs if r["status"] == "timeout"]
             ax.plot([r["n"] for r in ok], [r["time_s"] for r in ok], "o", color=c, ms=4)
             ax.plot([r["n"] for r in bad], [r["time_s"] for r in bad], "x", color=c, ms=7, mew=2)

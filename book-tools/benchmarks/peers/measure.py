@@ -9,7 +9,7 @@ from typing import Any
 
 from benchmarks import _machine
 from benchmarks.peers.analysis import crossovers
-from benchmarks.peers.config import SCHEMA_VERSION, PeersConfig
+from benchmarks.peers.config import FAMILY_KEYS, SCHEMA_VERSION, PeersConfig
 from benchmarks.peers.worker import Worker
 from benchmarks.record import clean_json
 from kperc_book.machine import loadavg, machine_info
@@ -155,3 +155,39 @@ def _progress(row: dict[str, Any]) -> str:
     if st == "timeout":
         return f"{head} did not finish within the cap ({row['cap_s']:g} s)"
     return f"{head} {st}: {row.get('error', row.get('reason', ''))}"
+
+
+def merge_family(old: dict[str, Any], new: dict[str, Any], family: str) -> dict[str, Any]:
+    """``old`` with the rows, instances and configuration of ``family`` taken from ``new``.
+
+    For re-measuring one family without re-running the other: the other family's rows,
+    instances and configuration keys (:data:`benchmarks.peers.config.FAMILY_KEYS`) stay
+    those of ``old``, the crossovers are recomputed, ``busy`` is true if either run was
+    busy, and ``family_runs[family]`` records the command, times, load and machine of
+    the new run (the top-level ones stay those of ``old``).
+    """
+    if family not in FAMILY_KEYS:
+        raise ValueError(f"family must be one of {sorted(FAMILY_KEYS)}; got {family!r}")
+    other = [f for f in FAMILY_KEYS if f != family]
+    merged = dict(old)
+    merged["rows"] = [r for r in old["rows"] if r["family"] != family] + [
+        r for r in new["rows"] if r["family"] == family
+    ]
+    merged["instances"] = [i for i in old["instances"] if i["family"] != family] + [
+        i for i in new["instances"] if i["family"] == family
+    ]
+    config = dict(new["config"])
+    for f in other:
+        for key in FAMILY_KEYS[f]:
+            if key in old["config"]:
+                config[key] = old["config"][key]
+    merged["config"] = config
+    if old.get("busy") is None or new.get("busy") is None:
+        merged["busy"] = old.get("busy") or new.get("busy") or None
+    else:
+        merged["busy"] = bool(old["busy"] or new["busy"])
+    keys = ("command", "started_utc", "finished_utc", "elapsed_s", "loadavg_1min_before")
+    keys += ("loadavg_1min_after", "busy", "machine")
+    merged["family_runs"] = {**old.get("family_runs", {}), family: {k: new[k] for k in keys}}
+    merged["crossovers"] = crossovers(merged)
+    return clean_json(merged)
