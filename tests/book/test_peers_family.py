@@ -27,22 +27,35 @@ def quick_record(tmp_path_factory):
 
 def test_grown_runner_is_certified_under_the_exact_kernel():
     cfg = config.quick_config()
-    inst = runners.rbf_instance(600, 3, 1e-2, seed=0)
-    fit = runners.evaluate(runners.run_snkp_nystroem_grown(inst, cfg))
-    assert fit.certified and fit.separated and fit.extra["exact_separated"]
+    ds = runners.rbf_problem(600, 3, 1e-2, seed=0)
+    fit = runners.run_snkp_nystroem_grown(ds, cfg)
+    model = fit.model
+    assert fit.certified and fit.extra["exact_separated"] and model["kind"] == "expansion"
     assert fit.extra["n_components"] >= cfg.nystroem_start
-    assert 0 < fit.margin <= 1
-    # the recorded values are y_i f(x_i) of the landmark expansion, from exact kernel values
-    assert np.all(fit.yf > 0) and fit.yf.shape == (600,)
+    # the harness's one check, from exact kernel values on every point, agrees with kperc's
+    chk = runners.check_model(ds, model)
+    assert chk["separated"] and chk["yf"].shape == (600,) and np.all(chk["yf"] > chk["err"])
+    fit = runners.evaluate(fit, ds)
+    assert fit.separated and fit.extra["check"] == "rounding" and 0 < fit.margin <= 1
+
+
+def test_the_expansion_check_refuses_a_model_within_rounding():
+    """A landmark expansion whose values are zero up to rounding is not a separator."""
+    ds = runners.rbf_problem(200, 3, 1e-2, seed=1)
+    L = np.vstack([ds.X[0], ds.X[0]])
+    chk = runners.check_model(
+        ds, {"kind": "expansion", "centres": L, "coef": np.array([1.0, -1.0])}
+    )
+    assert not chk["separated"] and chk["wrong"] == 200
 
 
 def test_grown_runner_not_certified_counts_as_not_separated(monkeypatch):
     cfg = config.quick_config(nystroem_start=2, nystroem_max=2)
-    inst = runners.rbf_instance(600, 3, 1e-3, seed=0)
+    ds = runners.rbf_problem(600, 3, 1e-3, seed=0)
     real = kperc.snkp_nystroem
     monkeypatch.setattr(kperc, "snkp_nystroem", lambda *a, **k: real(*a, **{**k, "max_iter": 50}))
-    fit = runners.evaluate(runners.run_snkp_nystroem_grown(inst, cfg))
-    assert fit.certified is False and fit.separated is False and fit.yf is None
+    fit = runners.evaluate(runners.run_snkp_nystroem_grown(ds, cfg), ds)
+    assert fit.certified is False and fit.separated is False and fit.model is None
     assert not analysis.is_separator({"status": "finished", **_fit_fields(fit)})
 
 
