@@ -335,7 +335,8 @@ def svc_easy_text(prec: Record) -> str:
     easy_rho, small_n = rbf_rhos[0], rbf_ns[0]
     svc = _peer_row(prec, "rbf", easy_rho, small_n, "svc-rbf")
     best = [
-        _peer_row(prec, "rbf", easy_rho, small_n, s) for s in ("snkp-dense", "snkp-nystroem", "nkp")
+        _peer_row(prec, "rbf", easy_rho, small_n, s)
+        for s in ("snkp-dense", "snkp-nystroem", "snkp-nystroem-grown", "nkp")
     ]
     best = [b for b in best if b and b["status"] == "finished" and b["separated"]]
     if not (svc and svc["status"] == "finished" and svc["separated"]):

@@ -112,7 +112,15 @@ def test_other_suites_are_sane(quick_record):
         # for the RBF kernel with a rank doubled from AUTO_N_START (kperc.snkp_nystroem)
         assert r["gram_form"] == "nystroem" and r["n_components"] in grown
         assert r["separated"] and r["outcome"] == "separator" and r["train_fraction"] == 1.0
-        assert r["time_s"] > 0 and r["peak_in_features"] > 0
+        assert r["certified"] and r["time_s"] > 0 and r["peak_in_features"] > 0
+    sep = {r["problem"]: r for r in s["separable"]["rows"]}
+    # the answers are known: planted margins are positive, flipped labels and the
+    # infeasible generator's points are not separable
+    assert sep["planted"]["status"] == "separable"
+    assert sep["infeasible"]["status"] == "not separable"
+    assert sep["planted, 1 % flipped"]["status"] == "not separable"
+    assert sep["breast cancer"]["status"] in ("separable", "not separable")
+    assert all(r["time_s"] > 0 for r in sep.values())
     mem = s["memory"]["rows"]
     assert {r["algorithm"] for r in mem} == set(bench_memory.MEMORY_ALGOS)
     for r in mem:

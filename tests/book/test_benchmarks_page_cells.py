@@ -16,7 +16,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
-from benchmarks import page, page_classifier, page_figures, page_fixedcost, page_nystroem  # noqa: E402
+from benchmarks import (  # noqa: E402
+    page,
+    page_classifier,
+    page_figures,
+    page_fixedcost,
+    page_nystroem,
+    page_separable,
+)
 from benchmarks._config import PERITER_ALGOS, PERITER_TARGETS  # noqa: E402
 from benchmarks.record import load_record  # noqa: E402
 from kperc_book import paths  # noqa: E402
@@ -26,6 +33,7 @@ BENCH_SECTIONS = (
     page.periter_texts,
     page_fixedcost.fixedcost_texts,
     page_classifier.classifier_texts,
+    page_separable.separable_texts,
     page.separator_texts,
     page.crossover_texts,
     page.kernels_texts,

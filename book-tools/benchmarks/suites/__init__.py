@@ -52,6 +52,7 @@ SUITE_ENTRY_POINTS: dict[str, str] = {
     "periter": "benchmarks.suites.periter:suite_periter",
     "floor": "benchmarks.suites.floor:suite_floor",
     "fixedcost": "benchmarks.suites.fixedcost:suite_fixedcost",
+    "separable": "benchmarks.suites.separable:suite_separable",
     "classifier": "benchmarks.suites.classifier:suite_classifier",
     "separator": "benchmarks.suites.separator:suite_separator",
     "kernels": "benchmarks.suites.kernels:suite_kernels",
