@@ -215,8 +215,9 @@ def _negative_margin(B: np.ndarray) -> tuple[float, np.ndarray | None]:
         raise ValueError(
             f"the problem is not certified separable and rank(G) = {r} > {MAX_HULL_RANK}: the "
             "negative (span-restricted) margin needs facet enumeration of the hull, which "
-            "kperc only does exactly for rank <= 6. Use kperc.isnkpvn for a certificate, "
-            "or reduce the dimension."
+            "kperc only does exactly for rank <= 6. To decide whether the data are "
+            "separable at all, use kperc.is_separable (one linear program, exact answer); "
+            "for a certificate that no separator has a margin above eps, kperc.isnkpvn."
         )
     if r == 1:
         b = B[0]

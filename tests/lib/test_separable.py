@@ -184,3 +184,17 @@ def test_conflicting_pairs_match_brute_force(seed, n, d, scale):
     # every reported pair conflicts; every conflicting point is named
     assert all((i, j) in truth for i, j in got.tolist())
     assert set(np.unique(got).tolist()) == {i for pair in truth for i in pair}
+
+
+def test_margin_details_points_to_is_separable_where_it_cannot_answer():
+    """An inseparable problem of rank above 6: the exact negative margin is out of reach
+    (facet enumeration), so margin_details refuses and names the call that does decide."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((60, 10))
+    y = np.where(rng.random(60) < 0.5, -1.0, 1.0)
+    X = np.vstack([X, X[:1]])
+    y = np.concatenate([y, -y[:1]])  # a point with both labels: not separable
+    with pytest.raises(ValueError, match="kperc.is_separable"):
+        kperc.margin_details(kperc.gram_matrix(X, y))
+    res = kperc.is_separable(X, y)
+    assert res.status == "not separable" and res.exact
