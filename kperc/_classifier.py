@@ -687,6 +687,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
                         n_components=AUTO_N_START,
                         max_components=AUTO_N_MAX,
                         max_iter=int(self.max_iter),
+                        tol=self.tol_,
                         random_state=self.random_state,
                     )
                 )
@@ -741,7 +742,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         """Run the chosen algorithm on ``G``: its :class:`~kperc.KpercResult` and, when it
         stopped on a certificate found by the classifier, that certificate (or None)."""
         if isinstance(G, _GrownNystroem):  # SNKP already ran while the rank grew
-            return G.kperc_result(), None
+            return G.kperc_result(), G.certificate()
         progress = self._progress_callback()
         kw: dict[str, Any] = {"max_iter": int(self.max_iter), "check_input": False}
         found: dict[str, Any] = {}
@@ -1169,15 +1170,25 @@ class _GrownNystroem:
         self.transformer = result.transformer
         self.feature_norms = result.feature_norms
 
+    def certificate(self) -> dict[str, Any] | None:
+        """The ``tol``-certificate under the exact kernel that stopped the run, in the
+        form of the classifier's own certificate watch (``p``, ``bound``, ``nit``)."""
+        r = self.result
+        if r.p is None:
+            return None
+        return {"p": r.p, "bound": float(r.norm_p_G), "nit": int(r.nit)}
+
     def kperc_result(self) -> KpercResult:
         """The run as the other algorithms report it: a separator only when certified
-        under the exact kernel; otherwise the budget (``max_iter``) ran out."""
+        under the exact kernel; a stop on a certificate as the classifier's watch
+        reports one (``"callback"``); otherwise the budget (``max_iter``) ran out."""
         r = self.result
         ok = bool(r.certified)
+        how = "separator" if ok else "callback" if r.p is not None else "max_iter"
         return KpercResult(
-            outcome="separator" if ok else "max_iter",
+            outcome=how,
             success=ok,
-            status=STATUS["separator" if ok else "max_iter"],
+            status=STATUS[how],
             message=r.message,
             nit=int(r.nit),
             alpha=r.alpha,

@@ -774,3 +774,22 @@ def test_certified_separates_counts_the_nonzeros_of_each_row():
     w[:2] = [1.0, -1.0 + 20 * u]
     assert certified_separates(sp.csr_matrix(z), w)[0]
     assert not certified_separates(z, w)[0]
+
+
+def test_grown_nystroem_fit_stops_early_on_inseparable_data():
+    """Above 5000 points (n_components='auto', RBF): near-duplicates under the other label
+    leave no margin above tol, and the fit stops on a certificate checked under the exact
+    kernel instead of running to max_iter."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1.0, 1.0, (2600, 2))
+    y = np.where(rng.random(2600) < 0.5, -1, 1)
+    X2 = np.vstack([X, X + 1e-7 * rng.standard_normal(X.shape)])
+    y2 = np.concatenate([y, -y])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf = kperc.SNKPClassifier(gamma=2.0).fit(X2, y2)
+    assert clf.gram_form_ == "nystroem" and clf.outcome_ == "certificate"
+    assert not clf.converged_ and clf.certificate_norm_ <= clf.tol_
+    assert clf.n_iter_ < 1000 and clf.witnesses_.size > 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import seeds
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sklearn.kernel_approximation import Nystroem
 from sklearn.metrics.pairwise import rbf_kernel
@@ -97,6 +97,65 @@ def test_inseparable_data_are_never_certified():
     assert not res.certified and res.stop in ("max_components", "max_iter")
 
 
+def _independent_norm(X, y, p):
+    """``||p||_G`` from scikit-learn's kernel, independently of kperc."""
+    Y = np.asarray(y, dtype=float)
+    K = rbf_kernel(X, gamma=GAMMA) * np.outer(Y, Y)
+    return float(np.sqrt(max(p @ K @ p, 0.0)))
+
+
+def test_near_duplicates_with_both_labels_end_in_an_exact_kernel_certificate():
+    """Points repeated, 1e-7 apart, under the other label: the margin is far below tol,
+    and the screen on the features leads to a certificate checked under the exact kernel."""
+    ds = planted_rbf(300, 3, rho=0.05, gamma=GAMMA, seed=2)
+    rng = np.random.default_rng(0)
+    X = np.vstack([ds.X, ds.X + 1e-7 * rng.standard_normal(ds.X.shape)])
+    y = np.concatenate([ds.y, -ds.y])
+    res = kperc.snkp_nystroem(X, y, gamma=GAMMA, tol=1e-3, random_state=0)
+    assert res.outcome == "certificate" and res.stop == "certificate" and not res.certified
+    assert res.norm_p_G <= 1e-3 and "tol=0.001" in res.message
+    assert res.p.min() >= 0 and res.p.sum() == pytest.approx(1.0)
+    assert _independent_norm(X, y, res.p) <= res.norm_p_G
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=seeds, rho=st.sampled_from([0.02, 0.05]))
+def test_tol_never_certifies_data_with_a_larger_margin(seed, rho):
+    """With the margin planted above tol, no certificate can exist (a certificate bounds
+    every separator's margin by tol): the run ends with a separator."""
+    try:
+        ds = planted_rbf(300, 3, rho=rho, gamma=GAMMA, seed=seed % 1000)
+    except ValueError:  # a planted function of one sign on the cube: no problem to solve
+        assume(False)
+    res = kperc.snkp_nystroem(ds.X, ds.y, gamma=GAMMA, tol=rho / 4, random_state=0)
+    assert res.p is None and res.outcome == "separator" and res.certified
+
+
+def test_a_screen_the_exact_kernel_refuses_grows_the_rank(monkeypatch):
+    """A screen that fires on every test (as if the features had no margin) is refused by
+    the exact check on separable data: the rank doubles, and the separator still comes."""
+    ds = planted_rbf(300, 3, rho=0.05, gamma=GAMMA, seed=3)
+
+    def always(op, tol, n):
+        found: dict = {}
+
+        def watch(r):
+            if r.nit >= 8:
+                found["p"] = r.p / r.p.sum()
+                raise StopIteration
+
+        return watch, found
+
+    monkeypatch.setattr(_approx, "_certificate_screen", always)
+    res = kperc.snkp_nystroem(
+        ds.X, ds.y, gamma=GAMMA, n_components=8, max_components=16, tol=1e-3, random_state=0
+    )
+    assert [s["snkp"] for s in res.stages] == ["certificate screen", "certificate screen"]
+    assert not any(s["certificate"] for s in res.stages)
+    # at the cap the stage goes on without the screen and finds the certified separator
+    assert res.certified and res.outcome == "separator"
+
+
 def test_a_false_float32_proposal_is_refused(monkeypatch):
     # Float32 products whose rounding makes every (G alpha)_i look positive: SNKP proposes
     # a separator at once, and only the float64 check under the exact kernel stands
@@ -178,6 +237,8 @@ def test_dual_certificate_is_the_exact_margin_check_of_alpha():
         ({"random_state": "x"}, "random_state"),
         ({"random_state": -1}, "random_state"),
         ({"gamma": -1.0}, "gamma"),
+        ({"tol": 0.0}, "tol"),
+        ({"tol": float("nan")}, "tol"),
     ],
 )
 def test_bad_parameters_are_named(kw, match):
