@@ -253,9 +253,11 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
           ``algorithm="snkp"`` (``halt=True``) the rank is grown by
           :func:`kperc.snkp_nystroem`: it starts at 64 landmarks and doubles until
           SNKP's separator is certified, in float64, under the exact kernel on every
-          training point (at most 4096 landmarks and ``max_iter`` iterations in all;
-          float32 features; ``verbose`` prints one line per rank tried, instead of
-          per-iteration progress). Otherwise (``"poly"``, another algorithm, or
+          training point, or until SNKP's dual iterate is a ``tol``-certificate
+          under the exact kernel (up to 20,000 points; the fit then ends with
+          ``outcome_ == "certificate"``) (at most 4096 landmarks and ``max_iter``
+          iterations in all; float32 features; ``verbose`` prints one line per rank
+          tried, instead of per-iteration progress). Otherwise (``"poly"``, another algorithm, or
           ``halt=False``) ``500`` Nystroem features are used, as an int would (memory
           ``O(n m)``: 0.4 GB at ``n = 10^5``). A callable kernel always uses the exact
           dense matrix.
