@@ -671,7 +671,7 @@ def snkp_nystroem(
         the features, ``||Z^T p||``, is at most ``tol``, its norm under the exact kernel,
         ``sqrt(p^T G p)``, is computed in float64 from exact kernel values with a
         rounding bound (``O(n^2)`` kernel values, done only up to
-        :data:`CERTIFICATE_MAX_N` points). A Nystroem kernel never exceeds the exact one
+        20,000 points). A Nystroem kernel never exceeds the exact one
         (``G - Z Z^T`` is positive semidefinite), so the first test only screens; the
         second decides. If the exact bound is at most ``tol`` the run stops with that
         ``p``; otherwise the stage ends and the rank doubles, as for a refused separator.
