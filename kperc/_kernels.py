@@ -717,6 +717,26 @@ def _dense_seminorm_bound(G: np.ndarray, p: np.ndarray, block: int = 512) -> tup
     return float(np.sqrt(qf)), float(np.sqrt(qf + err))
 
 
+def quick_seminorm_bound(gram, p: np.ndarray) -> tuple[float, float]:
+    """``gram.seminorm_bound(p)``, from one BLAS product when that is accurate enough.
+
+    On a dense ``G`` the bound accumulates ``p^T G p`` in extended precision without BLAS,
+    which costs about 25 products at ``n = 2000``. In double precision ``p^T (G p)`` is
+    off by at most ``2 (n + 2) u ||p||_1^2`` (each ``(G p)_i`` by ``(n + 2) u ||p||_1``,
+    ``|G_ij| <= 1``). When that error is below ``1e-8`` of the computed value, the double
+    value and its bound are returned (the value is then within ``1e-8`` relative of the
+    extended one); otherwise, where the sum cancels, the extended computation decides.
+    """
+    if not isinstance(gram, _DenseGram):
+        return gram.seminorm_bound(p)
+    q = float(p @ (gram.G @ p))
+    l1 = float(np.abs(p).sum())
+    err = 2.0 * (gram.n + 2) * _U * l1 * l1
+    if not (q > 0 and err <= 1e-8 * q):
+        return gram.seminorm_bound(p)
+    return float(np.sqrt(q)), float(np.sqrt(q + err))
+
+
 def seminorm_floor(gram) -> float:
     """The smallest ``||p||_G`` bound attainable for ``p`` in the simplex (``p = 0`` ideal).
 

@@ -14,7 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from ._kernels import as_gram, certified_positive, check_attainable, seminorm_floor
+from ._kernels import (
+    as_gram,
+    certified_positive,
+    check_attainable,
+    quick_seminorm_bound,
+    seminorm_floor,
+)
 from ._result import (
     CallbackType,
     KpercResult,
@@ -353,7 +359,9 @@ def isnkpvn(
     total = 0
     t = 0
     while True:
-        nq, upper = gram.seminorm_bound(q)
+        # the first q is the centre of the simplex, far from cancellation on most data: one
+        # product decides it (a call's fixed cost); later q go through the extended bound
+        nq, upper = quick_seminorm_bound(gram, q) if t == 0 else gram.seminorm_bound(q)
         if upper <= eps:
             tr.add(t=t, norm_q_G=nq, delta=0.0, inner_nit=0, outcome="guard")
             how, alpha, below = "certificate", q.copy(), "<="  # q_t is already one

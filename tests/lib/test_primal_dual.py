@@ -255,3 +255,57 @@ def test_gordan_in_rkhs_exactly_one_alternative(seed):
         value, witness = kperc.min_norm_point(kperc.gram_factor(G))
         assert value <= 1e-7
         assert np.max(np.abs(G @ witness)) <= 1e-7
+
+
+@given(seed=seeds)
+def test_quick_seminorm_bound_is_a_bound_and_agrees_with_the_extended_one(seed):
+    """One BLAS product for ||p||_G where the sum does not cancel; the bound holds
+    against the exact rational value, and the value agrees with the extended one."""
+    from fractions import Fraction
+
+    from kperc._kernels import _dense_seminorm_bound, as_gram, quick_seminorm_bound
+
+    prob = planted_problem(seed, n=int(np.random.default_rng(seed).integers(5, 40)))
+    G = prob.gram()
+    n = G.shape[0]
+    p = np.full(n, 1.0 / n)
+    val, upper = quick_seminorm_bound(as_gram(G), p)
+    ext, _ = _dense_seminorm_bound(G, p)
+    assert val == pytest.approx(ext, rel=1e-8)
+    exact = sum(
+        Fraction(p[i]) * Fraction(G[i, j]) * Fraction(p[j]) for i in range(n) for j in range(n)
+    )
+    assert Fraction(upper) ** 2 >= exact
+
+
+def test_quick_seminorm_bound_hands_a_cancelling_sum_to_the_extended_one(monkeypatch):
+    """A point repeated under the other label: p on the pair gives p^T G p = 0 up to
+    rounding, where double precision cannot bound ||p||_G usefully."""
+    from kperc import _kernels
+
+    X = np.array([[1.0, 2.0], [1.0, 2.0], [0.5, -1.0]])
+    y = np.array([1.0, -1.0, 1.0])
+    G = kperc.gram_matrix(X, y)
+    calls = []
+    real = _kernels._dense_seminorm_bound
+    monkeypatch.setattr(
+        _kernels, "_dense_seminorm_bound", lambda G, p: calls.append(1) or real(G, p)
+    )
+    p = np.array([0.5, 0.5, 0.0])
+    val, upper = _kernels.quick_seminorm_bound(_kernels.as_gram(G), p)
+    assert calls and val == 0.0 and upper < 1e-8
+
+
+def test_isnkpvn_first_step_needs_no_extended_precision(monkeypatch):
+    """The fixed cost of a call: at the centre of the simplex, one product decides."""
+    from kperc import _kernels
+
+    prob = planted_problem(0, n=200)
+    G = kperc.ValidatedGram(prob.gram())
+    calls = []
+    real = _kernels._dense_seminorm_bound
+    monkeypatch.setattr(
+        _kernels, "_dense_seminorm_bound", lambda G, p: calls.append(1) or real(G, p)
+    )
+    kperc.isnkpvn(G, eps=1e-3, max_iter=1)
+    assert calls == []
