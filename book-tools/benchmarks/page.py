@@ -812,7 +812,6 @@ def families_texts(frec: Record) -> list[Glue]:
         md("fam-machine", machine_text(frec["machine"])),
         md("fam-when", when_text(frec["finished_utc"])),
         md("fam-elapsed", f"{frec['elapsed_s'] / 60:.1f} minutes"),
-        md("fam-command", f"`{frec['command']}`"),
         md(
             "fam-busy",
             busy_text(frec.get("busy"), _peers_load(frec), frec["machine"]["cores"]),

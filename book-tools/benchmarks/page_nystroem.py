@@ -193,15 +193,15 @@ def run_text(prec: Record) -> str:
     """How the RBF rows were measured: the command, and whether the machine was busy."""
     run = prec.get("family_runs", {}).get("rbf")
     if run is None:
-        cmd, busy = prec.get("command", "python -m benchmarks.peers"), prec.get("busy")
+        how, busy = "in the run of the comparison above", prec.get("busy")
     else:
-        cmd, busy = run["command"], run.get("busy")
+        how, busy = "in a later run of the RBF problems alone", run.get("busy")
     state = {
         True: "on a machine busy with other work, so the times are pessimistic",
         False: "on an otherwise idle machine",
         None: "with the machine's load unknown",
     }[busy]
-    return f"The RBF rows were measured by `{cmd}`, {state}."
+    return f"The RBF rows were measured {how}, {state}."
 
 
 def nystroem_grown_texts(prec: Record) -> list[Glue]:
