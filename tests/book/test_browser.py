@@ -479,6 +479,9 @@ _READER_JS = r"""
                       const tops = new Set([...r.getClientRects()].map(x => Math.round(x.top)));
                       return tops.size > 1; })
       .map(td => td.innerText.slice(0, 40));
+  // a table shown as cards on phones labels every cell with its column (kperc-cards.js)
+  const unlabelled = [...article.querySelectorAll('.kperc-autolabel tbody td')]
+      .filter(td => !td.hasAttribute('data-label')).map(td => td.innerText.slice(0, 40));
   const tables = [...article.querySelectorAll('table')].filter(t => !printed(t)).map(t => {
     const box = t.parentElement;
     return [t.scrollWidth, box.clientWidth, box.scrollWidth > box.clientWidth + 1,
@@ -523,7 +526,7 @@ _READER_JS = r"""
       .filter(c => !c.closest('pre, div.highlight, div.cell_input, .xref, dl.py dt'))
       .map(c => c.textContent.trim());
   return {pageWidth: document.documentElement.scrollWidth, viewWidth: window.innerWidth,
-          colWidth, tables, brokenCells, scrollers, imgs, refs, links, maths,
+          colWidth, tables, brokenCells, unlabelled, scrollers, imgs, refs, links, maths,
           text: article.innerText, prose, proseNoCode, inlineCode};
 }
 """
@@ -578,6 +581,8 @@ def test_page_reads_well(site, browser, rel, width):
     for t_width, box, box_scrolls, head in info["tables"]:
         if t_width > box + 1 or box_scrolls:
             problems.append(f"table {head!r} is {t_width} px wide in a {box} px column")
+    for text in info["unlabelled"]:
+        problems.append(f"a cell of a card table has no column label: {text!r}")
     for text in info["brokenCells"]:
         problems.append(f"a cell of a printed table breaks across lines: {text!r}")
     for right, col, text in info["maths"]:
