@@ -114,7 +114,8 @@ def test_the_use_kperc_on_your_own_data_example_runs(doc):
     assert out.returncode == 0, out.stderr
     lines = out.stdout.strip().splitlines()
     assert lines[0].startswith("separator ") and "exact margin: 0.1982" in lines[0]
-    assert lines[1] == "training accuracy: 1.0"
+    assert lines[1] == "training points classified: 1.0"
+    assert lines[2] == "training accuracy: 1.0"
 
 
 def test_readme_and_pypi_examples_agree():
