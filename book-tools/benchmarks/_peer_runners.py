@@ -565,33 +565,18 @@ def run_sklearn_perceptron_peer(ds: Dataset, cfg) -> Fit:
     of :func:`_seen_rows`, and after each chunk ``w`` is checked by :func:`check_model`
     (included in the time); it stops by itself at the cap.
     """
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.linear_model import Perceptron
+    from benchmarks._runners import sklearn_perceptron_chunks
 
     Xs = _seen_rows(ds, cfg)
-    clf = Perceptron(
-        fit_intercept=False,
-        shuffle=True,
-        random_state=cfg.seed,
-        tol=None,
-        max_iter=1,
-        warm_start=True,
-        eta0=1.0,
-    )
-    epochs = 0
     t0 = _now()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        while True:
-            chunk = max(1, epochs // 10)
-            clf.set_params(max_iter=chunk)
-            clf.fit(Xs, ds.y)
-            epochs += chunk
-            model = {"kind": "linear", "w": clf.coef_.ravel().copy(), "rows": _rows_kind(cfg)}
-            separated = check_model(ds, model)["separated"]
-            elapsed = _now() - t0
-            if separated or elapsed >= cfg.cap_s:
-                break
+    epochs = 0
+    for epochs_done, w in sklearn_perceptron_chunks(Xs, ds.y, cfg.seed):
+        epochs = epochs_done
+        model = {"kind": "linear", "w": w.copy(), "rows": _rows_kind(cfg)}
+        separated = check_model(ds, model)["separated"]
+        elapsed = _now() - t0
+        if separated or elapsed >= cfg.cap_s:
+            break
     return Fit(
         elapsed,
         None,

@@ -17,22 +17,17 @@ def _signed_points(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     return X * (y / np.linalg.norm(X, axis=1))[:, None]
 
 
-def run_sklearn_perceptron(
-    X: np.ndarray, y: np.ndarray, cap_s: float, seed: int = 0
-) -> dict[str, Any]:
-    """scikit-learn's online Perceptron until it separates, or for about ``cap_s`` s.
+def sklearn_perceptron_chunks(X: np.ndarray, y: np.ndarray, seed: int = 0):
+    """scikit-learn's online Perceptron in chunks of epochs: yields ``(epochs, w)``.
 
-    It is fitted on the normalised points ``x_i / ||x_i||`` with
     ``fit_intercept=False``, ``shuffle=True``, a constant step and no early stopping
-    (``tol=None``), in chunks of epochs (``warm_start``; each chunk at most a tenth of
-    the epochs so far, so at most 10% overshoot). After each chunk the harness checks
-    whether ``w`` separates (one product with the data, included in the time).
+    (``tol=None``), continued with ``warm_start``; each chunk is at most a tenth of the
+    epochs so far, so a caller that stops at the first separating ``w`` overshoots by at
+    most 10%. The caller decides when to stop (separated, or its time cap).
     """
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import Perceptron
 
-    Xn = X / np.linalg.norm(X, axis=1)[:, None]
-    A = Xn * y[:, None]
     clf = Perceptron(
         fit_intercept=False,
         shuffle=True,
@@ -43,20 +38,36 @@ def run_sklearn_perceptron(
         eta0=1.0,
     )
     epochs = 0
-    t0 = _now()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         while True:
             chunk = max(1, epochs // 10)
             clf.set_params(max_iter=chunk)
-            clf.fit(Xn, y)
+            clf.fit(X, y)
             epochs += chunk
-            w = clf.coef_.ravel()
-            m = A @ w
-            separated = bool(m.min() > 0)
-            elapsed = _now() - t0
-            if separated or elapsed >= cap_s:
-                break
+            yield epochs, clf.coef_.ravel()
+
+
+def run_sklearn_perceptron(
+    X: np.ndarray, y: np.ndarray, cap_s: float, seed: int = 0
+) -> dict[str, Any]:
+    """scikit-learn's online Perceptron until it separates, or for about ``cap_s`` s.
+
+    It is fitted on the normalised points ``x_i / ||x_i||`` in chunks of epochs
+    (:func:`sklearn_perceptron_chunks`). After each chunk the harness checks whether
+    ``w`` separates (one product with the data, included in the time).
+    """
+    Xn = X / np.linalg.norm(X, axis=1)[:, None]
+    A = Xn * y[:, None]
+    t0 = _now()
+    epochs = 0
+    for epochs_done, w in sklearn_perceptron_chunks(Xn, y, seed):
+        epochs = epochs_done
+        m = A @ w
+        separated = bool(m.min() > 0)
+        elapsed = _now() - t0
+        if separated or elapsed >= cap_s:
+            break
     nw = float(np.linalg.norm(w))
     return {
         "time_s": elapsed,

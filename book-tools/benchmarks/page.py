@@ -23,7 +23,7 @@ from benchmarks._config import PERITER_ALGOS, PERITER_TARGETS
 from benchmarks.peers.analysis import crossovers, kernel_goal_miss
 from benchmarks.peers.config import KPERC_SNKP, SOLVER_LABELS
 from benchmarks.peers.markdown import fmt_time as fmt_s
-from benchmarks.peers.markdown import peers_markdown, short_number
+from benchmarks.peers.markdown import peers_markdown, run_cell, short_number
 from benchmarks.report import target_verdict
 from kperc_book._markdown import table as md_table
 
@@ -562,22 +562,6 @@ def solver_order(rows: Sequence[dict[str, Any]]) -> list[str]:
     return known + sorted(present - set(known))
 
 
-def _run_cell(r: dict[str, Any] | None) -> str:
-    """A run as a table cell: time and iterations, ``> cap``, or what went wrong."""
-    if r is None:
-        return ""
-    st = r["status"]
-    if st == "skipped":
-        return "skipped"
-    if st == "timeout":
-        return f"> {r['cap_s']:g} s"
-    if st == "error":
-        return "failed"
-    nit = f" · {r['nit']:,}" if r.get("nit") is not None else ""
-    t = fmt_s(r["time_s"]) + nit
-    return f"**{t}**" if r.get("_fastest") else (t if r["separated"] else f"{t}, no separator")
-
-
 def family_table_markdown(frec: Record, family: str) -> str:
     """Every run of one family: a row per solver, a column per instance; a cell is the time
     to a certified separator and the iteration count, the fastest in bold."""
@@ -597,7 +581,7 @@ def family_table_markdown(frec: Record, family: str) -> str:
             r = next((x for x in sub if x["solver"] == s and x["rho"] == rho and x["n"] == n), None)
             if r is not None:
                 r = {**r, "_fastest": fastest.get((rho, n)) == s}
-            line.append(_run_cell(r))
+            line.append(run_cell(r, nit=True))
         body.append(line)
     head = ["solver"] + [
         f"n = {short_number(n)}" if rho == 0 else f"{short_number(rho)}, {short_number(n)}"

@@ -33,7 +33,10 @@ def fmt_time(t: float) -> str:
     return f"{t * 1e3:.3g} ms" if t < 1 else f"{t:.3g} s"
 
 
-def _cell(r: dict[str, Any] | None) -> str:
+def run_cell(r: dict[str, Any] | None, *, nit: bool = False) -> str:
+    """A run as a table cell: its time (and with ``nit`` its iteration count, as
+    ``2.1 ms · 65``), ``> cap`` when stopped at the cap, "skipped", "failed", or the time
+    with "no separator"; the fastest of an instance (``r["_fastest"]``) in bold."""
     if r is None:
         return ""
     st = r["status"]
@@ -44,6 +47,10 @@ def _cell(r: dict[str, Any] | None) -> str:
     if st == "error":
         return "failed"
     t = fmt_time(r["time_s"])
+    if nit and r.get("nit") is not None:
+        t += f" · {r['nit']:,}"
+    if r.get("_fastest"):
+        return f"**{t}**"
     return t if r["separated"] else f"{t}, no separator"
 
 
@@ -127,7 +134,7 @@ def peers_markdown(record: dict[str, Any]) -> str:
             body = []
             for s in solvers_of(at):
                 by_n = {r["n"]: r for r in at if r["solver"] == s}
-                body.append([label(s)] + [_cell(by_n.get(n)) for n in ns])
+                body.append([label(s)] + [run_cell(by_n.get(n)) for n in ns])
             parts.append(
                 f"**{_cap(FAMILY_LABELS[fam])} problems, \u03c1 = {rho:g}**: "
                 "time to a separator\n\n"
