@@ -542,15 +542,22 @@ def _signed_normalized_points(X, y: np.ndarray):
     return Xs / norms[:, None] * y[:, None]
 
 
-def _sparse_signed_normalized_points(X: scipy.sparse.csr_matrix, y: np.ndarray):
-    """The sparse form of :func:`_signed_normalized_points`: the same exact power-of-two
-    scaling of each row, then its division by the row's norm, on the stored entries."""
+def sparse_pow2_rows(X: scipy.sparse.csr_matrix):
+    """Each row of a CSR ``X`` scaled by the power of two that brings its largest entry
+    into ``[0.5, 1)`` (exact, so no sum of squares overflows or underflows): the scaled
+    matrix, the row index of each stored entry, and the scaled rows' norms."""
     rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
     amax = np.zeros(X.shape[0])
     np.maximum.at(amax, rows, np.abs(X.data))
     e = np.frexp(np.where(amax > 0, amax, 1.0))[1]
     Xs = scipy.sparse.csr_matrix((np.ldexp(X.data, -e[rows]), X.indices, X.indptr), X.shape)
-    norms = sparse_row_norms(Xs)
+    return Xs, rows, sparse_row_norms(Xs)
+
+
+def _sparse_signed_normalized_points(X: scipy.sparse.csr_matrix, y: np.ndarray):
+    """The sparse form of :func:`_signed_normalized_points`: the same exact power-of-two
+    scaling of each row, then its division by the row's norm, on the stored entries."""
+    Xs, rows, norms = sparse_pow2_rows(X)
     _check_diag(norms)
     Xs.data = Xs.data / norms[rows] * y[rows]
     return Xs

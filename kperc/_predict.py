@@ -25,6 +25,7 @@ from ._kernels import (
     _kernel_diagonal,
     _kernel_values,
     _signed_normalized_points,
+    sparse_pow2_rows,
 )
 from ._result import KpercResult
 from ._typing import ArrayLike, KernelLike
@@ -35,7 +36,6 @@ from ._validation import (
     check_Xy,
     check_Xy_sparse,
     row_norms,
-    sparse_row_norms,
 )
 
 __all__ = ["decision_function", "predict"]
@@ -237,12 +237,7 @@ def _unit_rows(X):
     :func:`kperc.signed_normalized_points` computes them: the same values on the
     training points, without overflow for entries of size 1e+-300."""
     if scipy.sparse.issparse(X):
-        rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
-        amax = np.zeros(X.shape[0])
-        np.maximum.at(amax, rows, np.abs(X.data))
-        e = np.frexp(np.where(amax > 0, amax, 1.0))[1]
-        Xs = scipy.sparse.csr_matrix((np.ldexp(X.data, -e[rows]), X.indices, X.indptr), X.shape)
-        norms = sparse_row_norms(Xs)
+        Xs, rows, norms = sparse_pow2_rows(X)
         Xs.data = Xs.data / np.where(norms > 0, norms, 1.0)[rows]
         return Xs
     amax = np.max(np.abs(X), axis=1)
