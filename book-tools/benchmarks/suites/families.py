@@ -12,32 +12,18 @@ benchmark record.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from benchmarks._config import BenchConfig
-from benchmarks.peers import analysis, config, measure
-from benchmarks.record import write_json
+from benchmarks.peers import analysis, config
+from benchmarks.suites.peers import run_and_write
 
 #: The command recorded in the file when the harness writes it.
 COMMAND = "python -m benchmarks.bench --suite families"
 
 
-def families_path(cfg: BenchConfig) -> Path:
-    """``families.json`` in ``cfg.timings_dir`` when one is set, else the book's copy."""
-    out = config.FAMILIES_OUT
-    return Path(cfg.timings_dir) / out.name if cfg.timings_dir else out
-
-
 def suite_families(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[str, Any]:
     """Run the by-family comparison (small sizes when ``cfg.quick``) and write its file."""
     fcfg = config.families_quick_config() if cfg.quick else config.families_config()
-    record = measure.run(fcfg, log=log, command=COMMAND + (" --quick" if cfg.quick else ""))
-    path = families_path(cfg)
-    write_json(path, record)
-    return {
-        "file": path.name,
-        "busy": record["busy"],
-        "elapsed_s": record["elapsed_s"],
-        "winners": analysis.family_winners(record),
-    }
+    record, common = run_and_write(cfg, log, fcfg, config.FAMILIES_OUT, COMMAND)
+    return {**common, "winners": analysis.family_winners(record)}

@@ -21,21 +21,24 @@ from benchmarks.record import write_json
 COMMAND = "python -m benchmarks.bench --suite peers"
 
 
-def peers_path(cfg: BenchConfig) -> Path:
-    """``peers.json`` in ``cfg.timings_dir`` when one is set, else the book's copy."""
-    out = config.DEFAULT_OUT
-    return Path(cfg.timings_dir) / out.name if cfg.timings_dir else out
+def run_and_write(
+    cfg: BenchConfig,
+    log: Callable[[str], None],
+    pcfg: config.PeersConfig,
+    out: Path,
+    command: str,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Run the comparison with ``pcfg`` and write its record to ``out`` (beside the other
+    timings when ``cfg.timings_dir`` is set): the record and the suite's common result."""
+    record = measure.run(pcfg, log=log, command=command + (" --quick" if cfg.quick else ""))
+    path = Path(cfg.timings_dir) / out.name if cfg.timings_dir else out
+    write_json(path, record)
+    common = {"file": path.name, "busy": record["busy"], "elapsed_s": record["elapsed_s"]}
+    return record, common
 
 
 def suite_peers(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[str, Any]:
     """Run the peer comparison (quick sizes when ``cfg.quick``) and write its file."""
     pcfg = config.quick_config() if cfg.quick else config.default_config()
-    record = measure.run(pcfg, log=log, command=COMMAND + (" --quick" if cfg.quick else ""))
-    path = peers_path(cfg)
-    write_json(path, record)
-    return {
-        "file": path.name,
-        "busy": record["busy"],
-        "elapsed_s": record["elapsed_s"],
-        "crossovers": analysis.crossovers(record),
-    }
+    record, common = run_and_write(cfg, log, pcfg, config.DEFAULT_OUT, COMMAND)
+    return {**common, "crossovers": analysis.crossovers(record)}
