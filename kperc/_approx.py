@@ -512,7 +512,9 @@ class NystroemResult(OptimizeResult):
         included), at most ``tol``.
     stages : list of dict
         One per rank tried: ``n_components``, ``max_iter`` (its budget), ``nit``,
-        ``snkp`` (SNKP's outcome on the Nystroem features), ``certified``,
+        ``snkp`` (SNKP's outcome on the Nystroem features, ``"certificate screen"``
+        when the screen of ``tol`` stopped it), ``screened`` (whether the screen fired),
+        ``certified``, ``certificate`` (whether the exact-kernel bound passed),
         ``min_yf`` (``min_i`` of ``yf``, or None without a proposal), ``seconds``.
 
     Examples
@@ -572,6 +574,22 @@ def _certificate_screen(op, tol: float | None, n: int):
             raise StopIteration
 
     return watch, found
+
+
+def _stage_separator(res, op, X, y, gamma: float, certify: str):
+    """A stage's model and whether it is a separator under the exact kernel:
+    ``v = Z^T alpha``, ``beta`` (the same model over the landmarks), ``ok`` and the
+    checked values ``yf`` (None when SNKP proposed no separator)."""
+    v = op.coef(res.alpha) if isinstance(op, _Float32Products) else op.Z.T @ res.alpha
+    tr = op.transformer
+    beta = tr.normalization_.T @ v
+    if res.outcome != "separator":
+        return v, beta, False, None
+    if certify == "landmarks":
+        chk = _landmark_check(X, y, tr.components_, beta, gamma)
+        return v, beta, chk.certified, chk.yf
+    dual = exact_margin_check(X, y, res.alpha, "rbf", gamma=gamma)
+    return v, beta, dual.certified, dual.Galpha
 
 
 def _exact_certificate(X, y, p, gamma: float, tol) -> dict[str, Any] | None:
@@ -725,25 +743,24 @@ def snkp_nystroem(
         op = _approx_gram_operator(X, y, "rbf", m, "nystroem", seed, {"gamma": gamma}, dtype)
         watch, found = _certificate_screen(op, tol, n)
         res = snkp(op, max_iter=it, check_input=False, callback=watch)
-        total += res.nit
+        stage_nit = res.nit
         cert = _exact_certificate(X, y, found["p"], gamma, tol) if found else None
-        v = op.coef(res.alpha) if isinstance(op, _Float32Products) else op.Z.T @ res.alpha
+        if found and not cert and last and total + stage_nit < max_iter:
+            # the rank cannot grow: the last stage starts again, without the screen
+            res = snkp(op, max_iter=max_iter - total - stage_nit, check_input=False)
+            stage_nit += res.nit
+        total += stage_nit
         tr = op.transformer
-        beta = tr.normalization_.T @ v
-        ok, yf = False, None
-        if res.outcome == "separator":
-            if certify == "landmarks":
-                chk = _landmark_check(X, y, tr.components_, beta, gamma)
-                ok, yf = chk.certified, chk.yf
-            else:
-                dual = exact_margin_check(X, y, res.alpha, "rbf", gamma=gamma)
-                ok, yf = dual.certified, dual.Galpha
+        v, beta, ok, yf = _stage_separator(res, op, X, y, gamma, certify)
         stages.append(
             {
                 "n_components": int(tr.components_.shape[0]),
                 "max_iter": int(it),
-                "nit": int(res.nit),
-                "snkp": "certificate screen" if found else res.outcome,
+                "nit": int(stage_nit),
+                "snkp": "certificate screen"
+                if found and res.outcome == "callback"
+                else res.outcome,
+                "screened": bool(found),
                 "certified": ok,
                 "certificate": cert is not None,
                 "min_yf": None if yf is None else float(yf.min()),
@@ -751,16 +768,6 @@ def snkp_nystroem(
             }
         )
         stop = "certified" if ok else "certificate" if cert else "max_components" if last else None
-        if found and not cert and last and total < max_iter:
-            stop = None  # the rank cannot grow: the last stage goes on without the screen
-            res = snkp(op, max_iter=max_iter - total, check_input=False)
-            total += res.nit
-            if res.outcome == "separator":
-                v = op.coef(res.alpha) if isinstance(op, _Float32Products) else op.Z.T @ res.alpha
-                beta = tr.normalization_.T @ v
-                chk = _landmark_check(X, y, tr.components_, beta, gamma)
-                ok, yf = chk.certified, chk.yf
-            stop = "certified" if ok else "max_components"
         if stop is None and total >= max_iter:
             stop = "max_iter"
         if stop is not None:
