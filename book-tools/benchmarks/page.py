@@ -425,6 +425,11 @@ def families_of(frec: Record) -> list[str]:
     ]
 
 
+def kernel_families(frec: Record) -> list[str]:
+    """The families of a by-family record that are not linear (the second figure)."""
+    return [f for f in families_of(frec) if f not in LINEAR_FAMILIES]
+
+
 def hardest_cell(frec: Record, family: str) -> dict[str, Any]:
     """The winners entry (:func:`benchmarks.peers.analysis.family_winners`) of a family's
     hardest measured instance: its smallest margin, then its largest ``n``."""

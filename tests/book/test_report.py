@@ -265,3 +265,9 @@ def test_a_full_disk_leaves_the_page_whole_with_a_one_line_error(monkeypatch, ca
         assert not [p for p in page.parent.iterdir() if p.name.endswith(".tmp")]
     finally:
         page.write_bytes(before)
+
+
+def test_every_committed_figure_links_to_its_cell():
+    """Every figure on the reproducibility page names the code cell that saved it: a
+    figure name built at run time (not a literal) cannot be traced to its code."""
+    assert "not traceable" not in report.render(ROOT)
