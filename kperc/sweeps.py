@@ -65,13 +65,17 @@ def sweep(
         joblib progress output (0 silent).
     blas_threads : int or None, default=1
         Threads of the BLAS and OpenMP pools while ``func`` runs, set inside each worker
-        (``threadpoolctl.threadpool_limits``). The default, one thread per point, makes a
-        point's arithmetic the same wherever it runs: a threaded BLAS splits its sums
+        (``threadpoolctl.threadpool_limits``). The default, one thread per point, keeps
+        the thread count out of a point's arithmetic: a threaded BLAS splits its sums
         differently for every thread count, so the serial run, joblib's workers and a
         Dask worker (each with its own pool) would otherwise round differently. It also
         suits many small instances on a shared machine, where threaded BLAS only adds
         contention. ``None`` leaves the pools as they are (faster for a few large
-        points; the rows may then differ in the last bits between machines).
+        points). Even pinned, floats computed elsewhere may differ in their last bits
+        (another CPU's kernel; on AVX-512 CPUs, a worker thread); decisions taken beyond
+        rounding do not. The limit is process-wide: workers that are threads of one
+        process (a Dask ``LocalCluster(processes=False)``) share one pool, and one
+        point's exit can lift the limit while another point still runs.
 
     Returns
     -------

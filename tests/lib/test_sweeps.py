@@ -3,9 +3,50 @@
 The book's sweeps go through :func:`kperc.sweeps.sweep`, which hands the work to joblib.
 The same call must run unchanged on a Dask cluster through joblib's ``dask`` backend
 and give the serial results, in grid order.
+
+What "the same results" promises, and why floats are not compared bit for bit
+-----------------------------------------------------------------------------
+A point evaluated in a worker (a loky process, a thread of a Dask worker) runs the same
+code on the same inputs as in the serial run, with the BLAS pinned to one thread
+(``blas_threads=1``). On a CPU with AVX-512 (OpenBLAS's SkylakeX kernel, numpy's
+AVX512_SKX loops) the ``alpha`` of SNKP computed in a thread of an in-process Dask
+worker (``processes=False``) was seen to differ from the serial one by up to 2.8e-17
+(about 8 units in the last place of entries near 1/60), with the same ``nit`` and
+``outcome``, in two fresh clones and with ``OPENBLAS_NUM_THREADS=1``.
+
+What was established about the cause, and what was not:
+
+- *Not the BLAS thread pool.* The products here are 60 x 60: below OpenBLAS's threshold
+  for splitting a gemv or gemm across threads, so they run on one thread whatever the
+  pool size, and the failure persisted with ``OPENBLAS_NUM_THREADS=1``. (A real hazard
+  nevertheless: ``threadpoolctl`` limits are process-wide, so two worker *threads* that
+  enter and leave ``threadpool_limits`` concurrently can restore a pool of several threads
+  while the other still runs. For products large enough to be split, in-process threads
+  can therefore round differently; worker processes cannot.)
+- *Not the inputs.* The problems are generated from integer seeds with numpy's
+  ``Generator``, which gives the same bits on any machine.
+- *Not the address alignment on the kernels available here.* On x86-64 CPUs without
+  AVX-512 (OpenBLAS's Haswell, Zen and Sandybridge kernels), ``G @ v``, ``exp`` and the
+  whole SNKP run give the same bits with their arrays at every 8-byte offset modulo 64, and
+  in a worker thread as in the main thread (30 of 30 problems). The SkylakeX kernel
+  cannot run on such a CPU, so the AVX-512 code paths (where a 64-byte vector makes
+  alignment-dependent head and tail handling possible) could not be examined here. The
+  cause on AVX-512 therefore remains unidentified; it acts only in threads of the same
+  process (the loky test below passed there).
+
+The promise that matters to a reader is therefore what is tested:
+
+- every decision is identical: ``nit``, ``outcome``, NKP's chosen points (its ``alpha``
+  is its update counts over their number, so identical choices give identical bits);
+- every printed value (a margin to four significant digits) is identical;
+- the floating-point arrays of SNKP agree within ``(nit + 1) * n * u * max(alpha)``, the
+  rounding of one product with ``G`` (``|G_ij| <= 1``, a point of the simplex: at most
+  ``n u``) accumulated once per iteration, at the scale of the iterate.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -14,18 +55,32 @@ from joblib import parallel_config
 import kperc
 from kperc.sweeps import grid, sweep
 
+#: The unit round-off of float64.
+U = np.finfo(np.float64).eps / 2
+
 
 def snkp_point(rho: float, seed: int) -> dict:
-    """A small sweep point: SNKP on a planted instance (module level, so picklable)."""
+    """A small sweep point: SNKP and NKP on a planted instance (module level, so picklable)."""
     ds = kperc.datasets.planted(60, 4, rho, near=0.5, seed=seed)
     G = kperc.gram_matrix(ds.X, ds.y)
     r = kperc.snkp(G)
+    nkp = kperc.nkp(G)
+    ga = G @ r.alpha
     return {
+        "n": G.shape[0],
         "nit": int(r.nit),
         "outcome": r.outcome,
-        "alpha_sum": float(r.alpha.sum()),
+        "nkp_nit": int(nkp.nit),
+        "nkp_outcome": nkp.outcome,
+        "nkp_alpha": nkp.alpha,
+        "printed_margin": f"{ga.min() / math.sqrt(max(float(r.alpha @ ga), 0.0)):.4g}",
         "alpha": r.alpha,
     }
+
+
+#: The float arrays of a row that rounding may change, and the integer count that sets
+#: their tolerance; every other value (NKP's alpha included) must be identical.
+ROUNDED = {"alpha": "nit"}
 
 
 def where_point(i: int) -> dict:
@@ -41,19 +96,31 @@ def where_point(i: int) -> dict:
 POINTS = grid(rho=[0.2, 0.05], seed=[0, 1, 2])
 
 
-def _same(a: list[dict], b: list[dict]) -> bool:
-    if len(a) != len(b):
-        return False
+def assert_same_results(a: list[dict], b: list[dict]) -> None:
+    """The promise of a sweep run elsewhere (module docstring): same decisions and
+    printed values, float arrays within the rounding of their computation."""
+    assert len(a) == len(b)
     for x, y in zip(a, b, strict=True):
-        if set(x) != set(y):
-            return False
+        assert set(x) == set(y)
         for k in x:
-            if isinstance(x[k], np.ndarray):
-                if not np.array_equal(x[k], y[k]):
-                    return False
-            elif x[k] != y[k]:
-                return False
-    return True
+            if k in ROUNDED:
+                tol = (x[ROUNDED[k]] + 1) * x["n"] * U * float(np.max(np.abs(x[k])))
+                diff = float(np.max(np.abs(x[k] - y[k])))
+                assert diff <= tol, f"{k} differs by {diff:.3g} > {tol:.3g} at {x}"
+            elif isinstance(x[k], np.ndarray):
+                assert np.array_equal(x[k], y[k]), k  # exact: see ROUNDED
+            else:
+                assert x[k] == y[k], k
+
+
+def test_the_comparison_can_fail():
+    """The tolerance is at the scale of rounding: a change of one choice is caught."""
+    rows = sweep(snkp_point, POINTS[:1])
+    bumped = [dict(rows[0], alpha=rows[0]["alpha"] * (1 + 1e-9))]
+    with pytest.raises(AssertionError, match="alpha differs"):
+        assert_same_results(rows, bumped)
+    with pytest.raises(AssertionError):
+        assert_same_results(rows, [dict(rows[0], nit=rows[0]["nit"] + 1)])
 
 
 def test_grid_is_the_cartesian_product_in_order():
@@ -70,7 +137,7 @@ def test_sweep_rows_carry_the_point_and_the_result_in_grid_order():
     assert [(r["rho"], r["seed"]) for r in rows] == [(p["rho"], p["seed"]) for p in POINTS]
     for r in rows:
         assert r["outcome"] == "separator"
-        assert r["alpha_sum"] == pytest.approx(1.0)
+        assert r["alpha"].sum() == pytest.approx(1.0)
 
 
 def test_sweep_accepts_any_iterable_of_mappings():
@@ -81,11 +148,16 @@ def test_sweep_accepts_any_iterable_of_mappings():
 def test_sweep_on_local_processes_equals_serial():
     serial = sweep(snkp_point, POINTS)
     parallel = sweep(snkp_point, POINTS, n_jobs=2)
-    assert _same(serial, parallel)
+    assert_same_results(serial, parallel)
 
 
 def test_same_sweep_runs_unchanged_on_a_dask_cluster():
-    """joblib's dask backend on a local dask.distributed cluster gives the serial rows."""
+    """joblib's dask backend on a local dask.distributed cluster gives the serial results.
+
+    The workers are threads of this process (``processes=False``); on AVX-512 CPUs their
+    SNKP iterates were seen to differ from the serial ones in the last bits (module
+    docstring), so the rows are held to the promise, not to bit equality.
+    """
     distributed = pytest.importorskip("dask.distributed")
     serial = sweep(snkp_point, POINTS)
     with (
@@ -98,7 +170,7 @@ def test_same_sweep_runs_unchanged_on_a_dask_cluster():
             on_dask = sweep(snkp_point, POINTS, n_jobs=2)
             where = sweep(where_point, grid(i=range(4)), n_jobs=2)
         workers = set(client.scheduler_info()["workers"])
-    assert _same(serial, on_dask)
+    assert_same_results(serial, on_dask)
     # the points were evaluated by the cluster's workers, not in this process
     assert {r["worker"] for r in where} <= workers
     assert all(r["worker"] != "local" for r in where)
@@ -106,7 +178,7 @@ def test_same_sweep_runs_unchanged_on_a_dask_cluster():
 
 def test_explicit_backend_overrides_the_serial_shortcut():
     rows = sweep(snkp_point, POINTS[:2], n_jobs=1, backend="threading")
-    assert _same(rows, sweep(snkp_point, POINTS[:2]))
+    assert_same_results(rows, sweep(snkp_point, POINTS[:2]))
 
 
 def blas_pool_threads(x: int) -> dict:
@@ -134,19 +206,16 @@ def test_sweep_pins_one_blas_thread_per_point_by_default():
     assert seen == [1, 1]
 
 
-def large_point(seed: int) -> dict:
-    """A point whose products are large enough for a threaded BLAS to split (picklable)."""
-    ds = kperc.datasets.planted(1500, 40, 0.05, near=0.5, seed=seed)
-    G = kperc.gram_matrix(ds.X, ds.y)
-    r = kperc.snkp(G, check_input=False)
-    return {"nit": int(r.nit), "alpha": r.alpha.tolist(), "Ga": (G @ r.alpha).tolist()}
-
-
 @pytest.mark.blas
-def test_rows_do_not_depend_on_the_callers_blas_threads():
-    """The same sweep in processes started with 1 and with 2 BLAS threads: identical rows.
+@pytest.mark.parametrize("caller_threads", ["1", "2"])
+def test_points_run_on_one_blas_thread_whatever_the_caller_has(caller_threads):
+    """In processes started with 1 and with 2 BLAS threads, every point sees one thread.
 
-    (With ``blas_threads=None`` the rows of this sweep differ in the last bits.)
+    This is what makes a point's arithmetic independent of the caller's BLAS setting: a
+    product large enough to be split rounds differently for every thread count. The
+    thread count is compared, not the floats: equal floats would also need equal
+    addresses and kernels, which this test cannot promise (module docstring). With
+    ``blas_threads=None`` the caller's pool shows through, so the test can fail.
     """
     import json
     import os
@@ -156,18 +225,20 @@ def test_rows_do_not_depend_on_the_callers_blas_threads():
     code = (
         "import json, sys; sys.path.insert(0, sys.argv[1]); import test_sweeps as t; "
         "from kperc.sweeps import grid, sweep; "
-        "print(json.dumps(sweep(t.large_point, grid(seed=[0, 1]))))"
+        "print(json.dumps([sweep(t.blas_pool_threads, grid(x=[0, 1]), blas_threads=b) "
+        "for b in (1, None)]))"
     )
     here = os.path.dirname(os.path.abspath(__file__))
-    out = []
-    for threads in ("1", "2"):
-        env = dict(os.environ, OPENBLAS_NUM_THREADS=threads, OMP_NUM_THREADS=threads)
-        run = subprocess.run(
-            [sys.executable, "-c", code, here], env=env, capture_output=True, text=True
-        )
-        assert run.returncode == 0, run.stderr[-2000:]
-        out.append(json.loads(run.stdout))
-    assert out[0] == out[1]
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=caller_threads, OMP_NUM_THREADS=caller_threads)
+    run = subprocess.run(
+        [sys.executable, "-c", code, here], env=env, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    pinned, unpinned = json.loads(run.stdout)
+    if all(r["blas_max"] is None for r in pinned):
+        pytest.skip("numpy is linked to no BLAS that threadpoolctl can see")
+    assert [r["blas_max"] for r in pinned] == [1, 1]
+    assert [r["blas_max"] for r in unpinned] == [int(caller_threads)] * 2
 
 
 def test_sweep_blas_threads_leaves_the_caller_unchanged():
