@@ -89,12 +89,13 @@ class Objective(BaseObjective):
         if (alpha is None) == (w is None):
             raise ValueError("a solver's answer is either alpha or w (exactly one of them).")
         b = float(intercept)
-        if w is not None:
-            yf, err, norm = self._primal(np.asarray(w, dtype=np.float64), b)
-        else:
-            yf, err, norm = self._dual(np.asarray(alpha, dtype=np.float64), b)
-        if not (np.all(np.isfinite(yf)) and np.isfinite(norm)):
+        answer = np.asarray(w if alpha is None else alpha, dtype=np.float64)
+        if not (np.all(np.isfinite(answer)) and np.isfinite(b)):  # a diverged solver
             return dict(separated=0, min_margin=float("nan"), fraction_separated=0.0)
+        if w is not None:
+            yf, err, norm = self._primal(answer, b)
+        else:
+            yf, err, norm = self._dual(answer, b)
         ok = yf > err
         return dict(
             separated=int(np.all(ok)),
@@ -117,6 +118,8 @@ class Objective(BaseObjective):
         n = len(self.y)
         if alpha.shape != (n,):
             raise ValueError(f"alpha must have shape ({n},), one weight per point.")
+        if np.any(alpha < 0):
+            raise ValueError("alpha must be non-negative (kperc's form; see the module docstring).")
         if self.kernel == "linear":  # w = sum_j alpha_j y_j x_j / ||x_j||: O(n d), not O(n^2 d)
             Z = self.X * (self.y / self.root_diag)[:, None]
             return self._primal(Z.T @ alpha, b)

@@ -7,7 +7,8 @@ wrapped in kperc's: kperc calls it on every iterate before the update, with a co
 ``alpha`` (an O(n) copy per iteration, inside the timed part). When benchopt's callback
 says stop, kperc's raises ``StopIteration``. When the algorithm halts by itself (a
 certified separator, a certificate or ``max_iter``), benchopt's callback is called once
-more on the final iterate, so the curve ends on the answer the algorithm returned.
+more on the final iterate where benchopt would not log it, so the curve ends on the answer
+the algorithm returned.
 """
 
 import numpy as np
@@ -50,14 +51,24 @@ class KpercSolver(BaseSolver):
         raise NotImplementedError
 
     def run(self, callback):
+        calls, logged = 0, False
+
         def watch(intermediate):
+            nonlocal calls, logged
             self.alpha = intermediate.alpha
-            if not callback():
+            before = len(callback.curve)
+            go = callback()
+            calls, logged = calls + 1, len(callback.curve) > before
+            if not go:
                 raise StopIteration
 
         res = self.algorithm(watch)
         self.alpha = res.alpha
-        if res.outcome != "callback":  # halted by itself: log the answer it returned
+        # Halted by itself. benchopt logs the final answer after run() returns, unless its
+        # callback was never called (the first iterate passed the exit test) or has just
+        # logged the previous iterate: then one more call logs it (its stop_val one too
+        # high in the second case, unless benchopt's schedule samples it).
+        if res.outcome != "callback" and (calls == 0 or logged):
             callback()
 
     def get_result(self):
