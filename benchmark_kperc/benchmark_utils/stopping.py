@@ -1,14 +1,15 @@
 """When a solver's curve ends: once its answer has stopped changing.
 
-benchopt's default criterion (``SufficientProgressCriterion``) stops a curve after three
-evaluations without a new best value. The normalised margin of a perceptron-type
-iterate is not monotone (NKP is a subgradient method), so that rule would cut a curve
-before the solver reaches a separator. :class:`AnswerStable` stops only when
-``patience`` successive evaluations report exactly the same ``separated`` and
-``min_margin``: the solver returns the same answer however long it is given (for the
-iteration strategy: it has met its own stopping rule). Otherwise the curve ends when
-the solver halts by itself (kperc's algorithms stop at a certified separator), at
-``--timeout`` or at ``--max-runs``.
+Every solver of this benchmark is called from scratch with a growing iteration cap
+(benchopt's "iteration" strategy). benchopt's default criterion
+(``SufficientProgressCriterion``) ends a curve after three evaluations without a new best
+value; the normalised margin of a perceptron-type iterate is not monotone (NKP is a
+subgradient method, SMO's iterates misclassify on the way), so that rule would cut a
+curve before the solver reaches a separator. :class:`AnswerStable` ends it only after
+``patience`` successive evaluations with exactly the same ``separated`` and
+``min_margin``: the solver has stopped by itself before the cap (kperc's algorithms at a
+certified separator or certificate, scikit-learn's at their own tolerance), and a larger
+cap returns the same answer. Otherwise the curve ends at ``--timeout`` or ``--max-runs``.
 """
 
 from benchopt.stopping_criterion import StoppingCriterion

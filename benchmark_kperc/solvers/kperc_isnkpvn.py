@@ -1,4 +1,4 @@
-from benchmark_utils.kperc_solver import MAX_ITER, KpercSolver
+from benchmark_utils.kperc_solver import KpercSolver
 
 import kperc
 
@@ -10,8 +10,8 @@ class Solver(KpercSolver):
     name = "kperc-isnkpvn"
     parameters = {"eps": [1e-6]}
 
-    def algorithm(self, callback):
+    def algorithm(self, max_iter, callback):
         G = self.gram()
         return kperc.isnkpvn(
-            G, eps=self.eps, max_iter=MAX_ITER, check_input=False, callback=callback
+            G, eps=self.eps, max_iter=max_iter, check_input=False, callback=callback
         )

@@ -1,4 +1,4 @@
-from benchmark_utils.kperc_solver import MAX_ITER, KpercSolver
+from benchmark_utils.kperc_solver import KpercSolver
 
 import kperc
 
@@ -8,5 +8,5 @@ class Solver(KpercSolver):
 
     name = "kperc-nkp"
 
-    def algorithm(self, callback):
-        return kperc.nkp(self.gram(), max_iter=MAX_ITER, check_input=False, callback=callback)
+    def algorithm(self, max_iter, callback):
+        return kperc.nkp(self.gram(), max_iter=max_iter, check_input=False, callback=callback)

@@ -1,4 +1,4 @@
-from benchmark_utils.kperc_solver import MAX_ITER, KpercSolver
+from benchmark_utils.kperc_solver import KpercSolver
 
 import kperc
 
@@ -9,5 +9,5 @@ class Solver(KpercSolver):
     name = "kperc-perceptron"
     linear_only = True
 
-    def algorithm(self, callback):
-        return kperc.perceptron(self.X, self.y, max_iter=MAX_ITER, callback=callback)
+    def algorithm(self, max_iter, callback):
+        return kperc.perceptron(self.X, self.y, max_iter=max_iter, callback=callback)
