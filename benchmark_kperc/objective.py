@@ -50,7 +50,6 @@ U = float(np.finfo(np.float64).eps) / 2
 
 class Objective(BaseObjective):
     name = "kperc: separate the data"
-    url = "https://github.com/kperc-book/kperc-book"
     min_benchopt_version = "1.10"
     # kperc comes from the checkout (the README's install line), not from a package index
     requirements = []

@@ -372,3 +372,30 @@ def test_benchopt_run_on_a_local_dask_cluster(bench_dir, tmp_path):
     final = _final(df)
     assert sorted(final.index) == ["kperc-nkp", "kperc-snkp"]
     assert (final["objective_separated"] == 1).all()
+
+
+@pytest.mark.parametrize("selection", ["", "no-such-dataset"])
+def test_an_empty_or_wrong_selection_writes_nothing(bench_dir, tmp_path, selection):
+    out = tmp_path / "none.parquet"
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchopt", "run", str(bench_dir), "-d", selection, "--no-plot"]
+        + ["--output", str(out)],
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode != 0 and "did not match any dataset" in proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_run_never_overwrites_an_existing_result_file(bench_dir, tmp_path):
+    kept = tmp_path / "kept.parquet"
+    kept.write_bytes(b"a committed record")
+    args = ["-d", "two_rays[n=20,rho=0.05]", "-s", "kperc-snkp"]
+    proc = _benchopt(
+        "run", str(bench_dir), "--no-plot", "--no-cache", "--output", str(kept), *args, cwd=tmp_path
+    )
+    assert kept.read_bytes() == b"a committed record"
+    assert "kept_1.parquet" in proc.stdout and (tmp_path / "kept_1.parquet").exists()
