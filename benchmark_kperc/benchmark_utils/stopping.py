@@ -10,6 +10,9 @@ curve before the solver reaches a separator. :class:`AnswerStable` ends it only 
 ``min_margin``: the solver has stopped by itself before the cap (kperc's algorithms at a
 certified separator or certificate, scikit-learn's at their own tolerance), and a larger
 cap returns the same answer. Otherwise the curve ends at ``--timeout`` or ``--max-runs``.
+The comparison is exact on purpose: the calls run in one process with the same data, and
+a last-bit difference between two of them (another memory alignment, say) costs only a
+longer curve, never a wrong result.
 """
 
 from benchopt.stopping_criterion import StoppingCriterion
