@@ -197,6 +197,30 @@ def test_objective_intercept_counts_in_the_decision(objective):
 
 
 @pytest.mark.parametrize(
+    "algorithm, kernel",
+    [(a, "linear") for a in ("perceptron", "normalized_perceptron", "nkp", "snkp", "isnkpvn")]
+    + [(a, "rbf") for a in ("nkp", "snkp", "isnkpvn")],
+)
+def test_objective_agrees_with_kperc_certified_separators(objective, algorithm, kernel):
+    """Whatever kperc certifies as a separator, the objective's own check accepts."""
+    if kernel == "linear":
+        ds = gen.planted(300, 5, 1e-2, norm_range=(0.01, 100.0), seed=4)
+        G = kperc.gram_operator(ds.X, ds.y)
+    else:
+        ds = gen.planted_rbf(300, 2, 1e-2, gamma=2.0, seed=4)
+        G = kperc.gram_matrix(ds.X, ds.y, "rbf", gamma=2.0)
+    func = getattr(kperc, algorithm)
+    if algorithm.endswith("perceptron"):
+        res = func(ds.X, ds.y)
+    else:
+        res = func(G, eps=1e-6) if algorithm == "isnkpvn" else func(G)
+    assert res.outcome == "separator"
+    objective.set_data(ds.X, ds.y, kernel, {"gamma": 2.0} if kernel == "rbf" else {})
+    out = objective.evaluate_result(alpha=res.alpha)
+    assert out["separated"] == 1 and out["min_margin"] > 0
+
+
+@pytest.mark.parametrize(
     "change, match",
     [
         (dict(y=np.array([0.0, 1.0, 1.0])), "y must hold labels"),
