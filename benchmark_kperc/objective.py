@@ -10,6 +10,8 @@ a ``Dataset.get_data()`` returns ``dict(X=..., y=..., kernel=..., kernel_params=
 * ``kernel_params``: a dict of its parameters (``gamma``, ``degree``, ``coef0``), for
   example ``{"gamma": 2.0}``.
 
+(``kernel`` and ``kernel_params`` may be left out: the linear kernel.)
+
 The problem is the paper's (Ramdas & Pena, ICML 2014): find ``f`` in the kernel's feature
 space with ``y_i f(x_i) > 0`` for every point. A solver's answer (``Solver.get_result``)
 is one of
@@ -35,7 +37,9 @@ with an optional ``intercept`` ``b`` added to ``f`` (``SVC`` fits one).
 2^-53``); with an intercept its share ``y_i b / ||phi(x_i)||`` is added and the bound
 widened to ``(n + 2) u (||alpha||_1 + |b| / ||phi(x_i)||)``. For ``w``, ``y_i (<w, x_i> +
 b)`` must exceed ``(d + 2) u (|x_i| . |w| + |b|)``, the error bound of a sum of ``d + 1``
-products. A value within rounding of 0 proves nothing.
+products; under the linear kernel an ``alpha`` is checked that way too, as the ``w = sum_j
+alpha_j y_j x_j / ||x_j||`` it stands for (O(n d) work instead of O(n^2 d)). A value
+within rounding of 0 proves nothing.
 """
 
 import numpy as np
