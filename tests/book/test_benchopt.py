@@ -246,6 +246,12 @@ def test_objective_refuses_bad_data_naming_the_parameter(objective, change, matc
         objective.set_data(**data)
 
 
+def test_objective_kernel_may_be_left_out(objective):
+    objective.set_data(np.array([[1.0, 0.0], [-1.0, 0.5]]), np.array([1.0, -1.0]))
+    assert objective.get_objective()["kernel"] == "linear"
+    assert objective.evaluate_result(w=np.array([1.0, 0.0]))["separated"] == 1
+
+
 def test_objective_refuses_a_malformed_answer(objective):
     objective.set_data(np.eye(2), np.array([1.0, -1.0]), "linear", {})
     with pytest.raises(ValueError, match="exactly one"):
