@@ -60,7 +60,7 @@ test-deps: env
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; fi
 	@$(PY) -c "import playwright" || $(PY) -m pip install --quiet -c $(CONSTRAINTS) playwright
 
-LINTED := kperc book-tools tests book
+LINTED := kperc book-tools tests book benchmark_kperc
 lint: env
 	$(VENV)/bin/ruff check $(LINTED)
 	$(VENV)/bin/ruff format --check $(LINTED)

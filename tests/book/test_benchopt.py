@@ -1,0 +1,431 @@
+"""The benchopt benchmark ``benchmark_kperc/``: its objective, datasets and solvers, and
+``benchopt run`` and ``benchopt test`` on it (serial, ``-j 2``, a local Dask cluster and a
+dataset file written outside the benchmark).
+
+Every run works on a copy of the benchmark in a temporary folder, with ``--no-cache`` and
+an explicit ``--output``, so that no cache, result or report lands in the checkout. The
+runs are tiny: these tests check behaviour, not timings.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import kperc
+from kperc import datasets as gen
+from kperc_book import data as book_data
+from kperc_book import paths
+
+benchopt = pytest.importorskip("benchopt")
+from benchopt.benchmark import Benchmark  # noqa: E402
+
+BENCH = paths.ROOT / "benchmark_kperc"
+#: Unit round-off of float64.
+U = float(np.finfo(np.float64).eps) / 2
+KPERC = [
+    "kperc-perceptron",
+    "kperc-normalized-perceptron",
+    "kperc-nkp",
+    "kperc-snkp",
+    "kperc-isnkpvn",
+]
+SKLEARN_LINEAR = [
+    "sklearn-perceptron",
+    "sklearn-linearsvc",
+    "sklearn-logisticregression",
+    "sklearn-sgdclassifier",
+]
+SOLVERS = KPERC + SKLEARN_LINEAR + ["sklearn-svc"]
+#: The solvers that take a kernel (the others are linear models).
+KERNEL_SOLVERS = ["kperc-nkp", "kperc-snkp", "kperc-isnkpvn", "sklearn-svc"]
+
+
+@pytest.fixture(scope="module")
+def bench_dir(tmp_path_factory) -> Path:
+    """A copy of the benchmark: benchopt writes its cache and outputs next to it."""
+    dest = tmp_path_factory.mktemp("bench") / "benchmark_kperc"
+    shutil.copytree(BENCH, dest, ignore=shutil.ignore_patterns("__cache__", "outputs"))
+    return dest
+
+
+@pytest.fixture(scope="module")
+def bench(bench_dir) -> Benchmark:
+    return Benchmark(bench_dir)
+
+
+@pytest.fixture
+def objective(bench):
+    return bench.get_benchmark_objective().get_instance()
+
+
+def _dataset(bench, name: str, **params):
+    (cls,) = [d for d in bench.get_datasets() if d.name == name]
+    return cls.get_instance(**params)
+
+
+def _env() -> dict[str, str]:
+    """The environment of a benchopt command: this interpreter's scripts first on PATH
+    (``benchopt test`` calls ``pytest`` by name) and this checkout on PYTHONPATH."""
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    roots = [str(paths.ROOT), str(paths.ROOT / "book-tools")]
+    env["PYTHONPATH"] = os.pathsep.join(roots + [env.get("PYTHONPATH", "")])
+    return env
+
+
+def _benchopt(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchopt", *args],
+        cwd=cwd,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    return proc
+
+
+def _run(bench_dir: Path, out: Path, *args: str) -> tuple[pd.DataFrame, str]:
+    """``benchopt run`` on the copy: its results (read back from ``out``) and its output."""
+    proc = _benchopt(
+        "run",
+        str(bench_dir),
+        "--no-plot",
+        "--no-cache",
+        "--timeout",
+        "60",
+        "--output",
+        str(out),
+        *args,
+        cwd=out.parent,
+    )
+    return pd.read_parquet(out), proc.stdout
+
+
+def _final(df: pd.DataFrame) -> pd.DataFrame:
+    """The last point of each curve (solver and dataset), in the order of the curve."""
+    df = df.assign(solver=df["solver_name"].str.split("[", regex=False).str[0])
+    return df.groupby(["solver", "dataset_name"], sort=True).tail(1).set_index("solver")
+
+
+# --------------------------------------------------------------------------- objective
+
+
+def test_objective_certifies_a_planted_separator_and_its_margin(bench, objective):
+    ds = gen.planted(60, 4, 0.1, seed=0)
+    objective.set_data(ds.X, ds.y, "linear", {})
+    res = objective.evaluate_result(w=ds.info["w_star"])
+    assert res["separated"] == 1 and res["fraction_separated"] == 1.0
+    # the margin of w* is the planted rho up to the rounding of the data and of the margin
+    # itself (a few d u), and no larger than the certified margin of the data
+    tol = 8 * (4 + 2) * U
+    lo, hi = ds.info["rho_bounds"]
+    assert 0.1 - tol <= res["min_margin"] <= hi + tol
+
+
+def test_objective_on_kperc_dual_weights_matches_g_alpha(objective):
+    ds = gen.planted_rbf(80, 2, 0.05, gamma=2.0, seed=1)
+    G = kperc.gram_matrix(ds.X, ds.y, "rbf", gamma=2.0)
+    res = kperc.snkp(G)
+    assert res.outcome == "separator"
+    objective.set_data(ds.X, ds.y, "rbf", {"gamma": 2.0})
+    out = objective.evaluate_result(alpha=res.alpha)
+    Ga = G @ res.alpha
+    direct = float(Ga.min() / np.sqrt(res.alpha @ Ga))
+    assert out["separated"] == 1
+    # two evaluations of sums of n terms of size <= 1 (kernel values, alpha in the simplex)
+    assert abs(out["min_margin"] - direct) <= 4 * len(ds.y) * U / direct
+    assert out["min_margin"] <= kperc.margin(G) + 4 * len(ds.y) * U
+
+
+def test_objective_same_answer_as_alpha_or_as_w_on_the_linear_kernel(objective):
+    ds = gen.planted(50, 3, 0.1, seed=2)
+    res = kperc.snkp(kperc.gram_matrix(ds.X, ds.y))
+    objective.set_data(ds.X, ds.y, "linear", {})
+    by_alpha = objective.evaluate_result(alpha=res.alpha)
+    Z = ds.X * (ds.y / np.linalg.norm(ds.X, axis=1))[:, None]
+    by_w = objective.evaluate_result(w=Z.T @ res.alpha)
+    assert by_alpha["separated"] == by_w["separated"] == 1
+    assert abs(by_alpha["min_margin"] - by_w["min_margin"]) <= 8 * (3 + 2) * U
+
+
+def test_objective_never_separates_an_inseparable_problem(objective):
+    ds = gen.infeasible(12, 2, -0.3, seed=0)
+    rho = ds.info["rho"]  # the exact (negative) margin: no answer does better
+    objective.set_data(ds.X, ds.y, "linear", {})
+    rng = np.random.default_rng(0)
+    answers = [dict(alpha=np.full(12, 1 / 12)), dict(alpha=kperc.isnkpvn(ds.gram()).alpha)]
+    answers += [dict(w=rng.standard_normal(2)) for _ in range(20)]
+    for answer in answers:
+        out = objective.evaluate_result(**answer)
+        assert out["separated"] == 0 and out["fraction_separated"] < 1
+        assert out["min_margin"] <= rho + 8 * U
+
+
+def test_objective_a_value_within_rounding_of_zero_is_not_separated(objective):
+    # y <x, w> = 2^-52 > 0 exactly, but below the rounding bound of a 2-term sum: undecided
+    X = np.array([[1.0, -1.0 + 2.0**-52], [1.0, 1.0]])
+    y = np.array([1.0, 1.0])
+    objective.set_data(X, y, "linear", {})
+    out = objective.evaluate_result(w=np.array([1.0, 1.0]))
+    assert out["separated"] == 0 and out["fraction_separated"] == 0.5
+    out = objective.evaluate_result(w=np.array([1.0, 0.0]))  # clearly positive on both
+    assert out["separated"] == 1
+
+
+def test_objective_intercept_counts_in_the_decision(objective):
+    X = np.array([[1.0], [2.0]])
+    y = np.array([-1.0, 1.0])
+    objective.set_data(X, y, "linear", {})
+    assert objective.evaluate_result(w=np.array([1.0]))["separated"] == 0
+    assert objective.evaluate_result(w=np.array([1.0]), intercept=-1.5)["separated"] == 1
+    objective.set_data(X, y, "rbf", {"gamma": 1.0})
+    alpha = np.array([0.0, 1.0])  # f(x) = K(x, x_2): 1 at x_2, e^-1 at x_1
+    assert objective.evaluate_result(alpha=alpha)["separated"] == 0
+    assert objective.evaluate_result(alpha=alpha, intercept=-0.5)["separated"] == 1
+
+
+@pytest.mark.parametrize(
+    "algorithm, kernel",
+    [(a, "linear") for a in ("perceptron", "normalized_perceptron", "nkp", "snkp", "isnkpvn")]
+    + [(a, "rbf") for a in ("nkp", "snkp", "isnkpvn")],
+)
+def test_objective_agrees_with_kperc_certified_separators(objective, algorithm, kernel):
+    """Whatever kperc certifies as a separator, the objective's own check accepts."""
+    if kernel == "linear":
+        ds = gen.planted(300, 5, 1e-2, norm_range=(0.01, 100.0), seed=4)
+        G = kperc.gram_operator(ds.X, ds.y)
+    else:
+        ds = gen.planted_rbf(300, 2, 1e-2, gamma=2.0, seed=4)
+        G = kperc.gram_matrix(ds.X, ds.y, "rbf", gamma=2.0)
+    func = getattr(kperc, algorithm)
+    if algorithm.endswith("perceptron"):
+        res = func(ds.X, ds.y)
+    else:
+        res = func(G, eps=1e-6) if algorithm == "isnkpvn" else func(G)
+    assert res.outcome == "separator"
+    objective.set_data(ds.X, ds.y, kernel, {"gamma": 2.0} if kernel == "rbf" else {})
+    out = objective.evaluate_result(alpha=res.alpha)
+    assert out["separated"] == 1 and out["min_margin"] > 0
+
+
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        (dict(y=np.array([0.0, 1.0, 1.0])), "y must hold labels"),
+        (dict(y=np.array([1.0, -1.0])), "y must have shape"),
+        (dict(X=np.array([[np.nan, 1.0], [1.0, 2.0], [0.5, 0.1]])), "X must be finite"),
+        (dict(X=np.ones(3)), "X must be a non-empty 2-D array"),
+        (dict(X=np.array([[0.0, 0.0], [1.0, 2.0], [0.5, 0.1]])), "K\\(x, x\\) = 0"),
+        (dict(kernel="sigmoid"), "kernel must be one of"),
+        (dict(kernel=lambda a, b: a @ b.T), "kernel must be a name"),
+        (dict(kernel="rbf", kernel_params={"gama": 1.0}), "gama"),
+        (dict(kernel="rbf", kernel_params={"gamma": -1.0}), "gamma"),
+    ],
+)
+def test_objective_refuses_bad_data_naming_the_parameter(objective, change, match):
+    data = dict(
+        X=np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.1]]),
+        y=np.array([1.0, -1.0, 1.0]),
+        kernel="linear",
+        kernel_params={},
+    )
+    data.update(change)
+    with pytest.raises(ValueError, match=match):
+        objective.set_data(**data)
+
+
+def test_objective_kernel_may_be_left_out(objective):
+    objective.set_data(np.array([[1.0, 0.0], [-1.0, 0.5]]), np.array([1.0, -1.0]))
+    assert objective.get_objective()["kernel"] == "linear"
+    assert objective.evaluate_result(w=np.array([1.0, 0.0]))["separated"] == 1
+
+
+def test_objective_refuses_a_malformed_answer(objective):
+    objective.set_data(np.eye(2), np.array([1.0, -1.0]), "linear", {})
+    with pytest.raises(ValueError, match="exactly one"):
+        objective.evaluate_result()
+    with pytest.raises(ValueError, match="exactly one"):
+        objective.evaluate_result(alpha=np.ones(2), w=np.ones(2))
+    with pytest.raises(ValueError, match="alpha must have shape"):
+        objective.evaluate_result(alpha=np.ones(3))
+    objective.set_data(np.eye(2), np.array([1.0, -1.0]), "rbf", {"gamma": 1.0})
+    with pytest.raises(ValueError, match="needs the linear kernel"):
+        objective.evaluate_result(w=np.ones(2))
+    with pytest.raises(ValueError, match="alpha must be non-negative"):
+        objective.evaluate_result(alpha=np.array([-1.0, 1.0]))
+    out = objective.evaluate_result(alpha=np.array([np.inf, 1.0]))  # a diverged solver
+    assert out["separated"] == 0 and np.isnan(out["min_margin"])
+
+
+# ---------------------------------------------------------------------------- datasets
+
+
+@pytest.mark.parametrize(
+    "name, params, shape, kernel",
+    [
+        ("planted", dict(norms="spread", n=30, d=4, rho=0.1, seed=1), (30, 4), "linear"),
+        ("crowded", dict(n=30, d=4, rho=0.1, seed=1), (30, 4), "linear"),
+        ("two_rays", dict(n=30, rho=0.05), (30, 2), "linear"),
+        ("planted_rbf", dict(n=30, d=8, rho=0.05, gamma=2.0, seed=1), (30, 8), "rbf"),
+    ],
+)
+def test_family_datasets_follow_their_parameters(bench, objective, name, params, shape, kernel):
+    data = _dataset(bench, name, **params).get_data()
+    assert data["X"].shape == shape and data["kernel"] == kernel
+    objective.set_data(**data)  # the objective accepts them
+
+
+def test_spread_norms_are_spread_and_unit_norms_are_one(bench):
+    norms = {}
+    for kind in ("unit", "spread"):
+        X = _dataset(bench, "planted", norms=kind, n=200, d=5, rho=0.1, seed=0).get_data()["X"]
+        norms[kind] = np.linalg.norm(X, axis=1)
+    assert np.allclose(norms["unit"], 1.0, rtol=0, atol=16 * U)
+    assert norms["spread"].max() / norms["spread"].min() > 100
+
+
+def test_real_problems_are_the_books_stored_data_and_kernels(bench):
+    (cls,) = [d for d in bench.get_datasets() if d.name == "real"]
+    problems = inspect.getmodule(cls).PROBLEMS
+    assert set(problems) == set(book_data.PROBLEMS)
+    for name in problems:
+        data = cls.get_instance(problem=name).get_data()
+        _, stored, kernel, params = book_data.problem(name)
+        assert data["kernel"] == kernel and data["kernel_params"] == params
+        assert np.array_equal(data["y"], stored.y)
+        diff = float(np.max(np.abs(data["X"] - stored.X)))
+        assert diff <= book_data.tolerance(stored.X), (name, diff)
+
+
+# -------------------------------------------------------------------------- criterion
+
+
+def test_a_curve_ends_only_when_the_answer_stops_changing(bench_dir):
+    sys.path.insert(0, str(bench_dir))
+    try:
+        from benchmark_utils.stopping import AnswerStable
+    finally:
+        sys.path.remove(str(bench_dir))
+    crit = AnswerStable(patience=3, strategy="iteration")
+
+    def entries(*values):
+        return [dict(objective_separated=s, objective_min_margin=m) for s, m in values]
+
+    moving = entries((0, -0.2), (0, -0.1), (0, -0.3), (1, 0.01))  # not monotone: goes on
+    assert crit.check_convergence(moving) == (False, 0.0)
+    same = entries((0, -0.2), (1, 0.01), (1, 0.01), (1, 0.01))  # three equal, not four
+    assert crit.check_convergence(same)[0] is False
+    assert crit.check_convergence(same + entries((1, 0.01)))[0] is True
+
+
+# ------------------------------------------------------------------------- benchopt
+
+
+@pytest.mark.slow
+def test_benchopt_test_passes(bench_dir):
+    """benchopt's own checks: each class's API, every dataset's test parameters, and every
+    solver run briefly on the tiny planted problem (``Objective.test_dataset_name``)."""
+    proc = _benchopt("test", str(bench_dir), "--skip-install", "-q", cwd=bench_dir.parent)
+    assert " passed" in proc.stdout and " failed" not in proc.stdout
+
+
+THEIR_DATASET = '''
+    import numpy as np
+    from benchopt import BaseDataset
+
+
+    class Dataset(BaseDataset):
+        """Someone else's problem: two Gaussian blobs on either side of a line through 0."""
+
+        name = "their-blobs"
+        parameters = {"kernel": ["linear", "rbf"], "seed": [3]}
+
+        def get_data(self):
+            rng = np.random.default_rng(self.seed)
+            X = np.vstack([rng.normal(3.0, 0.5, (15, 2)), rng.normal(-3.0, 0.5, (15, 2))])
+            y = np.repeat([1.0, -1.0], 15)
+            params = {"gamma": 0.1} if self.kernel == "rbf" else {}
+            return dict(X=X, y=y, kernel=self.kernel, kernel_params=params)
+'''
+
+
+def test_every_solver_runs_on_someone_elses_dataset_file(bench_dir, tmp_path):
+    their = tmp_path / "their_dataset.py"
+    their.write_text(textwrap.dedent(THEIR_DATASET))
+    df, _ = _run(bench_dir, tmp_path / "their.parquet", "-d", str(their))
+    for column in ("objective_separated", "objective_min_margin", "time", "stop_val"):
+        assert df[column].notna().all(), column
+    final = _final(df)
+    linear = final[final["p_dataset_kernel"] == "linear"]
+    rbf = final[final["p_dataset_kernel"] == "rbf"]
+    assert sorted(linear.index) == sorted(SOLVERS)
+    assert sorted(rbf.index) == sorted(KERNEL_SOLVERS)  # the linear models skip a kernel
+    # an easy problem: every solver ends with an answer separated beyond rounding
+    assert (final["objective_separated"] == 1).all(), final["objective_separated"]
+    assert (final["objective_min_margin"] > 0).all()
+    # each curve starts from the zero function (or SNKP's uniform weights) and is timed
+    first = df.groupby("solver_name").head(1)
+    assert (first["stop_val"] == 0).all() and (df["time"] >= 0).all()
+
+
+@pytest.mark.slow
+def test_benchopt_run_with_two_workers(bench_dir, tmp_path):
+    args = ["-d", "planted[norms=unit,n=40,d=3,rho=0.1,seed=0]", "-s", "kperc-snkp"]
+    args += ["-s", "sklearn-svc"]
+    df, _ = _run(bench_dir, tmp_path / "j2.parquet", *args, "-j", "2")
+    final = _final(df)
+    assert sorted(final.index) == ["kperc-snkp", "sklearn-svc"]
+    assert (final["objective_separated"] == 1).all()
+
+
+@pytest.mark.slow
+def test_benchopt_run_on_a_local_dask_cluster(bench_dir, tmp_path):
+    pytest.importorskip("distributed")
+    config = bench_dir / "parallel_dask.yml"
+    args = ["-d", "crowded[n=40,d=3,rho=0.1,seed=0]", "-s", "kperc-snkp", "-s", "kperc-nkp"]
+    df, stdout = _run(
+        bench_dir, tmp_path / "dask.parquet", *args, "-j", "2", "--parallel-config", str(config)
+    )
+    assert "Distributed run with backend: dask" in stdout
+    final = _final(df)
+    assert sorted(final.index) == ["kperc-nkp", "kperc-snkp"]
+    assert (final["objective_separated"] == 1).all()
+
+
+@pytest.mark.parametrize("selection", ["", "no-such-dataset"])
+def test_an_empty_or_wrong_selection_writes_nothing(bench_dir, tmp_path, selection):
+    out = tmp_path / "none.parquet"
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchopt", "run", str(bench_dir), "-d", selection, "--no-plot"]
+        + ["--output", str(out)],
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode != 0 and "did not match any dataset" in proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_run_never_overwrites_an_existing_result_file(bench_dir, tmp_path):
+    kept = tmp_path / "kept.parquet"
+    kept.write_bytes(b"a committed record")
+    args = ["-d", "two_rays[n=20,rho=0.05]", "-s", "kperc-snkp"]
+    proc = _benchopt(
+        "run", str(bench_dir), "--no-plot", "--no-cache", "--output", str(kept), *args, cwd=tmp_path
+    )
+    assert kept.read_bytes() == b"a committed record"
+    assert "kept_1.parquet" in proc.stdout and (tmp_path / "kept_1.parquet").exists()
