@@ -4,7 +4,9 @@ Validating a dense ``G`` (symmetry, unit diagonal, finiteness and above all posi
 semidefiniteness) costs far more than one iteration: at ``n = 2000`` the Cholesky test
 takes as long as a few hundred products ``G @ v``. A :class:`ValidatedGram` pays that
 cost once, keeps a private read-only copy of the matrix and is accepted by every
-function that takes ``G``, which then skips the checks.
+function that takes ``G``, which then skips the checks. (A matrix returned by
+:func:`kperc.gram_matrix` needs no wrapper: it is read-only and known to be valid by
+construction; see :class:`kperc._validation.GramProvenance`.)
 """
 
 from __future__ import annotations
@@ -29,7 +31,10 @@ class ValidatedGram:
     finiteness and the positive semidefiniteness test, a Cholesky factorisation up to
     ``n = 3000`` and a Lanczos estimate of the smallest eigenvalue above), so a call
     costs no more than its iterations. Build one when several algorithms or parameters
-    run on the same ``G``.
+    run on the same ``G`` that you built yourself; a matrix returned by
+    :func:`kperc.gram_matrix` is already known (read-only, valid by construction), and
+    a ``ValidatedGram`` of it keeps what is known about it (the rounding bound of its
+    construction, for :func:`kperc.margin_details`).
 
     The matrix is held in a private read-only buffer (a copy of ``G``; no copy with
     ``from_data``), so it cannot change after validation: writing to it raises,
