@@ -734,6 +734,13 @@ def margin(G: GramLike) -> float:
     ValueError
         If ``G`` is invalid, or the problem is not separable and ``rank(G) > 6``.
 
+    Notes
+    -----
+    On a matrix returned by :func:`kperc.gram_matrix` the value is certified for the
+    exact Gram matrix of the data; on any other matrix, for that matrix as given, above
+    the rounding of its products. Where rounding cannot decide the sign, 0.0 is returned
+    with a warning; :func:`margin_details` says which case applies and gives the bounds.
+
     Examples
     --------
     >>> import numpy as np, kperc
