@@ -148,3 +148,45 @@ def test_rbf_construction_bound_holds(gamma):
     exact = np.exp(-np.longdouble(gamma) * D) * np.outer(y, y)
     assert float(np.max(np.abs(G - exact))) <= delta
     assert delta < 1e-10  # about gamma 4 (d + 3) u max ||x||^2: not vacuous
+
+
+def _exact_normalised_gram(X, y, kernel, params):
+    """The normalised signed Gram matrix in extended precision (an independent reference,
+    from differences and row norms; accurate to about 1e-19 here)."""
+    Xl = X.astype(np.longdouble)
+    if kernel == "linear":
+        K = Xl @ Xl.T
+    elif kernel == "rbf":
+        K = np.exp(-np.longdouble(params["gamma"]) * ((Xl[:, None] - Xl[None]) ** 2).sum(-1))
+    else:
+        g, c, deg = params["gamma"], params["coef0"], params["degree"]
+        K = (np.longdouble(g) * (Xl @ Xl.T) + np.longdouble(c)) ** deg
+    dg = np.sqrt(np.diag(K))
+    return K / np.outer(dg, dg) * np.outer(y, y)
+
+
+@pytest.mark.parametrize(
+    ("kernel", "params", "scale"),
+    [
+        ("linear", {}, 1.0),
+        ("linear", {}, 2.0**-660),
+        ("poly", {"gamma": 0.5, "coef0": 1.0, "degree": 3}, 1.0),
+        ("poly", {"gamma": 0.5, "coef0": 0.0, "degree": 2}, 2.0**400),
+        ("rbf", {"gamma": 0.3}, 1.0),
+        ("rbf", {"gamma": 0.3}, 2.0**-500),  # the scaled path; gamma / scale^2 below
+    ],
+)
+def test_construction_bound_holds_on_each_path(kernel, params, scale):
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((30, 6))
+    X[5] = -2.0 * X[4]  # collinear (a group for the linear kernel)
+    y = rng.choice([-1.0, 1.0], 30)
+    built = dict(params)
+    if kernel == "rbf":
+        built["gamma"] = params["gamma"] / scale**2  # the same kernel on the scaled data
+    G = kperc.gram_matrix(X * scale, y, kernel, **built)
+    delta = gram_provenance(G).entry_error
+    # homogeneous kernels (and the rescaled RBF) give the G of the unscaled data
+    ref = _exact_normalised_gram(X, y, kernel, params)
+    assert float(np.max(np.abs(G - ref))) <= delta
+    assert delta <= 1e-12
