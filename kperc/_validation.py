@@ -3,6 +3,13 @@
 Every public function funnels its inputs through these helpers, so that bad input
 fails early with a :class:`ValueError` that says what was wrong and how to fix it.
 Inputs are never modified in place: the helpers return fresh arrays.
+
+This module imports no other module of kperc. What kperc knows about a Gram matrix it
+built (:func:`kperc.gram_matrix`) or validated (:class:`kperc.ValidatedGram`) is
+recorded here with the read-only matrix (:func:`trust_gram`, :class:`GramProvenance`),
+and kperc's own operators derive from :class:`TrustedGramOperator`, so that
+:func:`check_gram` and :func:`check_operator` recognise both without importing the
+modules that define them.
 """
 
 from __future__ import annotations
@@ -659,7 +666,8 @@ def check_operator(G: LinearOperator, name: str = "G", *, probe: bool = True) ->
 
     Always: square, non-empty, real dtype; for a :class:`~kperc.GramOperator`, a finite
     factor with unit rows (``O(n d)``). kperc's own operators (``GramOperator``,
-    ``KernelGramOperator``) are valid by construction. Any other operator is probed
+    ``KernelGramOperator``: :class:`TrustedGramOperator`) are valid by construction and
+    are not probed. Any other operator is probed
     (``probe=True``), at the cost of a few dozen products:
 
     * the diagonal: all of it from a ``diagonal()`` method (and two entries read back
