@@ -1195,10 +1195,6 @@ class _OperatorGram:
         #: ``(Z (Z^T v))_i`` sums ``n`` products, then the most nonzeros in a row of
         #: ``Z`` (``d`` for a dense factor), so ``n + row_nnz + 2``; ``n`` otherwise
         self.rounding_terms = self.n + G.row_nnz + 2 if factored else self.n
-        if factored and G.row_error:
-            # built from data: z_i^T z_j is within 2 row_error (+ its square) of the
-            # exact a_i^T a_j, so a separator of the factor must beat that too
-            self.rounding_terms += math.ceil(2.0 * G.row_error * (1.0 + G.row_error) / _U)
         self._cache = _ColumnCache(self._compute_column_into, self.n, cache_size)
         self.column_into = self._cache.get
 
