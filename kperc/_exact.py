@@ -19,6 +19,7 @@ powers of two first, which is exact.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -82,17 +83,30 @@ def dot2_rows(M: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def exactly_zero(M: np.ndarray, v: np.ndarray) -> bool:
-    """Whether ``M v == 0`` in exact arithmetic (``False`` also when it cannot tell).
+    """Whether ``M v == 0`` in exact arithmetic.
 
     Each product is split exactly into two floats and each row summed with
-    :func:`math.fsum` (correctly rounded: zero exactly when the exact sum is). A product
-    small enough for its error term to underflow makes the test inconclusive (False).
+    :func:`math.fsum` (correctly rounded: zero exactly when the exact sum is). A row in
+    which some product of nonzero factors is below ``2^-960`` (where the splitting is no
+    longer exact: ``0.5 * 5e-324`` rounds to 0) is summed in rational arithmetic instead.
     """
+    v = np.asarray(v, dtype=np.float64)
+    nonzero = v != 0
+    av = np.abs(v)
     for row in np.asarray(M):
+        with np.errstate(under="ignore"):
+            tiny = (row != 0) & nonzero & (np.abs(row) * av < 2.0**-960)
+        if tiny.any():
+            if _fraction_dot(row, v) != 0:
+                return False
+            continue
         h, r = two_prod(row, v)
-        nz = h[h != 0.0]
-        if nz.size and np.abs(nz).min() < 2.0**-960:
-            return False
         if math.fsum(np.concatenate([h, r]).tolist()) != 0.0:
             return False
     return True
+
+
+def _fraction_dot(a: np.ndarray, b: np.ndarray) -> Fraction:
+    """``a^T b`` in rational arithmetic (exact), over the nonzero products."""
+    idx = np.flatnonzero((a != 0) & (b != 0))
+    return sum((Fraction(float(a[i])) * Fraction(float(b[i])) for i in idx), Fraction(0))

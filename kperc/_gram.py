@@ -4,7 +4,9 @@ Validating a dense ``G`` (symmetry, unit diagonal, finiteness and above all posi
 semidefiniteness) costs far more than one iteration: at ``n = 2000`` the Cholesky test
 takes as long as a few hundred products ``G @ v``. A :class:`ValidatedGram` pays that
 cost once, keeps a private read-only copy of the matrix and is accepted by every
-function that takes ``G``, which then skips the checks.
+function that takes ``G``, which then skips the checks. (A matrix returned by
+:func:`kperc.gram_matrix` needs no wrapper: it is read-only and known to be valid by
+construction; see :class:`kperc._validation.GramProvenance`.)
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from . import _validation
+from ._kernels import gram_matrix
 from ._typing import ArrayLike, GramLike, KernelLike
+from ._validation import GramProvenance, check_gram, gram_provenance, trust_gram
 
 __all__ = ["ValidatedGram"]
 
@@ -26,7 +31,10 @@ class ValidatedGram:
     finiteness and the positive semidefiniteness test, a Cholesky factorisation up to
     ``n = 3000`` and a Lanczos estimate of the smallest eigenvalue above), so a call
     costs no more than its iterations. Build one when several algorithms or parameters
-    run on the same ``G``.
+    run on the same ``G`` that you built yourself; a matrix returned by
+    :func:`kperc.gram_matrix` is already known (read-only, valid by construction), and
+    a ``ValidatedGram`` of it keeps what is known about it (the rounding bound of its
+    construction, for :func:`kperc.margin_details`).
 
     The matrix is held in a private read-only buffer (a copy of ``G``; no copy with
     ``from_data``), so it cannot change after validation: writing to it raises,
@@ -84,17 +92,21 @@ class ValidatedGram:
     __slots__ = ("_buf", "_view", "psd_exact")
 
     def __init__(self, G: GramLike, *, check_psd: bool | None = None) -> None:
-        from ._validation import check_gram
-
         if isinstance(G, ValidatedGram):
             G = G._view
-        arr = check_gram(_plain(G), check_psd=check_psd)
+        arr = check_gram(G, check_psd=check_psd)
         if not isinstance(arr, np.ndarray):
             raise TypeError(
                 "ValidatedGram holds a dense matrix; a LinearOperator (such as a "
                 "kperc.GramOperator) is already validated cheaply and needs no wrapper."
             )
-        self._adopt(np.array(arr, dtype=np.float64, order="C", copy=True), check_psd)
+        # a matrix that kperc built keeps what is known about it (the copy is equal)
+        info = gram_provenance(arr)
+        if info is None:
+            n = arr.shape[0]
+            exact = bool(check_psd) or n <= _validation.PSD_CHECK_MAX_N
+            info = GramProvenance(psd_exact=exact)
+        self._adopt(np.array(arr, dtype=np.float64, order="C", copy=True), info)
 
     @classmethod
     def from_data(
@@ -122,26 +134,20 @@ class ValidatedGram:
         -------
         ValidatedGram
         """
-        from ._kernels import gram_matrix
-        from ._validation import check_gram
-
-        G = gram_matrix(X, y, kernel, **kernel_params)
-        G = np.ascontiguousarray(G, dtype=np.float64)
-        if G.base is not None or not G.flags.writeable:
-            G = G.copy()  # the buffer must be ours alone
+        G = check_gram(gram_matrix(X, y, kernel, **kernel_params), check_psd=check_psd)
         self = cls.__new__(cls)
-        check_gram(G, check_psd=check_psd)
-        self._adopt(G, check_psd)
+        self._buf = G.base  # read-only, owned by the matrix gram_matrix returned
+        self._view = G
+        info = gram_provenance(G)
+        self.psd_exact = info is not None and info.psd_exact
         return self
 
-    def _adopt(self, buf: np.ndarray, check_psd) -> None:
-        from ._validation import PSD_CHECK_MAX_N
-
-        buf.flags.writeable = False
+    def _adopt(self, buf: np.ndarray, info: GramProvenance) -> None:
         self._buf = buf
-        # users see a view: a view of a read-only buffer cannot be made writeable
-        self._view = buf.view()
-        self.psd_exact = bool(check_psd) or buf.shape[0] <= PSD_CHECK_MAX_N
+        # users see a registered view: a view of a read-only buffer cannot be made
+        # writeable, and every function of kperc knows it without validating it again
+        self._view = trust_gram(buf, info)
+        self.psd_exact = info.psd_exact
 
     def _intact(self) -> bool:
         """Whether the buffer is still read-only (so unchanged since validation)."""
@@ -192,8 +198,3 @@ class ValidatedGram:
     def __repr__(self) -> str:
         how = "exact" if self.psd_exact else "Lanczos estimate"
         return f"ValidatedGram(n={self.n}, PSD test: {how})"
-
-
-def _plain(G):
-    """``G`` itself unless it is a ValidatedGram (then its read-only matrix)."""
-    return G._view if isinstance(G, ValidatedGram) else G

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.sparse.linalg import LinearOperator
 
 from ._kernels import (
     _check_diag,
@@ -24,7 +23,7 @@ from ._kernels import (
     kernel_diagonal,
 )
 from ._typing import ArrayLike, KernelLike
-from ._validation import check_index, check_positive, check_Xy
+from ._validation import TrustedGramOperator, check_index, check_positive, check_Xy
 
 __all__ = ["KernelGramOperator", "kernel_gram_operator"]
 
@@ -36,7 +35,7 @@ BLOCK_BYTES = 1 << 23
 """Default memory (8 MB) of one row block of a product ``G v``."""
 
 
-class KernelGramOperator(LinearOperator):
+class KernelGramOperator(TrustedGramOperator):
     """The normalised signed Gram matrix of a kernel, with columns computed on demand.
 
     ``G_ij = y_i y_j K(x_i, x_j) / sqrt(K(x_i, x_i) K(x_j, x_j))`` (paper Section 3) is
@@ -81,6 +80,8 @@ class KernelGramOperator(LinearOperator):
     >>> bool(G.column(3)[3] == 1.0), G.shape
     (True, (50, 50))
     """
+
+    exact_unit_diagonal = True  # columns are normalised exactly: G_jj = 1
 
     def __init__(
         self,

@@ -12,6 +12,7 @@ factored form so that a product costs ``O(n d)`` and a million points fit in mem
 
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -24,6 +25,10 @@ from sklearn.metrics.pairwise import pairwise_kernels
 from ._typing import ArrayLike, KernelLike
 from ._validation import (
     DIAG_TOL,
+    PSD_CHECK_MAX_N,
+    PSD_TOL,
+    GramProvenance,
+    TrustedGramOperator,
     check_factor,
     check_finite,
     check_gram,
@@ -32,15 +37,20 @@ from ._validation import (
     check_operator_output,
     check_positive,
     check_psd_matrix,
+    check_unit_rows,
     check_X,
     check_Xy,
     check_Xy_sparse,
+    gram_provenance,
     pow2_scale,
     row_norms,
     sparse_row_norms,
+    trust_gram,
 )
 
 KERNELS = ("linear", "poly", "rbf")
+#: The parameters each built-in kernel takes (any other is refused, not ignored).
+KERNEL_PARAMS = {"linear": (), "rbf": ("gamma",), "poly": ("gamma", "degree", "coef0")}
 
 
 def _check_kernel_args(kernel, kernel_params) -> dict:
@@ -58,6 +68,14 @@ def _check_kernel_args(kernel, kernel_params) -> dict:
             f"unknown kernel parameter(s) {sorted(unknown)}; the kernels take gamma, degree "
             "and coef0."
         )
+    if isinstance(kernel, str):
+        unused = sorted(set(kernel_params) - set(KERNEL_PARAMS[kernel]))
+        if unused:
+            takes = ", ".join(KERNEL_PARAMS[kernel]) or "no parameters"
+            raise ValueError(
+                f"kernel={kernel!r} does not use {', '.join(unused)} (it takes {takes}); "
+                f"remove {', '.join(unused)}."
+            )
     params = dict(kernel_params)
     if params.get("gamma") is not None:
         params["gamma"] = check_positive(params["gamma"], "gamma")
@@ -303,20 +321,28 @@ def gram_matrix(
     kernel : {"linear", "poly", "rbf"} or callable
         See :func:`kernel_matrix`.
     **kernel_params
-        Kernel parameters (``gamma``, ``degree``, ``coef0``).
+        Kernel parameters: ``gamma`` for ``"rbf"``; ``gamma``, ``degree`` and
+        ``coef0`` for ``"poly"``; none for ``"linear"`` (a parameter the kernel does not
+        use is refused).
 
     Returns
     -------
     G : ndarray of shape (n_samples, n_samples)
-        Symmetric, positive semidefinite, with ``G_ii = 1`` exactly.
+        Symmetric, positive semidefinite, with ``G_ii = 1`` exactly. **Read-only**: kperc
+        knows how it was built, so every algorithm and :func:`kperc.margin` skip its
+        validation (the positive semidefiniteness test alone costs hundreds of
+        products ``G @ v`` at ``n = 2000``) and certify their answers for the exact Gram
+        matrix of the data. Use it as any array (``G @ alpha``, slices, ``G.copy()``);
+        to change it, change a copy, which is then validated like any matrix you build.
 
     Raises
     ------
     ValueError
         For bad data or labels, bad kernel parameters (``gamma`` must be ``> 0`` and
-        finite, ``degree`` a positive integer, ``coef0`` finite), when some
-        ``K(x_i, x_i) <= 0``, or when a kernel callable (or ``"poly"`` with
-        ``coef0 < 0``) gives a matrix that is not symmetric positive semidefinite.
+        finite, ``degree`` a positive integer, ``coef0`` finite, and a kernel takes only
+        its own parameters), when some ``K(x_i, x_i) <= 0``, or when a kernel callable
+        (or ``"poly"`` with ``coef0 < 0``) gives a matrix that is not symmetric positive
+        semidefinite.
     TypeError
         For complex or object data.
 
@@ -327,21 +353,108 @@ def gram_matrix(
     polynomial kernels are evaluated from scaled data when the entries exceed
     ``1e+-100``, so that entries of size 1e+-300 neither overflow nor underflow.
 
+    Rounding. For the built-in kernels (``"poly"`` with ``coef0 >= 0``) a bound
+    ``delta`` on ``|G_ij - G*_ij|`` is derived from the construction, ``G*`` being the
+    exact normalised signed Gram matrix of the data (for example
+    ``(2 d + 10) u`` for the linear kernel in ``d`` features, ``u = 2^-53``). ``G*`` is
+    positive semidefinite, so ``G`` is within ``(n - 1) delta`` of a positive
+    semidefinite matrix in norm; when ``delta`` exceeds the tolerance of the
+    positive semidefiniteness test (``1e-8``), as for an RBF ``gamma`` far above
+    ``1 / max ||x||^2``, the test is run once here instead. A kernel callable (or
+    ``"poly"`` with ``coef0 < 0``) is tested here once; its values are taken as given.
+
     Examples
     --------
     >>> import numpy as np, kperc
     >>> G = kperc.gram_matrix(np.array([[1.0, 0.0], [0.0, 2.0]]), [1, -1])
     >>> G.tolist()
     [[1.0, -0.0], [-0.0, 1.0]]
+    >>> G.flags.writeable
+    False
     """
     X, y = check_Xy(X, y)
-    return _gram_matrix(X, y, kernel, _check_kernel_args(kernel, kernel_params))
+    kernel_params = _check_kernel_args(kernel, kernel_params)
+    G, delta, groups = _gram_matrix_bounded(X, y, kernel, kernel_params)
+    labels = y
+    if isinstance(kernel, str) and kernel == "linear":
+        groups, orient = _line_groups(X)
+        labels = y * orient
+    if G.base is not None:
+        G = G.copy()  # the registered buffer must be ours alone
+    n = G.shape[0]
+    if delta is None:  # a callable or "poly" with coef0 < 0: tested in _gram_matrix
+        info = GramProvenance(psd_exact=n <= PSD_CHECK_MAX_N)
+    else:
+        if not delta <= PSD_TOL:  # rounding beyond the test's tolerance: test it once
+            check_psd_matrix(G, name="the kernel's normalised Gram matrix")
+        info = GramProvenance(
+            psd_exact=bool(delta <= PSD_TOL or n <= PSD_CHECK_MAX_N),
+            entry_error=float(delta),
+            groups=groups,
+            labels=labels if groups is not None else None,
+        )
+    return trust_gram(G, info)
+
+
+def _line_groups(X: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
+    """Points on one line through the origin, exactly: a group number per point (None
+    when every line holds one point) and each point's orientation ``s_i = +-1`` on it.
+
+    ``x_i / ||x_i|| = s_i u_g`` exactly for the unit vector ``u_g`` of its group, so the
+    normalised signed points of a group are ``y_i s_i u_g``: a combination cancels in the
+    data when its signed weights cancel in each group (:class:`GramProvenance`). Rows
+    with equal keys ``x_i / x_im`` (``m`` the entry of largest magnitude: a correctly
+    rounded quotient, equal for exactly proportional rows) are candidates; each is
+    checked exactly against the first of its key (``x_ik x_rm = x_rk x_im``, products
+    split by :func:`kperc._exact.two_prod`); a row that fails is a group of its own.
+    """
+    from ._exact import two_prod
+
+    n = X.shape[0]
+    r = np.arange(n)
+    m = np.argmax(np.abs(X), axis=1)
+    xm = X[r, m]
+    orient = np.where(xm > 0, 1.0, -1.0)
+    keys = np.column_stack([m.astype(np.float64), X / xm[:, None]])
+    if not _may_repeat_rows(keys):
+        return None, orient
+    _, inv = np.unique(keys, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    first = np.full(inv.max() + 1, n)
+    np.minimum.at(first, inv, r)
+    ref = first[inv]
+    # scale each row by a power of two (exact where no bits are lost; checked below)
+    e = np.frexp(np.where(xm != 0, np.abs(xm), 1.0))[1]
+    Xs = np.ldexp(X, -e[:, None])
+    lost = np.any(np.ldexp(Xs, e[:, None]) != X, axis=1)
+    xsm = Xs[r, m]
+    with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+        h1, e1 = two_prod(Xs, xsm[ref][:, None])
+        h2, e2 = two_prod(Xs[ref], xsm[:, None])
+        tiny = np.any(
+            (h1 != 0) & (np.abs(h1) < 2.0**-960) | (h2 != 0) & (np.abs(h2) < 2.0**-960), axis=1
+        )
+        ok = np.all((h1 == h2) & (e1 == e2), axis=1) & ~tiny & ~lost & ~lost[ref]
+    groups = np.where(ok, ref, n + r)  # a failed row: a group of its own
+    if np.unique(groups).size == n:
+        return None, orient
+    return groups, orient
 
 
 def _gram_matrix(
     X: np.ndarray, y: np.ndarray, kernel: KernelLike, kernel_params: dict
 ) -> np.ndarray:
-    """:func:`gram_matrix` of checked data, labels and kernel parameters."""
+    """:func:`gram_matrix` of checked data, labels and kernel parameters (a plain,
+    writeable array)."""
+    return _gram_matrix_bounded(X, y, kernel, kernel_params)[0]
+
+
+def _gram_matrix_bounded(
+    X: np.ndarray, y: np.ndarray, kernel: KernelLike, kernel_params: dict
+) -> tuple[np.ndarray, float | None, np.ndarray | None]:
+    """``G``, the bound on its entries' rounding (:func:`_entry_error`, None for a
+    callable or ``"poly"`` with ``coef0 < 0``) and the groups of equal points (None
+    when all points differ)."""
     if isinstance(kernel, str) and kernel == "linear":
         # The normalised linear G does not depend on the scale of each row: scale row i
         # by a power of 4 so that max_j |x_ij| is near 1. Products, sums and square roots
@@ -366,17 +479,17 @@ def _gram_matrix(
         if not _poly_needs_scaling(U, kernel, kernel_params):
             # report a bad point by its index in X, not in U
             _check_diag(_kernel_diagonal(U, kernel, kernel_params)[inv])
-        N = (
-            _gram_matrix(U, np.ones(U.shape[0]), kernel, kernel_params)
-            if U.shape[0] > 1
-            else np.ones((1, 1))
-        )
+        if U.shape[0] > 1:
+            N, delta, _ = _gram_matrix_bounded(U, np.ones(U.shape[0]), kernel, kernel_params)
+        else:
+            N, delta = np.ones((1, 1)), _entry_error(U, kernel, kernel_params)
         G = N[np.ix_(inv, inv)]
         G *= y[:, None]
         G *= y[None, :]
-        return np.ascontiguousarray(G)
+        return np.ascontiguousarray(G), delta, inv
+    delta = _entry_error(X, kernel, kernel_params)
     if _poly_needs_scaling(X, kernel, kernel_params):
-        return _poly_gram_scaled(X, y, kernel_params)
+        return _poly_gram_scaled(X, y, kernel_params), delta, None
     K = _kernel_values(X, X, kernel, kernel_params)  # checked symmetric and PSD below
     if callable(kernel) or not (K.flags.writeable and K.flags.owndata):
         K = np.array(K, dtype=np.float64, order="C")  # never write to the caller's array
@@ -401,7 +514,76 @@ def _gram_matrix(
         raise ValueError("the kernel produced NaN or inf values.")
     if _needs_psd_check(kernel, kernel_params):
         check_psd_matrix(G, name="the kernel's normalised Gram matrix")
-    return np.ascontiguousarray(G)
+    return np.ascontiguousarray(G), delta, None
+
+
+_U = np.finfo(np.float64).eps / 2  # unit round-off of float64
+_ETA = 2.0**-1074  # the absolute error of an underflowed product
+
+
+def _entry_error(X: np.ndarray, kernel, kernel_params: dict) -> float | None:
+    """A bound on ``|G_ij - G*_ij|`` for the ``G`` that :func:`_gram_matrix_bounded`
+    computes from these (checked, and for the linear kernel row-scaled) points; ``G*``
+    is the exact normalised signed Gram matrix of the points, ``u = 2^-53``.
+
+    Standard bounds: a dot product of length ``d`` is off by at most
+    ``gamma_d |x|^T |z| <= gamma_d ||x|| ||z||`` (``gamma_d = d u / (1 - d u)``), every
+    other operation by a relative ``u`` (``exp`` and ``**`` by ``4 u``), and an
+    underflowed product by ``2^-1074``. Then, with ``s_i = 1 / sqrt(K_ii)``:
+
+    * linear: ``|K_ij - x_i^T x_j| <= gamma_d ||x_i|| ||x_j||`` and ``s_i`` is off by a
+      relative ``gamma_d / 2 + 2 u``: ``(2 d + 8) u`` plus second-order terms;
+    * rbf: the squared distance ``||x||^2 + ||z||^2 - 2 x^T z`` is off by at most
+      ``4 (d + 3) u R^2`` (``R = max ||x_i||``), and ``exp(-t)`` is 1-Lipschitz for
+      ``t >= 0``: ``K_ij`` is off by ``gamma 4 (d + 3) u R^2 + 6 u``; the data scaled for
+      entries beyond ``1e+-100`` gives distances off by a relative ``(d + 8) u`` instead,
+      and ``t e^-t <= 1``; the normalisation doubles the bound and adds ``9 u``;
+    * poly (``coef0 >= 0``): by Cauchy-Schwarz ``|gamma x^T z + c| <= sqrt(k_ii k_jj)``
+      for the base ``k = gamma x^T z + c``, so the normalised base ``r_ij`` is off by
+      ``2 (d + 4) u`` and ``r^degree`` by ``degree`` times that times
+      ``(1 + e)^(degree - 1)``; the scaled form clips ``r`` to ``[-1, 1]``.
+
+    None for a callable or ``"poly"`` with ``coef0 < 0`` (no bound: the values are
+    taken as given), and ``inf`` when the bound overflows.
+    """
+    n, d = X.shape
+    gd = d * _U / (1.0 - d * _U)
+    if isinstance(kernel, str) and kernel == "linear":
+        # rows scaled so that max |x_ij| is in [1/2, 2]: ||x_i|| >= 1/2
+        return (2.0 * gd + 10.0 * _U) * 1.01 + 16.0 * d * _ETA
+    if callable(kernel) or (kernel == "poly" and kernel_params.get("coef0", 1) < 0):
+        return None
+    gamma = kernel_params.get("gamma")
+    gamma = 1.0 / d if gamma is None else float(gamma)
+    amax = float(np.max(np.abs(X))) if X.size else 0.0
+    if kernel == "rbf":
+        if amax == 0 or 1 / _SAFE_SCALE <= amax <= _SAFE_SCALE:
+            r2 = float(np.max(row_norms(X))) ** 2 * (1.0 + 4 * (d + 4) * _U)
+            lip = gamma * 4.0 * (gd + 3.0 * _U) * r2 * 1.02
+            if not lip <= 0.1:
+                return float(min(lip, np.inf))
+            dk = 1.12 * lip + 6.0 * _U + gamma * 8.0 * d * _ETA
+        else:
+            sc = pow2_scale(amax)
+            with np.errstate(over="ignore"):
+                dk = (d + 8.0) * _U * 1.01 + 6.0 * _U + gamma * sc * sc * (d + 2.0) * _ETA
+        return float(2.05 * dk + 9.0 * _U)
+    degree = int(kernel_params.get("degree", 3))
+    c = float(kernel_params.get("coef0", 1))
+    if _poly_needs_scaling(X, kernel, kernel_params):  # r clipped to [-1, 1]
+        e = (2.0 * d + 30.0) * _U * 1.02 + 8.0 * d * _ETA
+        return float(min(degree * e + 6.0 * _U, np.inf))
+    norms = row_norms(X)
+    base_min = float(np.min(gamma * norms * norms + c))
+    e = 2.0 * (gd + 4.0 * _U) * 1.01
+    if base_min > 0:
+        e += 4.0 * d * gamma * _ETA / base_min
+    else:
+        return np.inf
+    if not degree * e <= 0.1:
+        return np.inf
+    grow = math.exp((degree - 1) * math.log1p(e))  # (1 + e)^(degree - 1) <= e^0.1
+    return float(degree * e * grow + (1.0 + e) * grow * 14.0 * _U)
 
 
 #: Columns of ``X`` combined into a row key (:func:`row_keys`); equal rows have equal
@@ -570,7 +752,7 @@ def _sparse_counts(Z) -> tuple[int, int]:
     return row, col
 
 
-class GramOperator(LinearOperator):
+class GramOperator(TrustedGramOperator):
     """The linear-kernel ``G = A^T A`` kept in factored form.
 
     ``A`` has the signed normalised points as columns; this class stores them as the
@@ -620,7 +802,18 @@ class GramOperator(LinearOperator):
         self.col_nnz: int = n
         if self.sparse:
             self.row_nnz, self.col_nnz = _sparse_counts(self.Z)
+        #: what the factor stands for: built by :func:`kperc.gram_operator`, the data's
+        #: directions, each row within ``row_error`` of its exact direction, and
+        #: ``exact_rows`` (bool per row) exactly proportional to it; built from ``Z``
+        #: directly, the rows as given (0 and None)
+        self.row_error = 0.0
+        self.exact_rows: np.ndarray | None = None
         super().__init__(dtype=np.float64, shape=(n, n))
+
+    def _check_stored(self, name: str) -> None:
+        """A dense factor is public and writeable: finite with unit rows (``O(n d)``)."""
+        if isinstance(self.Z, np.ndarray):
+            check_unit_rows(self.Z, f"{name}.Z")
 
     def _matvec(self, v):
         v = np.asarray(v, dtype=np.float64).reshape(-1)
@@ -704,10 +897,71 @@ def gram_operator(X: ArrayLike, y: ArrayLike) -> GramOperator:
     >>> op.shape, op.Z.round(4).tolist()
     ((2, 2), [[0.6, 0.8], [-0.0, -1.0]])
     """
-    return GramOperator(_signed_normalized_points(*check_Xy_sparse(X, y)))
+    X, y = check_Xy_sparse(X, y)
+    Z = _signed_normalized_points(X, y)  # a sparse Z has the stored entries of X
+    exact_rows = _proportional_rows(X, y, Z)
+    op = GramOperator(Z)
+    # the factor is the data's directions rounded: each row within (d + 6) u of its
+    # exact direction (a power-of-two scaling, a norm, a division), and rows that are
+    # exactly proportional to the signed data are known (exact cancellations in them are
+    # the data's)
+    d = op.row_nnz
+    op.row_error = (d + 6.0) * _U * 1.01 + 4.0 * np.sqrt(d) * _ETA
+    op.exact_rows = exact_rows
+    return op
 
 
-_U = np.finfo(np.float64).eps / 2  # unit round-off of float64
+def _proportional_rows(X, y: np.ndarray, Z) -> np.ndarray:
+    """Rows ``i`` where ``Z_i = c y_i x_i`` exactly for some ``c > 0``.
+
+    Against the entry of largest magnitude ``m`` of each row: ``z_ij x_im = z_im x_ij`` for
+    every ``j``, each product split exactly by :func:`kperc._exact.two_prod` (equal exact
+    products have equal splits); a row where some product of nonzero factors is below
+    ``2^-960`` (not split exactly) is not counted.
+    """
+    from ._exact import two_prod
+
+    if scipy.sparse.issparse(X):
+        rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+        xs, zs = X.data, np.asarray(Z.data)
+        order = np.lexsort((-np.abs(xs), rows))
+        first = order[np.r_[0, np.flatnonzero(np.diff(rows[order])) + 1]] if xs.size else order
+        ref_x = np.zeros(X.shape[0])
+        ref_z = np.zeros(X.shape[0])
+        ref_x[rows[first]], ref_z[rows[first]] = xs[first], zs[first]
+        xs, xm, zm = xs, ref_x[rows], ref_z[rows]
+    else:
+        rows = None
+        idx = np.argmax(np.abs(X), axis=1)
+        r = np.arange(X.shape[0])
+        xm, zm = X[r, idx][:, None], Z[r, idx][:, None]
+        ref_x, ref_z = xm[:, 0], zm[:, 0]
+        xs, zs = X, Z
+    # rows beyond 2^990 are scaled down by a power of two (Dekker's splitting overflows
+    # above 2^995); a row that loses bits by it is not counted
+    e = np.frexp(np.where(ref_x != 0, np.abs(ref_x), 1.0))[1]
+    e = np.where(e > 990, e, 0)
+    if rows is not None:
+        e, xm = e[rows], xm * np.ldexp(1.0, -e[rows])
+        lost = np.ldexp(np.ldexp(xs, -e), e) != xs
+        xs = np.ldexp(xs, -e)
+    else:
+        xm = xm * np.ldexp(1.0, -e)[:, None]
+        lost = np.ldexp(np.ldexp(xs, -e[:, None]), e[:, None]) != xs
+        xs = np.ldexp(xs, -e[:, None])
+    with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+        h1, e1 = two_prod(zs, xm)
+        h2, e2 = two_prod(xs, zm)
+        tiny = ((zs != 0) & (xm != 0) & (np.abs(zs * xm) < 2.0**-960)) | (
+            (xs != 0) & (zm != 0) & (np.abs(xs * zm) < 2.0**-960)
+        )
+        bad = (h1 != h2) | (e1 != e2) | tiny | lost
+    if rows is None:
+        ok = ~np.any(bad, axis=1)
+    else:
+        ok = np.bincount(rows[bad.nonzero()[0]], minlength=X.shape[0]) == 0
+    same_sign = np.sign(ref_z) == np.sign(ref_x) * y
+    return ok & same_sign & (ref_x != 0)
 
 
 def _dense_seminorm_bound(G: np.ndarray, p: np.ndarray, block: int = 512) -> tuple[float, float]:
@@ -822,8 +1076,14 @@ class _DenseGram:
     def __init__(self, G: np.ndarray):
         self.G = G
         self.n = G.shape[0]
-        #: ``c`` of :func:`certified_positive`: a computed ``(G v)_i`` sums ``n`` terms
-        self.rounding_terms = self.n
+        #: ``c`` of :func:`certified_positive`: a computed ``(G v)_i`` sums ``n`` terms;
+        #: for a matrix built by :func:`gram_matrix`, ``delta / u`` more, so that a
+        #: separator holds for the exact Gram matrix of the data (``|G_ij - G*_ij| <=
+        #: delta``, :class:`~kperc._validation.GramProvenance`)
+        info = gram_provenance(G)
+        delta = None if info is None else info.entry_error
+        extra = 0 if delta is None else math.ceil(delta / _U) if delta < 1.0 else 2**53
+        self.rounding_terms = self.n + extra
 
     def matvec(self, v):
         return self.G @ v
@@ -989,10 +1249,8 @@ class _OperatorGram:
         diagonal entries on the support are read (from ``diagonal()``, else one column
         each).
         """
-        from ._kernel_columns import KernelGramOperator
-
         idx = np.flatnonzero(p)
-        if isinstance(self.G, KernelGramOperator):
+        if isinstance(self.G, TrustedGramOperator) and self.G.exact_unit_diagonal:
             return
         if self._Z is not None:
             r = row_norms(self._Z[idx])

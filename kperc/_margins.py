@@ -27,10 +27,13 @@ from ._exact import dot2_rows, exactly_zero
 from ._kernels import GramOperator, _check_diag
 from ._typing import ArrayLike, GramLike
 from ._validation import (
+    TrustedGramOperator,
     check_bool,
     check_gram,
+    check_operator,
     check_simplex,
     check_Xy,
+    gram_provenance,
     pow2_scale,
     row_norms,
 )
@@ -70,7 +73,42 @@ def gram_factor(G: GramLike) -> np.ndarray:
     >>> bool(np.allclose(B.T @ B, G))
     True
     """
-    return _factors(G)[0]
+    return _factors(_checked_gram(G))[0]
+
+
+def _checked_gram(G):
+    """``G`` validated once, at the boundary: a :class:`~kperc.GramOperator` (its factor
+    checked), or a dense validated matrix. Any other LinearOperator is densified from
+    its products (``G @ I``; a ``KernelGramOperator`` by :func:`kperc.gram_matrix`),
+    then validated as a matrix; products of the wrong shape are refused naming ``G``."""
+    if isinstance(G, GramOperator):
+        check_gram(G)
+        return G
+    if isinstance(G, LinearOperator):
+        check_operator(G, probe=False)  # square, non-empty, real
+        if isinstance(G, TrustedGramOperator) and hasattr(G, "toarray"):
+            G = G.toarray()
+        else:
+            G = _operator_matrix(G)
+    return check_gram(G)
+
+
+def _operator_matrix(G: LinearOperator) -> np.ndarray:
+    """``G @ I`` for a LinearOperator, refusing products of the wrong shape naming ``G``."""
+    n = G.shape[0]
+    kind = type(G).__name__
+    try:
+        M = np.asarray(G.matmat(np.eye(n)))
+    except ValueError as exc:  # scipy's reshape of a wrong-sized product
+        raise ValueError(
+            f"G (a {kind}) returned a product of the wrong shape (expected ({n},)): {exc}"
+        ) from exc
+    if M.shape != (n, n):
+        raise ValueError(
+            f"G (a {kind}) returned products of shape {M.shape} for the {n} columns of the "
+            f"identity; expected ({n}, {n})."
+        )
+    return M
 
 
 def _factors(G) -> tuple[np.ndarray, np.ndarray]:
@@ -91,10 +129,7 @@ def _factors(G) -> tuple[np.ndarray, np.ndarray]:
         r = int(np.sum(s > RANK_TOL * max(s[0], 1e-300)))
         reduced = (U[:, :r].T @ Z.T) if r < Z.shape[1] else Z.T.copy()
         return reduced, Z.T.copy()
-    if isinstance(G, LinearOperator):
-        G = G @ np.eye(G.shape[0])
-    G = check_gram(G)
-    lam, V = np.linalg.eigh(G)
+    lam, V = np.linalg.eigh(G)  # G: a validated dense matrix (_checked_gram)
     keep = lam > RANK_TOL * max(lam[-1], 1e-300) * max(1, G.shape[0])
     reduced = (V[:, keep] * np.sqrt(lam[keep])).T
     full = (V * np.sqrt(np.clip(lam, 0.0, None))).T
@@ -234,8 +269,8 @@ def _negative_margin(B: np.ndarray) -> tuple[float, np.ndarray | None]:
     return max(float(c[i]), 0.0), hull.equations[i, :-1]
 
 
-def _apply_exact(G, B_full):
-    """``v -> G v`` from the input itself (not from a factor) and its size bound.
+def _apply_exact(G):
+    """``v -> G v`` from the checked input itself (not from a factor) and its size bound.
 
     Returns the product function and ``c`` such that, for ``p`` in the simplex, each
     computed ``(G p)_i`` is within ``c * u`` of the exact value (``u`` the unit
@@ -245,10 +280,7 @@ def _apply_exact(G, B_full):
     if isinstance(G, GramOperator):
         Z = G.dense_factor()
         return (lambda v: Z @ (Z.T @ v)), float(sum(Z.shape) + 2)
-    if isinstance(G, LinearOperator):
-        return (lambda v: B_full.T @ (B_full @ v)), float(2 * B_full.shape[1] + 2)
-    arr = check_gram(G, check_psd=False)
-    return (lambda v: arr @ v), float(arr.shape[0] + 2)
+    return (lambda v: G @ v), float(G.shape[0] + 2)
 
 
 def margin_details(G: GramLike) -> OptimizeResult:
@@ -257,14 +289,15 @@ def margin_details(G: GramLike) -> OptimizeResult:
     Parameters
     ----------
     G : ndarray of shape (n, n) or LinearOperator
-        Normalised signed Gram matrix.
+        Normalised signed Gram matrix. A LinearOperator other than a
+        :class:`~kperc.GramOperator` is densified from its products (``G @ I``).
 
     Returns
     -------
     OptimizeResult
         ``rho`` (the margin), ``separable`` (bool), ``status`` (``"separable"``,
         ``"inseparable"``, ``"zero"`` or ``"undecided"``, see Notes), ``rho_bounds`` (an interval
-        that contains ``rho_K`` of the given ``G`` despite rounding), ``p`` (the
+        that contains ``rho_K`` despite rounding, see "What is certified"), ``p`` (the
         minimiser of ``||p||_G`` over the simplex), ``alpha`` (for ``rho > 0``:
         ``p / ||p||_G``, a unit-norm max-margin function ``f_alpha``), ``rank`` (of
         ``G``, numerically), ``kkt_gap`` (``max(0, rho^2 - min_i (G p)_i)``, zero at an
@@ -280,24 +313,43 @@ def margin_details(G: GramLike) -> OptimizeResult:
 
     Notes
     -----
-    Feasibility is decided on the full factor of ``G`` (every nonnegative eigenvalue
-    kept), so a margin carried by a direction of small eigenvalue is not lost. The
-    answer is certified from the input itself, with a rounding-error bound:
+    What is certified depends on where ``G`` comes from.
 
-    * ``"separable"``: the minimiser ``p`` satisfies ``min_i (G p)_i > c u`` for the
-      computed product, where ``c u`` bounds its rounding error; then ``alpha = p`` is a
-      separator (Lemma 1) and ``rho_K > 0``. ``rho_bounds`` follows from the optimality
-      sandwich ``2 min_i (G p)_i - p^T G p <= rho_K^2 <= p^T G p``. Below that rounding
-      level (margins under about ``sqrt(n u)``), a separator is looked for with exact
-      signs: for a :class:`~kperc.GramOperator` (or :func:`data_margin`) a ``w`` with
-      every ``a_i^T w > 0`` decided by an error-free dot product, which resolves margins
-      down to about ``n u``; for a dense ``G``, ``G p > 0`` decided the same way.
+    * A matrix returned by :func:`kperc.gram_matrix` (built-in kernels), as is, or a
+      :class:`kperc.ValidatedGram` of one, or a :class:`~kperc.GramOperator` or
+      ``KernelGramOperator``: the answer holds for the **exact** normalised signed Gram
+      matrix ``G*`` of the data. ``gram_matrix`` bounds the rounding of its
+      construction, ``|G_ij - G*_ij| <= delta``, and every test below is made against
+      ``G*``: a separator must satisfy ``(G p)_i > delta + c u`` for each ``i``, and the
+      bounds widen by ``delta``. A margin whose square is below about ``delta`` (about
+      ``1e-7`` for ``d = 10`` features) cannot be told from the rounding of ``G`` and is
+      ``"undecided"``; a factored :class:`~kperc.GramOperator` (or
+      :func:`data_margin`) resolves margins down to about ``n u``.
+    * Any other matrix (your own, a copy or a slice of one, a LinearOperator densified):
+      the answer is about that matrix as given, and evidence at the scale of its own
+      rounding is not accepted: a separator must satisfy ``(G p)_i > c u`` for the
+      computed product (``c`` about ``n``), so margins below about ``sqrt(n u)`` are
+      ``"undecided"`` rather than decided by the last bits of ``G``.
+
+    Statuses (``u = 2^-53``):
+
+    * ``"separable"``: the minimiser ``p`` satisfies ``min_i (G p)_i`` above the bound
+      of its rounding (and of ``delta``), decided by the plain product or, for a
+      matrix built from data and a factor, with error-free dot products; then
+      ``alpha = p`` is a separator (Lemma 1) and ``rho_K > 0``. ``rho_bounds`` follows
+      from the optimality sandwich ``2 min_i (G p)_i - p^T G p <= rho_K^2 <= p^T G p``.
+      For a :class:`~kperc.GramOperator` (or :func:`data_margin`) a ``w`` with every
+      ``a_i^T w > 0`` decided by an error-free dot product is also accepted, which
+      resolves margins down to about ``n u``.
     * ``"inseparable"``: ``min ||p||_G`` over the simplex is zero within rounding and
       the origin lies inside the hull of the signed points at a depth above the
-      rounding slack of the factor (Theorem 3); ``rho = -depth``.
-    * ``"zero"``: some ``p >= 0`` has ``sum_i p_i a_i = 0`` (or ``G p = 0``) exactly, so
-      the problem is not separable, and no depth above the rounding slack exists:
-      ``rho = 0`` within ``rho_bounds`` (whose upper end is 0).
+      rounding slack of the factor (and of ``delta``) (Theorem 3); ``rho = -depth``.
+    * ``"zero"``: some ``p >= 0`` has ``sum_i p_i a_i = 0`` exactly, so the problem is
+      not separable, and no depth above the rounding slack exists: ``rho = 0`` within
+      ``rho_bounds`` (whose upper end is 0). The exact cancellation is checked on the
+      factor of a :class:`~kperc.GramOperator`, on the equal points of the data for a
+      matrix built by :func:`kperc.gram_matrix` (a point repeated under both labels),
+      and as ``G p = 0`` in the entries of any other matrix.
     * ``"undecided"``: none of these holds; a warning is issued and ``rho = 0.0``.
 
     Examples
@@ -308,24 +360,34 @@ def margin_details(G: GramLike) -> OptimizeResult:
     >>> round(res.rho, 4), bool(res.separable), res.p.round(4).tolist()
     (0.8944, True, [0.5, 0.5])
     """
+    G = _checked_gram(G)
     B, B_full = _factors(G)
-    apply, c = _apply_exact(G, B_full)
+    apply, c = _apply_exact(G)
     eps = np.finfo(np.float64).eps
     # singular values of the factor: from the eigenvalues of G (accurate to n eps lam_max)
     # for a dense G, directly (accurate to eps s_max) for a factor
     n, d = B_full.shape[1], B_full.shape[0]
     if isinstance(G, GramOperator):
         fine = warn = 16 * (n + d) * eps
-        certifier: _RowCertifier | _DenseCertifier | None = _RowCertifier(
-            G.dense_factor(), normalized=False
+        certifier: _RowCertifier | _DenseCertifier = _RowCertifier(
+            G.dense_factor(),
+            normalized=False,
+            row_error=G.row_error,
+            exact_rows=G.exact_rows,
         )
-    else:
-        fine, warn = math.sqrt(4 * n * eps), 2 * math.sqrt(eps)
-        if isinstance(G, LinearOperator):
-            certifier = None  # products only: no exact signs (undecided when in doubt)
-        else:
-            certifier = _DenseCertifier(check_gram(G, check_psd=False))
-    return _certified_margin(B, B_full, apply, c * eps, fine, warn, certifier=certifier)
+        return _certified_margin(B, B_full, apply, c * eps, fine, warn, certifier=certifier)
+    info = gram_provenance(G)
+    delta = None if info is None else info.entry_error
+    fine, warn = math.sqrt(4 * n * eps), 2 * math.sqrt(eps)
+    if delta is not None:
+        # G is within (n - 1) delta of G* in norm: its factor's points within the square
+        # root of that (plus the eigensolver's n eps lam_max) of G*'s
+        lam_max = float(np.max(np.einsum("ij,ij->i", B_full, B_full), initial=0.0))
+        fine = math.sqrt(4 * n * eps + (n - 1) * delta / max(lam_max, 1e-300))
+        warn = max(warn, fine)
+    certifier = _DenseCertifier(G, delta, info)
+    err = c * eps + (0.0 if delta is None else delta)
+    return _certified_margin(B, B_full, apply, err, fine, warn, certifier=certifier)
 
 
 def _certified_margin(
@@ -445,9 +507,33 @@ def _certified_margin(
 
 def _pow2_rows(A: np.ndarray) -> np.ndarray:
     """Each row of ``A`` times a power of two, so that its largest entry is in [0.5, 1)."""
-    amax = np.max(np.abs(A), axis=1)
+    return _pow2_rows_exact(A)[0]
+
+
+def _pow2_rows_exact(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Each row of ``A`` times ``2^-e_i``, exactly where possible; the ``e_i``, and whether
+    every row was scaled exactly.
+
+    The target puts the largest entry in [0.5, 1). Scaling up is exact; scaling down
+    drops the bits of tiny entries below ``2^-1074`` (``0.5 * 5e-324`` rounds to 0), so a
+    row is scaled down only as far as its smallest entry allows, unless its largest entry
+    would stay above ``2^990`` (then the row is scaled fully, and inexactly).
+    """
+    absA = np.abs(A)
+    amax = np.max(absA, axis=1)
     e = np.frexp(np.where(amax > 0, amax, 1.0))[1]
-    return np.ldexp(A, -e[:, None])
+    exact = True
+    if np.any(e > 0):
+        nonzero = absA > 0
+        f = np.frexp(np.where(nonzero, absA, 1.0))[1]
+        fmin = np.min(np.where(nonzero, f, 10**6), axis=1)
+        # a value 2^f m (m in [1/2, 1)) keeps its last bit 2^(f - 53) iff f - 53 - e >= -1074
+        lossless = np.maximum(fmin + 1021, 0)
+        capped = np.where(e > 0, np.minimum(e, lossless), e)
+        ok = e - capped <= 990
+        exact = bool(np.all(ok))
+        e = np.where(ok, capped, e)
+    return np.ldexp(A, -e[:, None]), e, exact
 
 
 def _rounded_candidates(p: np.ndarray) -> list[np.ndarray]:
@@ -483,9 +569,20 @@ class _RowCertifier:
     exactly (also for ``p_i / ||a_i||``): then the data are not separable.
     """
 
-    def __init__(self, A: np.ndarray, *, normalized: bool = True):
-        amax = np.max(np.abs(A), axis=1)
-        self.A = _pow2_rows(A)  # exact
+    def __init__(
+        self,
+        A: np.ndarray,
+        *,
+        normalized: bool = True,
+        row_error: float = 0.0,
+        exact_rows: np.ndarray | None = None,
+    ):
+        self.A, e, self.exact = _pow2_rows_exact(A)  # exact unless self.exact is False
+        #: ``||a_i - a*_i|| <= row_error ||a_i||`` for the points ``a*_i`` the answer is
+        #: about (0: the rows as given); ``exact_rows``: rows known to be exactly
+        #: proportional to those points (None: all of them)
+        self.row_error = row_error
+        self.exact_rows = exact_rows
         norms = row_norms(self.A)
         self.ok = bool(np.all(norms > 0))
         self.norms = np.where(norms > 0, norms, 1.0)
@@ -497,7 +594,6 @@ class _RowCertifier:
         if normalized:  # the margin of the directions a_i / ||a_i||
             self.unit = self.norms * grow
         else:  # the margin of the rows as given: a_i = A_i * 2^e_i exactly
-            e = np.frexp(np.where(amax > 0, amax, 1.0))[1]
             self.unit = np.ldexp(1.0, -e)
 
     def _check(self, w: np.ndarray) -> float | None:
@@ -507,9 +603,11 @@ class _RowCertifier:
         n, d = self.A.shape
         m, e = dot2_rows(self.A, w)
         lower = m - e - 8.0 * d * _ETA  # also the entries that underflowed in _pow2_rows
-        if lower.min() <= 0:
-            return None
         w_norm = float(row_norms(w[None, :])[0]) * (1.0 + 4.0 * (d + 4) * _U)
+        if self.row_error:  # |(a_i - a*_i)^T w| <= row_error ||a_i|| ||w||
+            lower = lower - self.row_error * (self.norms * (1.0 + 4.0 * (d + 4) * _U)) * w_norm
+        if not lower.min() > 0:
+            return None
         return float(np.min(lower / self.unit)) / w_norm * (1.0 - 8 * _U)
 
     def upper(self, p: np.ndarray) -> float:
@@ -520,6 +618,8 @@ class _RowCertifier:
         val = float(row_norms((np.abs(res) + err)[None, :])[0]) * (1.0 + 4.0 * (d + 4) * _U)
         if self.normalized:  # the rows of Zn are unit directions up to their rounding
             val += 4.0 * (d + 4) * _U
+        if self.row_error:  # the points the answer is about differ by row_error ||a_i||
+            val += self.row_error * float(np.max(self.norms * self.unit)) * (1.0 + 8 * d * _U)
         return val / max(float(p.sum()), 1e-300) * (1.0 + 4 * p.size * _U)
 
     def separator(self, p: np.ndarray) -> float | None:
@@ -547,34 +647,68 @@ class _RowCertifier:
         return None
 
     def origin_in_hull(self, p: np.ndarray) -> bool:
-        if not np.any(p > 0):
+        if not np.any(p > 0) or not self.exact:
             return False
         cands = _rounded_candidates(p) + _rounded_candidates(p / self.norms)
+        if self.exact_rows is not None:  # only rows exactly proportional to the points
+            cands = [v for v in cands if np.all(self.exact_rows[v > 0])]
         return any(exactly_zero(self.A.T, v) for v in cands)
 
 
 class _DenseCertifier:
     """Exact-sign certificates from a dense ``G`` itself (see :class:`_RowCertifier`).
 
-    ``separator(p)`` accepts ``p`` when every ``(G p)_i`` is certified positive by
-    :func:`kperc._exact.dot2_rows`, and returns the lower bound
-    ``sqrt(2 min_i (G p)_i - p^T G p)`` of the optimality sandwich (possibly 0).
-    ``origin_in_hull(p)``: ``G p = 0`` exactly, so ``p^T G p = 0``.
+    For a matrix built from data (``delta``, the bound on ``|G_ij - G*_ij|``, is known):
+    ``separator(p)`` accepts ``p`` when every ``(G p)_i`` exceeds ``delta ||p||_1`` beyond
+    the error of :func:`kperc._exact.dot2_rows` (so ``G* p > 0``), and returns the lower
+    bound ``sqrt(2 min_i (G* p)_i - p^T G* p)`` of the optimality sandwich (possibly 0);
+    ``origin_in_hull(p)`` holds when the points in the support of ``p`` cancel exactly
+    in the data: each group of equal points has ``sum_i y_i p_i = 0``.
+
+    For any other matrix no separator is accepted below the rounding of the plain product
+    (``separator`` returns None), and ``origin_in_hull(p)`` means ``G p = 0`` exactly in
+    the given entries.
     """
 
-    def __init__(self, G: np.ndarray):
+    def __init__(self, G: np.ndarray, delta: float | None, info):
         self.G = G
+        self.delta = delta
+        self.groups = None if info is None else info.groups
+        self.labels = None if info is None else info.labels
 
     def separator(self, p: np.ndarray) -> float | None:
+        if self.delta is None:
+            return None
+        l1 = float(p.sum()) * (1.0 + 4 * p.size * _U)
         m, e = dot2_rows(self.G, p)
-        lo = m - e
+        lo = (m - e) - self.delta * l1
         if lo.min() <= 0:
             return None
-        pgp = float(p @ (m + e)) * (1.0 + 4 * p.size * _U)
+        pgp = (float(p @ (m + e)) + self.delta * l1 * l1) * (1.0 + 4 * p.size * _U)
         return math.sqrt(max(2.0 * float(lo.min()) * (1.0 - 4 * _U) - pgp, 0.0))
 
     def origin_in_hull(self, p: np.ndarray) -> bool:
-        return any(exactly_zero(self.G, v) for v in _rounded_candidates(p))
+        if self.delta is None:
+            return any(exactly_zero(self.G, v) for v in _rounded_candidates(p))
+        groups, labels = self.groups, self.labels
+        if groups is None or labels is None:
+            return False
+        return any(_groups_cancel(v, groups, labels) for v in _rounded_candidates(p))
+
+
+def _groups_cancel(v: np.ndarray, groups: np.ndarray, labels: np.ndarray) -> bool:
+    """Whether ``sum_i v_i y_i phi(x_i) = 0`` exactly because equal points cancel: for each
+    group of equal points, ``sum_i y_i v_i = 0`` (:func:`math.fsum`, correctly rounded:
+    zero exactly when the exact sum is)."""
+    idx = np.flatnonzero(v)
+    if idx.size == 0:
+        return False
+    signed = v[idx] * labels[idx]  # exact: sign flips
+    order = np.argsort(groups[idx], kind="stable")
+    g, signed = groups[idx][order], signed[order]
+    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    ends = np.r_[starts[1:], g.size]
+    return all(math.fsum(signed[a:b].tolist()) == 0.0 for a, b in zip(starts, ends, strict=True))
 
 
 def margin(G: GramLike) -> float:
@@ -599,6 +733,13 @@ def margin(G: GramLike) -> float:
     ------
     ValueError
         If ``G`` is invalid, or the problem is not separable and ``rank(G) > 6``.
+
+    Notes
+    -----
+    On a matrix returned by :func:`kperc.gram_matrix` the value is certified for the
+    exact Gram matrix of the data; on any other matrix, for that matrix as given, above
+    the rounding of its products. Where rounding cannot decide the sign, 0.0 is returned
+    with a warning; :func:`margin_details` says which case applies and gives the bounds.
 
     Examples
     --------

@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Union
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.sparse.linalg import LinearOperator
 
-if TYPE_CHECKING:
-    from ._gram import ValidatedGram
-
 __all__ = ["ArrayLike", "GramLike", "KernelLike", "RandomStateLike"]
 
 #: A Gram matrix ``G = Y K Y`` as the algorithms take it: a dense array, a
 #: :class:`scipy.sparse.linalg.LinearOperator` (``kperc.GramOperator`` and the kernel
-#: operators are ones), or a ``kperc.ValidatedGram``.
-GramLike = Union[ArrayLike, LinearOperator, "ValidatedGram"]
+#: operators are ones), or a ``kperc.ValidatedGram`` (an array-like: it has ``__array__``).
+GramLike = ArrayLike | LinearOperator
 
 #: A kernel: one of scikit-learn's kernel names, or a callable ``k(x, z) -> float``.
 KernelLike = str | Callable[..., Any]

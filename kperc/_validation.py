@@ -3,12 +3,21 @@
 Every public function funnels its inputs through these helpers, so that bad input
 fails early with a :class:`ValueError` that says what was wrong and how to fix it.
 Inputs are never modified in place: the helpers return fresh arrays.
+
+This module imports no other module of kperc. What kperc knows about a Gram matrix it
+built (:func:`kperc.gram_matrix`) or validated (:class:`kperc.ValidatedGram`) is
+recorded here with the read-only matrix (:func:`trust_gram`, :class:`GramProvenance`),
+and kperc's own operators derive from :class:`TrustedGramOperator`, so that
+:func:`check_gram` and :func:`check_operator` recognise both without importing the
+modules that define them.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+import weakref
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import numpy as np
@@ -426,19 +435,86 @@ def _lanczos_min_eigenvalue(arr: np.ndarray, tol: float, steps: int = LANCZOS_ST
     return lam
 
 
+@dataclass(frozen=True)
+class GramProvenance:
+    """What kperc knows about a dense ``G`` that it built or validated.
+
+    Attached to a read-only array by :func:`trust_gram`; :func:`check_gram` then skips
+    every check, and :func:`kperc.margin_details` certifies against ``entry_error``.
+
+    Attributes
+    ----------
+    psd_exact : bool
+        Positive semidefiniteness is known exactly: by construction (a Gram matrix of
+        data whose rounding ``(n - 1) entry_error`` is within the PSD test's tolerance
+        ``PSD_TOL n``) or by an exact test (Cholesky or eigenvalues); False after the
+        Lanczos estimate used above ``PSD_CHECK_MAX_N`` points.
+    entry_error : float or None
+        For a matrix built from data by :func:`kperc.gram_matrix` (built-in kernels): a
+        bound on ``|G_ij - G*_ij|``, ``G*`` the exact normalised signed Gram matrix of
+        the data (the diagonal is exact). None for a matrix taken as given.
+    groups : ndarray of int or None
+        For a matrix built from data: equal data points share a group number (points
+        whose rows of ``G`` are equal up to sign by construction), else None.
+    labels : ndarray or None
+        The labels of the points (with ``groups``).
+    """
+
+    psd_exact: bool
+    entry_error: float | None = None
+    groups: np.ndarray | None = None
+    labels: np.ndarray | None = None
+
+
+# id(view) -> (weak reference to the view, its read-only buffer, provenance)
+_TRUSTED: dict[int, tuple[weakref.ref, np.ndarray, GramProvenance]] = {}
+
+
+def trust_gram(buf: np.ndarray, info: GramProvenance) -> np.ndarray:
+    """Make ``buf`` (a C-contiguous float64 array that owns its data) read-only and return
+    a registered view of it, known to :func:`check_gram` by ``info``.
+
+    A view of a read-only buffer cannot be made writeable again, so the registered view
+    cannot change without a deliberate write to ``view.base``; if that buffer is made
+    writeable, the view loses its registration at its next use and is validated anew.
+    """
+    buf.flags.writeable = False
+    view = buf.view()
+    key = id(view)
+
+    def forget(_ref: weakref.ref, key: int = key) -> None:
+        _TRUSTED.pop(key, None)
+
+    _TRUSTED[key] = (weakref.ref(view, forget), buf, info)
+    return view
+
+
+def gram_provenance(G) -> GramProvenance | None:
+    """The provenance of a registered read-only ``G`` (None for any other object, a copy,
+    a slice, or a registered matrix whose buffer was made writeable)."""
+    entry = _TRUSTED.get(id(G))
+    if entry is None:
+        return None
+    ref, buf, info = entry
+    if ref() is not G or buf.flags.writeable or not isinstance(G, np.ndarray):
+        return None
+    return info
+
+
 def check_gram(G, *, check_psd: bool | None = None):
     """Validate a normalised signed Gram matrix or a linear operator standing for one.
 
     Parameters
     ----------
     G : array_like of shape (n, n), ValidatedGram or LinearOperator
-        A :class:`kperc.ValidatedGram` was checked when it was built: its read-only
-        matrix is returned at once (with ``check_psd=True``, after the exact PSD test
-        when its own test was a Lanczos estimate). Dense matrices (or scipy.sparse
-        matrices, densified) are checked for real dtype, finiteness, squareness,
-        symmetry, unit diagonal and (when ``check_psd`` allows) positive
-        semidefiniteness. Linear operators are checked for shape and
-        real dtype here; their products are checked (shape, finiteness) when used.
+        A matrix returned by :func:`kperc.gram_matrix` or held by a
+        :class:`kperc.ValidatedGram` is read-only and known (:func:`gram_provenance`): it
+        is returned at once (with ``check_psd=True``, after the exact PSD test when its
+        own test was a Lanczos estimate). Dense matrices (or scipy.sparse matrices,
+        densified) are checked for real dtype, finiteness, squareness, symmetry, unit
+        diagonal and (when ``check_psd`` allows) positive semidefiniteness. Linear
+        operators are checked for shape and real dtype here; their products are checked
+        (shape, finiteness) when used.
     check_psd : bool or None
         ``None`` (default) runs the PSD test: a Cholesky factorisation up to
         ``n = 3000``, a Lanczos estimate of the smallest eigenvalue (cost ``O(n^2)``)
@@ -451,23 +527,21 @@ def check_gram(G, *, check_psd: bool | None = None):
         A float64 C-contiguous array for dense input (the input itself when it already
         is one; it is never written to), the operator itself otherwise.
     """
-    from ._gram import ValidatedGram
-
-    if isinstance(G, ValidatedGram):
-        if G._intact():  # validated once, read-only since: nothing to check again
-            if check_psd and not G.psd_exact:
-                check_psd_matrix(G.matrix, exact=True)
-            return G.matrix
-        G = G.matrix  # its buffer was made writeable again: validate it anew
     if isinstance(G, LinearOperator):
         check_operator(G)
         return G
     if scipy.sparse.issparse(G) or (hasattr(G, "toarray") and not isinstance(G, np.ndarray)):
         G = G.toarray()
     try:
-        arr = np.asarray(G)
+        arr = np.asarray(G)  # a ValidatedGram gives its registered read-only matrix
     except (TypeError, ValueError) as exc:
         raise ValueError(f"G must be a numeric matrix: {exc}") from exc
+    info = gram_provenance(arr)
+    if info is not None:  # built or validated once, read-only since: nothing to check
+        if check_psd and not info.psd_exact:
+            check_psd_matrix(arr, exact=True)
+            _TRUSTED[id(arr)] = (*_TRUSTED[id(arr)][:2], replace(info, psd_exact=True))
+        return arr
     if arr.dtype.kind == "c":
         raise TypeError("G must be real; got a complex matrix. A Gram matrix is real.")
     if arr.dtype.kind not in "biuf":
@@ -495,6 +569,22 @@ def check_gram(G, *, check_psd: bool | None = None):
     if check_psd is None or check_psd:
         check_psd_matrix(arr, exact=bool(check_psd))
     return arr
+
+
+class TrustedGramOperator(LinearOperator):
+    """Base class of kperc's own Gram operators (``GramOperator``, ``KernelGramOperator``).
+
+    They are valid by construction (their inputs are checked when they are built), so
+    :func:`check_operator` does not probe them; it only calls :meth:`_check_stored`,
+    which re-checks what a caller could have changed since (``O(n d)`` at most).
+    """
+
+    #: Whether ``G_jj = 1`` holds exactly by construction (no check of a certificate's
+    #: support needed).
+    exact_unit_diagonal = False
+
+    def _check_stored(self, name: str) -> None:
+        """Re-check the stored data (nothing by default)."""
 
 
 #: Columns of a user-supplied LinearOperator read to check its diagonal when it has no
@@ -571,20 +661,13 @@ def check_index(j, n: int, name: str = "j") -> int:
     return j % n
 
 
-def _trusted_operator(G) -> bool:
-    """kperc's own operators, valid by construction (their inputs are checked)."""
-    from ._kernel_columns import KernelGramOperator
-    from ._kernels import GramOperator
-
-    return isinstance(G, (GramOperator, KernelGramOperator))
-
-
 def check_operator(G: LinearOperator, name: str = "G", *, probe: bool = True) -> None:
     """Check a LinearOperator that stands for a normalised signed Gram matrix.
 
     Always: square, non-empty, real dtype; for a :class:`~kperc.GramOperator`, a finite
     factor with unit rows (``O(n d)``). kperc's own operators (``GramOperator``,
-    ``KernelGramOperator``) are valid by construction. Any other operator is probed
+    ``KernelGramOperator``: :class:`TrustedGramOperator`) are valid by construction and
+    are not probed. Any other operator is probed
     (``probe=True``), at the cost of a few dozen products:
 
     * the diagonal: all of it from a ``diagonal()`` method (and two entries read back
@@ -608,15 +691,13 @@ def check_operator(G: LinearOperator, name: str = "G", *, probe: bool = True) ->
     dtype = getattr(G, "dtype", None)
     if dtype is not None and np.dtype(dtype).kind == "c":
         raise TypeError(f"{name} must be real; the operator has dtype {np.dtype(dtype)}.")
-    Z = getattr(G, "Z", None)  # a factored GramOperator: its factor must be finite
-    if isinstance(Z, np.ndarray):
-        from ._kernels import GramOperator
-
-        if isinstance(G, GramOperator):  # finite with unit rows (O(n d), by blocks)
-            check_unit_rows(Z, f"{name}.Z")
-        elif not np.all(np.isfinite(Z)):
-            raise ValueError(f"{name} (a {type(G).__name__}) has NaN or inf in its factor Z.")
-    if probe and not _trusted_operator(G):
+    if isinstance(G, TrustedGramOperator):  # kperc's own: valid by construction
+        G._check_stored(name)
+        return
+    Z = getattr(G, "Z", None)  # a factor of another operator must be finite
+    if isinstance(Z, np.ndarray) and not np.all(np.isfinite(Z)):
+        raise ValueError(f"{name} (a {type(G).__name__}) has NaN or inf in its factor Z.")
+    if probe:
         _probe_operator(G, name)
 
 

@@ -152,6 +152,7 @@ def test_factored_rounding_terms_bound_the_product_error(seed, d):
     """
     from kperc._kernels import _OperatorGram
 
+    u = np.finfo(np.float64).eps / 2
     rng = np.random.default_rng(seed)
     n = 3
     X = rng.standard_normal((n, d)) * rng.uniform(0.1, 10.0, size=(n, 1))
@@ -161,7 +162,6 @@ def test_factored_rounding_terms_bound_the_product_error(seed, d):
     assert gram.rounding_terms == n + d + 2
     computed = gram.matvec(v)
     exact = _exact_factored_product(op.Z, v)
-    u = np.finfo(np.float64).eps / 2
     err = max(abs(float(c - e)) for c, e in zip(computed.tolist(), exact, strict=True))
     assert err <= gram.rounding_terms * u * float(v.sum())
 

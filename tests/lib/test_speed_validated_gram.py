@@ -60,7 +60,8 @@ class _Counter:
 
 
 def _gram(n=80, seed=0):
-    return planted_problem(seed, n=n, d=4, rho=0.05).gram()
+    """A plain (writeable, unregistered) copy of a Gram matrix: validated like a user's."""
+    return planted_problem(seed, n=n, d=4, rho=0.05).gram().copy()
 
 
 @pytest.mark.parametrize("name", sorted(ALGORITHMS))
@@ -135,6 +136,48 @@ def test_validated_gram_refuses_bad_input():
     with pytest.raises(TypeError, match="LinearOperator"):
         p = planted_problem(0, n=20, d=3, rho=0.1)
         kperc.ValidatedGram(kperc.gram_operator(p.X, p.y))
+
+
+@pytest.mark.parametrize("n", [2000, 4000])
+def test_gram_matrix_output_is_not_validated_again(n, monkeypatch):
+    """The matrix gram_matrix returns is PSD by construction up to its rounding: no call
+    on it runs the PSD test or a scan, and each costs at most FIXED_PRODUCTS products
+    besides its iterations (issue: 100-190 products per call at n = 2000)."""
+    rng = np.random.default_rng(n)
+    X = rng.standard_normal((n, 5))
+    y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1.0, -1.0)
+    G = kperc.gram_matrix(X, y)
+    assert not G.flags.writeable and type(G) is np.ndarray
+    c = _Counter(monkeypatch)
+    for name in ("isnkpvn", "snkp", "nkp"):
+        before = c.work(n)
+        res = ALGORITHMS[name](G, max_iter=3)
+        assert c.work(n) - before <= 2 * (res.nit + 1) + FIXED_PRODUCTS, name
+    assert c.psd_tests == 0 and c.symmetry_scans == 0
+    assert _validation.check_gram(G) is G  # returned at once
+    # a copy is the user's matrix: validated once per call
+    kperc.snkp(G.copy(), max_iter=1)
+    assert c.psd_tests == 1 and c.symmetry_scans == 1
+
+
+def test_margin_validates_once(monkeypatch):
+    calls = []
+    check = _validation.check_gram
+
+    def counted(*a, **k):
+        calls.append(1)
+        return check(*a, **k)
+
+    from kperc import _margins
+
+    monkeypatch.setattr(_margins, "check_gram", counted)
+    G = _gram(40)
+    c = _Counter(monkeypatch)
+    kperc.margin(G)
+    assert len(calls) == 1 and c.psd_tests == 1 and c.symmetry_scans == 1
+    prob = planted_problem(0, n=40, d=4, rho=0.05)
+    kperc.margin(kperc.gram_matrix(prob.X, prob.y))
+    assert c.psd_tests == 1 and c.symmetry_scans == 1  # built by kperc: no test
 
 
 def test_estimated_psd_test_upgraded_on_request(monkeypatch):
