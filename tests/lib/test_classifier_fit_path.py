@@ -2,7 +2,7 @@
 
 The certificate test of a run on a dense ``G`` first computes ``p^T G p`` with one BLAS
 product and skips the extended-precision quadratic form when the double-precision value
-already rules a certificate out (``kperc._classifier._surely_above``); the target type
+already rules a certificate out (``kperc._classifier_fit._surely_above``); the target type
 of ``y`` is computed once; repeated rows (conflicts, and the exact expansion of a Gram
 matrix) are looked for with row keys of at most 32 columns, and rows are sorted only when
 two keys are equal. These tests check that the screen is sound (it never rules out what
@@ -22,7 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import kperc
-from kperc import SNKPClassifier, _classifier, _kernels, _separable
+from kperc import SNKPClassifier, _classifier_fit, _kernels, _separable
 
 
 def _simplex_point(rng: np.random.Generator, n: int, sparse: bool) -> np.ndarray:
@@ -48,7 +48,7 @@ def test_the_screen_never_rules_out_an_accepted_certificate(seed, kind, scale, s
     p = _simplex_point(rng, G.shape[0], sparse)
     value, upper = _kernels._DenseGram(G).seminorm_bound(p)
     tol = max(value * scale, 1e-300)
-    if _classifier._surely_above(G, p, tol):
+    if _classifier_fit._surely_above(G, p, tol):
         assert upper > tol
 
 
@@ -59,9 +59,9 @@ def test_the_screen_decides_a_clear_case_and_defers_a_tight_one():
     p = np.full(G.shape[0], 1.0 / G.shape[0])
     value, _ = _kernels._DenseGram(G).seminorm_bound(p)
     assert value > 1e-6
-    assert _classifier._surely_above(G, p, value / 2)
-    assert not _classifier._surely_above(G, p, value)
-    assert not _classifier._surely_above(G, p, 2 * value)
+    assert _classifier_fit._surely_above(G, p, value / 2)
+    assert not _classifier_fit._surely_above(G, p, value)
+    assert not _classifier_fit._surely_above(G, p, 2 * value)
 
 
 class _CountExtended:
@@ -118,7 +118,7 @@ def test_the_screen_changes_no_fitted_model(monkeypatch, data, params):
     else:
         X, y = kperc.datasets.moons(80, noise=0.15, seed=1)
     screened = _fit(X, y, **params)
-    monkeypatch.setattr(_classifier, "_surely_above", lambda G, p, tol: False)
+    monkeypatch.setattr(_classifier_fit, "_surely_above", lambda G, p, tol: False)
     plain = _fit(X, y, **params)
     assert screened.outcome_ == plain.outcome_
     assert screened.halting_index_ == plain.halting_index_
@@ -127,21 +127,23 @@ def test_the_screen_changes_no_fitted_model(monkeypatch, data, params):
 
 
 def test_the_target_type_is_computed_once_and_errors_are_scikit_learns(monkeypatch):
+    import sklearn.utils.multiclass as multiclass
+
     calls = []
-    inner = _classifier.type_of_target
+    inner = multiclass.type_of_target
 
     def counted(y, *args, **kw):
         calls.append(1)
         return inner(y, *args, **kw)
 
-    monkeypatch.setattr(_classifier, "type_of_target", counted)
+    monkeypatch.setattr(multiclass, "type_of_target", counted)
     X, y = kperc.datasets.circles(40, seed=0)
     SNKPClassifier().fit(X, y)
     assert len(calls) == 1
     with pytest.raises(ValueError, match="Unknown label type"):
         SNKPClassifier().fit(X, np.linspace(0.0, 1.0, X.shape[0]))
-    with pytest.raises(ValueError, match="Only binary classification"):
-        SNKPClassifier().fit(X, np.arange(X.shape[0]) % 3)
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        SNKPClassifier().fit(X, np.zeros(X.shape[0]))
 
 
 # --- repeated rows: found from row keys, compared exactly ------------------------------
