@@ -196,26 +196,27 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         is ``1 / rho^2``: with ``algorithm="nkp"`` a larger cap, such as the ``10^6`` of
         :func:`kperc.nkp`, may be needed.
     tol : float or "auto", default="auto"
-        Stop with a certificate once a point ``p`` of the simplex with
-        ``||p||_G <= tol`` is found (rounding included): it proves that no separator
-        has a normalised margin above ``tol``, so the data are not separable with a
-        margin above ``tol`` (they may be separable with a smaller one). ISNKPVN builds
-        ``p`` by its primal-dual iteration; SNKP's ``p`` is its dual iterate and NKP's
-        is ``alpha`` itself, tested at iterations 8, 16, 32, ... and then every 256
-        (one product with ``G`` per test). ``"auto"`` follows from the data and the
-        budget. With the linear kernel it is ``1e-3`` for "isnkpvn", and for "snkp"
-        ``2 sqrt(2 log n) / max_iter`` and for "nkp" ``1 / sqrt(max_iter)``: the
+        Stop with a certificate once a point ``p`` of the simplex with ``||p||_G <=
+        tol`` is found (rounding included): it proves that no separator has a normalised
+        margin above ``tol``, so the data are not separable with a margin above ``tol``
+        (they may be separable with a smaller one). ISNKPVN builds ``p`` by its
+        primal-dual iteration; SNKP's ``p`` is its dual iterate and NKP's is ``alpha``
+        itself, tested at iterations 8, 16, 32, ... and then every 16 for SNKP, every
+        256 for NKP (one product with ``G`` per test). ``"auto"`` follows from the data
+        and the budget. With the linear kernel it is ``1e-3`` for "isnkpvn", and for
+        "snkp" ``2 sqrt(2 log n) / max_iter`` and for "nkp" ``1 / sqrt(max_iter)``: the
         smallest margins that Theorem 1 and NKP's ``1 / rho^2`` bound guarantee to
         separate within ``max_iter`` iterations, so that data these algorithms are sure
-        to separate never stop early, and data they could not be sure to separate
-        within ``max_iter`` do not use it up. With any other kernel it is the larger
-        of that and ``1 / sqrt(n)``, the normalised margin of ``n`` points that the
-        kernel maps to orthonormal features: a kernel that tells every point apart
-        from every other (such as the RBF kernel with a large ``gamma``) separates any
-        labelling of them with that margin, so a smaller margin says no more about the
-        data than memorising them. SNKP's dual iterate then certifies within
-        ``2 sqrt(2 n log n)`` iterations (plus the test's schedule) either way, so a
-        default fit ends after ``O(n^2.5 sqrt(log n))`` operations (see Notes).
+        to separate never stop early, and data they could not be sure to separate within
+        ``max_iter`` do not use it up. With any other kernel it is the larger of that
+        and ``1 / sqrt(n)``, the normalised margin of ``n`` points that the kernel maps
+        to orthonormal features: a kernel that tells every point apart from every other
+        (such as the RBF kernel with a large ``gamma``) separates any labelling of them
+        with that margin, so a smaller margin says no more about the data than
+        memorising them. At an iteration ``k`` without a separator, SNKP's dual iterate
+        has ``||p||_G <= sqrt(8 log n / (k (k + 1)))`` (the bound behind Theorem 1), so
+        a default SNKP fit ends, with a separator or a certificate, within about ``2
+        sqrt(2 n log n)`` iterations (see Notes).
     halt : bool, default=True
         Stop at the first separator. With ``halt=False`` SNKP and NKP keep iterating
         to ``max_iter``, improving the margin of the separator (``algorithm="isnkpvn"``
@@ -387,8 +388,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
 
     *scikit-learn compatibility.* With its default parameters the estimator passes every
     check of :func:`sklearn.utils.estimator_checks.check_estimator` (scikit-learn 1.9),
-    multiclass ones included, so the ``expected_failed_checks`` list is empty. The checks that cannot apply to some hard-margin
-    configurations are returned by the method ``expected_failed_checks()``:
+    multiclass ones included, so the ``expected_failed_checks`` list is empty. The
+    checks that cannot apply to some hard-margin configurations are returned by the
+    method ``expected_failed_checks()``:
 
     * ``check_classifiers_train`` with ``algorithm="nkp"`` or ``"isnkpvn"``, or a
       linear/polynomial kernel: the check's two blobs overlap, so these kernels cannot
@@ -760,23 +762,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         choice = choose_gram_form(self, Xa.shape[0])
         self._n_cols = Xa.shape[1]
         if choice.form == "nystroem" and isinstance(self.n_components, str):
-            how = (
-                f"Nystroem features whose rank starts at {choice.n_components} and doubles "
-                "until SNKP's separator is certified under the exact kernel (at most "
-                f"{_gram_form.AUTO_N_MAX}; "
-                "kperc.snkp_nystroem)"
-                if choice.grows
-                else f"{choice.n_components} Nystroem features (the separator is certified "
-                "for the approximate kernel)"
-            )
-            warnings.warn(
-                f"n_components='auto': {Xa.shape[0]} training points are more than "
-                f"{_gram_form.AUTO_EXACT_MAX_N}, so the {self.kernel!r} kernel is "
-                f"approximated by {how} (gram_form_='nystroem'). Pass n_components=None "
-                "for the exact kernel (8 n^2 bytes) or an int to choose the number of features.",
-                UserWarning,
-                stacklevel=4,
-            )
+            self._announce_nystroem(Xa.shape[0], choice)
         if choice.grows:  # the rank is chosen by running SNKP: G carries its result
             point_scales(Xa, ypm, self.kernel, params)  # K(x, x) = 1: nothing to refuse
             G, s = fit_grown_rank(
@@ -796,6 +782,28 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         if choice.form == "nystroem":
             self.n_components_ = int(G.transformer.components_.shape[0])
         return G, s
+
+    def _announce_nystroem(self, n, choice):
+        """Say that ``n_components="auto"`` approximates the kernel. A grown rank
+        certifies its answer under the exact kernel, so it is only logged; a fixed rank
+        certifies it for the approximate kernel only, so a ``UserWarning`` says so."""
+        if choice.grows:
+            self._log(
+                f"n_components='auto': {n} points are more than "
+                f"{_gram_form.AUTO_EXACT_MAX_N}: Nystroem features whose rank starts at "
+                f"{choice.n_components} and doubles until SNKP's answer is certified under "
+                f"the exact kernel (at most {_gram_form.AUTO_N_MAX}; kperc.snkp_nystroem)"
+            )
+            return
+        warnings.warn(
+            f"n_components='auto': {n} training points are more than "
+            f"{_gram_form.AUTO_EXACT_MAX_N}, so the {self.kernel!r} kernel is approximated "
+            f"by {choice.n_components} Nystroem features (the separator is certified for the "
+            "approximate kernel; gram_form_='nystroem'). Pass n_components=None for the "
+            "exact kernel (8 n^2 bytes) or an int to choose the number of features.",
+            UserWarning,
+            stacklevel=5,
+        )
 
     def _run(self, G, tol):
         """The algorithm's result on ``G`` and the classifier's certificate, if it stopped

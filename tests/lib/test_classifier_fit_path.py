@@ -204,3 +204,43 @@ def test_distinct_rows_skip_the_row_sort(monkeypatch):
     G2 = kperc.gram_matrix(X2, y2, "rbf", gamma=2.0)
     assert calls and G2[0, -1] == -1.0
     assert np.array_equal(G2[:50, :50], G)
+
+
+# --- float32 products on a large dense G: proposals checked in float64 -----------------
+
+
+def test_float32_products_propose_and_float64_certifies(monkeypatch):
+    """Above FLOAT32_MIN_N rows SNKP multiplies a float32 copy of G; the separator it
+    proposes is kept only if G alpha > 0 holds in float64 beyond rounding, and the
+    certificate watch reads the float64 G."""
+    X, y = kperc.datasets.circles(200, seed=0)
+    plain = SNKPClassifier(gamma=2.0).fit(X, y)
+    monkeypatch.setattr(_classifier_fit, "FLOAT32_MIN_N", 50)
+    seen = []
+    inner = _classifier_fit._separates
+    monkeypatch.setattr(
+        _classifier_fit, "_separates", lambda G, a: seen.append(G.dtype) or inner(G, a)
+    )
+    fast = SNKPClassifier(gamma=2.0).fit(X, y)
+    assert seen == [np.float64] and fast.converged_ and plain.converged_
+    Xa = X  # the RBF kernel takes no intercept feature
+    G = kperc.gram_matrix(Xa, np.where(y == fast.classes_[1], 1.0, -1.0), "rbf", gamma=2.0)
+    alpha = np.zeros(len(y))
+    alpha[fast.support_] = np.abs(fast.dual_coef_)  # K(x, x) = 1: |dual_coef_| = alpha
+    Ga = (G.astype(np.longdouble) @ alpha.astype(np.longdouble)).min()
+    assert Ga > 0
+    rng = np.random.default_rng(0)  # noisy data: the certificate, from the float64 G
+    Xn, yn = rng.standard_normal((200, 3)), rng.integers(0, 2, 200)
+    with pytest.warns(kperc.InseparableDataWarning):
+        noisy = SNKPClassifier().fit(Xn, yn)
+    assert noisy.outcome_ == "certificate" and noisy.certificate_norm_ <= noisy.tol_
+
+
+def test_a_refused_float32_proposal_runs_again_in_float64(monkeypatch):
+    X, y = kperc.datasets.circles(200, seed=0)
+    plain = SNKPClassifier(gamma=2.0).fit(X, y)
+    monkeypatch.setattr(_classifier_fit, "FLOAT32_MIN_N", 50)
+    monkeypatch.setattr(_classifier_fit, "_separates", lambda G, a: False)
+    again = SNKPClassifier(gamma=2.0).fit(X, y)
+    assert again.converged_ and again.halting_index_ == plain.halting_index_
+    assert np.array_equal(again.dual_coef_, plain.dual_coef_)
