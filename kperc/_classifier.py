@@ -583,8 +583,10 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
                     "pass X.toarray()."
                 )
             return check_sparse_X(X, "X")  # a CSR copy: real, finite (check_input or not)
+        if self.check_input:  # validate_data made it a finite float64 array
+            return X
         X = as_real_array(X, "X")
-        if not self.check_input and not np.all(np.isfinite(X)):
+        if not np.all(np.isfinite(X)):
             raise ValueError("X contains NaN or inf; remove or impute those entries first.")
         return X
 

@@ -226,9 +226,7 @@ def conflicts(Xa, ypm: np.ndarray) -> np.ndarray:
     """Pairs of training points with identical features and opposite labels."""
     if scipy.sparse.issparse(Xa):
         return _sparse_conflicts(Xa, ypm)
-    if not np.all(np.isfinite(Xa)):  # check_input=False with NaN: nothing to compare
-        return np.zeros((0, 2), dtype=np.intp)
-    return _conflicting_pairs(Xa, ypm)
+    return _conflicting_pairs(Xa, ypm)  # X is finite: the classifier refused NaN and inf
 
 
 def _sparse_conflicts(Xa, ypm):
