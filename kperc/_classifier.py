@@ -242,20 +242,21 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
 
         * ``"auto"``: the linear kernel uses the exact factored operator
           (:func:`kperc.gram_operator`: memory ``O(n d)``, no ``n x n`` matrix) at any
-          ``n``; other kernels use the exact dense ``n x n`` matrix up to
-          ``n = 5000`` points (200 MB), and above that Nystroem features; the switch
-          is announced by a ``UserWarning`` at fit. With the RBF kernel and
+          ``n``; other kernels use the exact dense ``n x n`` matrix up to ``n = 5000``
+          points (200 MB), and above that Nystroem features. With the RBF kernel and
           ``algorithm="snkp"`` (``halt=True``) the rank is grown by
           :func:`kperc.snkp_nystroem`: it starts at 64 landmarks and doubles until
           SNKP's separator is certified, in float64, under the exact kernel on every
-          training point, or until SNKP's dual iterate is a ``tol``-certificate
-          under the exact kernel (up to 20,000 points; the fit then ends with
-          ``outcome_ == "certificate"``) (at most 4096 landmarks and ``max_iter``
-          iterations in all; float32 features; ``verbose`` prints one line per rank
-          tried, instead of per-iteration progress). Otherwise (``"poly"``, another algorithm, or
+          training point, or until SNKP's dual iterate is a ``tol``-certificate under
+          the exact kernel (up to 20,000 points; the fit then ends with ``outcome_ ==
+          "certificate"``) (at most 4096 landmarks and ``max_iter`` iterations in all;
+          float32 features; ``verbose`` prints one line per rank tried, instead of
+          per-iteration progress). Its answer holds for the exact kernel, so the switch
+          is only logged (``verbose``). Otherwise (``"poly"``, another algorithm, or
           ``halt=False``) ``500`` Nystroem features are used, as an int would (memory
-          ``O(n m)``: 0.4 GB at ``n = 10^5``). A callable kernel always uses the exact
-          dense matrix.
+          ``O(n m)``: 0.4 GB at ``n = 10^5``), and a ``UserWarning`` announces that
+          the separator holds for the approximate kernel. A callable kernel always
+          uses the exact dense matrix.
         * an int ``m``: train and predict with ``m`` Nystroem features (named kernels
           only)
           (:func:`kperc.approx_gram_operator`): memory ``O(n m)`` instead of
@@ -372,9 +373,10 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     smaller ``tol`` (and a ``max_iter`` of about ``2 sqrt(2 log n) / tol``), or use
     :func:`kperc.is_separable`, which decides separability exactly. Above 5,000 points
     (RBF kernel, ``n_components="auto"``) the rank of the Nystroem features grows until
-    the separator or the certificate holds under the exact kernel; where the rank cap
-    is reached first, the warning says so and names the exact-kernel path,
-    ``n_components=None``.
+    the separator or the certificate holds under the exact kernel (a certificate is
+    checked there up to 20,000 points, each check costing the kernel values of one
+    exact ``n x n`` matrix); where the rank cap or ``max_iter`` is reached first, the
+    warning says so and names the exact-kernel path, ``n_components=None``.
 
     *More than two classes.* One binary model per class, trained to separate that class
     from all the others (one-vs-rest); :meth:`decision_function` returns one column per
@@ -646,7 +648,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             Once, when no separator of the training data was found (for more than two
             classes: of some class from the others). See Notes of the class.
         UserWarning
-            When ``n_components="auto"`` switches to Nystroem features.
+            When ``n_components="auto"`` switches to Nystroem features of a fixed rank
+            (see ``n_components``).
         """
         if fit_params:
             names = ", ".join(sorted(fit_params))

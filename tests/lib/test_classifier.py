@@ -596,6 +596,7 @@ def test_auto_rank_cap_is_reported_as_not_converged(monkeypatch):
         clf = SNKPClassifier(gamma=2.0, random_state=0, max_iter=2000).fit(ds.X, ds.y)
     msgs = [str(w.message) for w in caught if w.category is InseparableDataWarning]
     assert len(msgs) == 1 and "no separator could be certified up to rank 8" in msgs[0]
+    assert "n_components=None" in msgs[0]  # the exact-kernel path is named
     assert not clf.converged_ and clf.outcome_ == "max_iter" and clf.n_components_ == 8
 
 
