@@ -32,7 +32,7 @@ ISNKPVN_TOL = 1e-3
 #: ``verbose=2``: seconds between two progress lines of a running algorithm.
 PROGRESS_SECONDS = 1.0
 
-#: A dense ``G`` with at least this many rows is multiplied in float32 by SNKP and NKP
+#: A dense ``G`` with at least this many rows is multiplied in float32 by SNKP
 #: (:class:`_Float32Dense`): beyond the processor's caches a product streams ``G`` from
 #: memory, and float32 halves that traffic (at ``n = 4000``, 7 ms instead of 14 ms).
 FLOAT32_MIN_N = 2_000
@@ -177,7 +177,9 @@ def run_algorithm(
 ) -> tuple[KpercResult, dict[str, Any] | None]:
     """Run ``algorithm`` on ``G``: its :class:`~kperc.KpercResult` and, when it stopped
     on a certificate found by the classifier's watch, that certificate (or None)."""
-    fast = isinstance(G, np.ndarray) and algorithm != "isnkpvn" and G.shape[0] >= FLOAT32_MIN_N
+    # SNKP only: its iterations are products with G; NKP's read one column each, which
+    # a LinearOperator would compute as a whole product
+    fast = isinstance(G, np.ndarray) and algorithm == "snkp" and G.shape[0] >= FLOAT32_MIN_N
     if fast:
         res, found = _run(_Float32Dense(G), G, algorithm, max_iter, halt, tol, verbose)
         if res.outcome != "separator" or _separates(G, res.alpha):

@@ -244,3 +244,18 @@ def test_a_refused_float32_proposal_runs_again_in_float64(monkeypatch):
     again = SNKPClassifier(gamma=2.0).fit(X, y)
     assert again.converged_ and again.halting_index_ == plain.halting_index_
     assert np.array_equal(again.dual_coef_, plain.dual_coef_)
+
+
+def test_nkp_keeps_the_float64_matrix(monkeypatch):
+    """NKP reads one column of G per iteration: it never gets the float32 operator, whose
+    columns would each cost a whole product."""
+    monkeypatch.setattr(_classifier_fit, "FLOAT32_MIN_N", 10)
+    seen = []
+    inner = _classifier_fit._run
+    monkeypatch.setattr(
+        _classifier_fit, "_run", lambda prod, G, *a: seen.append(type(prod)) or inner(prod, G, *a)
+    )
+    X, y = kperc.datasets.circles(60, seed=0)
+    SNKPClassifier(gamma=2.0, algorithm="nkp").fit(X, y)
+    SNKPClassifier(gamma=2.0).fit(X, y)
+    assert seen == [np.ndarray, _classifier_fit._Float32Dense]
