@@ -1,4 +1,10 @@
-"""A scikit-learn classifier built on the Smoothed Normalised Kernel Perceptron."""
+"""A scikit-learn classifier built on the Smoothed Normalised Kernel Perceptron.
+
+The estimator: its parameters, the one validation of ``X`` and ``y``, one-vs-rest for
+more than two classes, and prediction. The choice of the training kernel's form is in
+:mod:`kperc._gram_form`, the grown-rank fit in :mod:`kperc._grown_rank`, and the steps of
+one binary fit in :mod:`kperc._classifier_fit`.
+"""
 
 from __future__ import annotations
 
@@ -7,37 +13,33 @@ import functools
 import numbers
 import time
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import scipy.sparse
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.sparsefuncs import mean_variance_axis
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
-from ._approx import NystroemResult, _approx_gram_operator, snkp_nystroem
-from ._kernels import (
-    _U,
-    GramOperator,
-    _check_kernel_args,
-    _DenseGram,
-    _gram_matrix,
-    _kernel_diagonal,
-    _kernel_values,
-    _signed_normalized_points,
-    as_gram,
+from . import _classifier_fit as _fit
+from . import _gram_form
+from ._gram_form import (
+    AUTO_EXACT_MAX_N,
+    AUTO_N_COMPONENTS,
+    AUTO_N_MAX,
+    AUTO_N_START,
+    build_fixed_gram,
+    choose_gram_form,
+    point_scales,
 )
-from ._perceptrons import nkp, snkp
-from ._primal_dual import isnkpvn
-from ._result import STATUS, KpercResult
-from ._separable import _conflicting_pairs
+from ._grown_rank import GrownNystroem, fit_grown_rank
+from ._kernels import _check_kernel_args, _kernel_diagonal, _kernel_values
 from ._typing import ArrayLike, KernelLike, RandomStateLike
 from ._validation import (
     as_real_array,
+    check_finite,
     check_positive,
     check_sparse_X,
     pow2_scale,
@@ -45,34 +47,17 @@ from ._validation import (
     sparse_row_norms,
 )
 
-__all__ = ["SNKPClassifier", "InseparableDataWarning", "expected_failed_checks"]
+__all__ = [
+    "SNKPClassifier",
+    "InseparableDataWarning",
+    "expected_failed_checks",
+    "AUTO_EXACT_MAX_N",
+    "AUTO_N_COMPONENTS",
+    "AUTO_N_START",
+    "AUTO_N_MAX",
+]
 
-_ALGORITHMS: dict[str, Callable[..., KpercResult]] = {"snkp": snkp, "nkp": nkp, "isnkpvn": isnkpvn}
 _KERNELS = ("rbf", "linear", "poly")
-
-#: ``n_components="auto"``: the largest ``n`` trained on the exact dense ``n x n`` matrix
-#: (non-linear kernels). At 5,000 points ``G`` takes 200 MB and under a second to build.
-AUTO_EXACT_MAX_N = 5_000
-
-#: ``n_components="auto"``: Nystroem features used above :data:`AUTO_EXACT_MAX_N` points
-#: when the rank does not grow (``kernel="poly"``, ``algorithm`` other than "snkp", or
-#: ``halt=False``; memory ``8 n m`` bytes: 0.4 GB at ``n = 10^5``, 4 GB at ``n = 10^6``).
-AUTO_N_COMPONENTS = 500
-
-#: ``n_components="auto"``, RBF kernel, SNKP: the first and largest rank of
-#: :func:`kperc.snkp_nystroem` (float32 features: ``4 n m`` bytes, 1 GB at ``n = 10^5``
-#: and ``m = 2048``).
-AUTO_N_START = 64
-AUTO_N_MAX = 4096
-
-#: ``tol="auto"`` for ``algorithm="isnkpvn"``.
-ISNKPVN_TOL = 1e-3
-
-#: ``verbose=2``: seconds between two progress lines of a running algorithm.
-PROGRESS_SECONDS = 1.0
-
-# the progress quantities that the algorithms' callbacks report, in display order
-_PROGRESS_FIELDS = ("mu", "min_Galpha", "norm_p_G", "nouter")
 
 
 class InseparableDataWarning(ConvergenceWarning):
@@ -147,8 +132,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     of Ramdas & Pena, 2014), the Normalised Kernel Perceptron (Algorithm 3) or the
     iterated primal-dual method ISNKPVN (Algorithm 7). On data that no separator with a
     margin above ``tol`` can classify, every algorithm stops early with a certificate
-    that says so and names the training points responsible. Binary only; any two class
-    labels are accepted and mapped to -1/+1.
+    that says so and names the training points responsible. Any two class labels are
+    accepted and mapped to -1/+1; more classes are fitted one-vs-rest, one binary model
+    per class against the others, as :class:`sklearn.linear_model.Perceptron` does.
 
     Parameters
     ----------
@@ -210,18 +196,27 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         is ``1 / rho^2``: with ``algorithm="nkp"`` a larger cap, such as the ``10^6`` of
         :func:`kperc.nkp`, may be needed.
     tol : float or "auto", default="auto"
-        Stop with a certificate once a point ``p`` of the simplex with
-        ``||p||_G <= tol`` is found (rounding included): it proves that no separator
-        has a normalised margin above ``tol``, so the data are not separable with a
-        margin above ``tol`` (they may be separable with a smaller one). ISNKPVN builds
-        ``p`` by its primal-dual iteration; SNKP's ``p`` is its dual iterate and NKP's
-        is ``alpha`` itself, tested at iterations 8, 16, 32, ... and then every 256
-        (one product with ``G`` per test). ``"auto"`` is ``1e-3`` for "isnkpvn"; for
-        "snkp" it is ``2 sqrt(2 log n) / max_iter`` and for "nkp"
-        ``1 / sqrt(max_iter)``: the smallest margins that Theorem 1 and NKP's
-        ``1 / rho^2`` bound guarantee to separate within ``max_iter`` iterations, so
-        that data these algorithms are sure to separate never stop early, and data
-        they could not be sure to separate within ``max_iter`` do not use it up.
+        Stop with a certificate once a point ``p`` of the simplex with ``||p||_G <=
+        tol`` is found (rounding included): it proves that no separator has a normalised
+        margin above ``tol``, so the data are not separable with a margin above ``tol``
+        (they may be separable with a smaller one). ISNKPVN builds ``p`` by its
+        primal-dual iteration; SNKP's ``p`` is its dual iterate and NKP's is ``alpha``
+        itself, tested at iterations 8, 16, 32, ... and then every 16 for SNKP, every
+        256 for NKP (one product with ``G`` per test). ``"auto"`` follows from the data
+        and the budget. With the linear kernel it is ``1e-3`` for "isnkpvn", and for
+        "snkp" ``2 sqrt(2 log n) / max_iter`` and for "nkp" ``1 / sqrt(max_iter)``: the
+        smallest margins that Theorem 1 and NKP's ``1 / rho^2`` bound guarantee to
+        separate within ``max_iter`` iterations, so that data these algorithms are sure
+        to separate never stop early, and data they could not be sure to separate within
+        ``max_iter`` do not use it up. With any other kernel it is the larger of that
+        and ``1 / sqrt(n)``, the normalised margin of ``n`` points that the kernel maps
+        to orthonormal features: a kernel that tells every point apart from every other
+        (such as the RBF kernel with a large ``gamma``) separates any labelling of them
+        with that margin, so a smaller margin says no more about the data than
+        memorising them. At an iteration ``k`` without a separator, SNKP's dual iterate
+        has ``||p||_G <= sqrt(8 log n / (k (k + 1)))`` (the bound behind Theorem 1), so
+        a default SNKP fit ends, with a separator or a certificate, within about ``2
+        sqrt(2 n log n)`` iterations (see Notes).
     halt : bool, default=True
         Stop at the first separator. With ``halt=False`` SNKP and NKP keep iterating
         to ``max_iter``, improving the margin of the separator (``algorithm="isnkpvn"``
@@ -247,20 +242,21 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
 
         * ``"auto"``: the linear kernel uses the exact factored operator
           (:func:`kperc.gram_operator`: memory ``O(n d)``, no ``n x n`` matrix) at any
-          ``n``; other kernels use the exact dense ``n x n`` matrix up to
-          ``n = 5000`` points (200 MB), and above that Nystroem features; the switch
-          is announced by a ``UserWarning`` at fit. With the RBF kernel and
+          ``n``; other kernels use the exact dense ``n x n`` matrix up to ``n = 5000``
+          points (200 MB), and above that Nystroem features. With the RBF kernel and
           ``algorithm="snkp"`` (``halt=True``) the rank is grown by
           :func:`kperc.snkp_nystroem`: it starts at 64 landmarks and doubles until
           SNKP's separator is certified, in float64, under the exact kernel on every
-          training point, or until SNKP's dual iterate is a ``tol``-certificate
-          under the exact kernel (up to 20,000 points; the fit then ends with
-          ``outcome_ == "certificate"``) (at most 4096 landmarks and ``max_iter``
-          iterations in all; float32 features; ``verbose`` prints one line per rank
-          tried, instead of per-iteration progress). Otherwise (``"poly"``, another algorithm, or
+          training point, or until SNKP's dual iterate is a ``tol``-certificate under
+          the exact kernel (up to 20,000 points; the fit then ends with ``outcome_ ==
+          "certificate"``) (at most 4096 landmarks and ``max_iter`` iterations in all;
+          float32 features; ``verbose`` prints one line per rank tried, instead of
+          per-iteration progress). Its answer holds for the exact kernel, so the switch
+          is only logged (``verbose``). Otherwise (``"poly"``, another algorithm, or
           ``halt=False``) ``500`` Nystroem features are used, as an int would (memory
-          ``O(n m)``: 0.4 GB at ``n = 10^5``). A callable kernel always uses the exact
-          dense matrix.
+          ``O(n m)``: 0.4 GB at ``n = 10^5``), and a ``UserWarning`` announces that
+          the separator holds for the approximate kernel. A callable kernel always
+          uses the exact dense matrix.
         * an int ``m``: train and predict with ``m`` Nystroem features (named kernels
           only)
           (:func:`kperc.approx_gram_operator`): memory ``O(n m)`` instead of
@@ -280,8 +276,16 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The two class labels; ``classes_[1]`` is the positive class.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels; with two, ``classes_[1]`` is the positive class.
+    estimators_ : list of SNKPClassifier or None
+        With more than two classes: the binary model of each class against the rest
+        (labels 1 and 0), fitted on the same validated data; each holds the binary
+        attributes below. None with two classes. With more than two classes the
+        estimator itself holds only ``classes_``, ``estimators_``, ``converged_`` (all
+        binary models converged), ``outcome_`` and ``tol_`` (one entry per class),
+        ``n_iter_`` (the largest), ``gram_form_``, ``intercept_feature_``, ``coef_``
+        and ``intercept_`` (one row per class) and ``n_features_in_``.
     support_ : ndarray of int
         Indices of training points with nonzero weight ``alpha_i``. SNKP's entropy
         prox-map gives every point a positive weight, so for "snkp" this is usually
@@ -355,6 +359,30 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     guarantee; they do not warn again. :func:`kperc.is_separable` answers the question
     "are these data separable?" exactly, by linear programming.
 
+    *Data separable only with a tiny margin.* With distinct points the RBF kernel's
+    Gram matrix is positive definite, so noisy data with any labels are separable, with
+    a tiny margin: a separator then memorises the noise and predicts no better for it,
+    and SNKP would need about ``2 sqrt(2 log n) / rho`` iterations to find it. The
+    default ``tol`` stops such a fit early: it ends with one
+    :class:`~kperc.InseparableDataWarning` whose certificate (``outcome_ ==
+    "certificate"``, ``certificate_norm_``) proves that no separator has a margin above
+    ``tol_``. That is the answer to expect on ordinary noisy data (ISLP's Weekly, for
+    example, with its direction of the market). For such data use a soft-margin method,
+    such as :class:`sklearn.svm.SVC` or :class:`sklearn.svm.LinearSVC`, which trade
+    training errors against the margin. To insist on a tiny-margin separator, pass a
+    smaller ``tol`` (and a ``max_iter`` of about ``2 sqrt(2 log n) / tol``), or use
+    :func:`kperc.is_separable`, which decides separability exactly. Above 5,000 points
+    (RBF kernel, ``n_components="auto"``) the rank of the Nystroem features grows until
+    the separator or the certificate holds under the exact kernel (a certificate is
+    checked there up to 20,000 points, each check costing the kernel values of one
+    exact ``n x n`` matrix); where the rank cap or ``max_iter`` is reached first, the
+    warning says so and names the exact-kernel path, ``n_components=None``.
+
+    *More than two classes.* One binary model per class, trained to separate that class
+    from all the others (one-vs-rest); :meth:`decision_function` returns one column per
+    class and :meth:`predict` the class of the largest score. The fit warns once, naming
+    the classes that no separator of the kind above split from the rest.
+
     *Weights.* A hard-margin separator must classify every training point, so there is
     nothing for point or class weights to trade off: ``fit`` refuses
     ``sample_weight`` (and any other fit parameter) with a :class:`TypeError`, and the
@@ -362,10 +390,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
 
     *scikit-learn compatibility.* With its default parameters the estimator passes every
     check of :func:`sklearn.utils.estimator_checks.check_estimator` (scikit-learn 1.9),
-    so the ``expected_failed_checks`` list is empty (with ``gamma="scale"`` the RBF
-    kernel separates the checks' data, and SNKP's bound ``2 sqrt(2 log n) / rho`` is
-    within ``max_iter``). The checks that cannot apply to some hard-margin
-    configurations are returned by the method ``expected_failed_checks()``:
+    multiclass ones included, so the ``expected_failed_checks`` list is empty. The
+    checks that cannot apply to some hard-margin configurations are returned by the
+    method ``expected_failed_checks()``:
 
     * ``check_classifiers_train`` with ``algorithm="nkp"`` or ``"isnkpvn"``, or a
       linear/polynomial kernel: the check's two blobs overlap, so these kernels cannot
@@ -389,6 +416,10 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     >>> clf.gram_form_  # n_components="auto": the exact dense G up to 5000 points
     'dense'
     """
+
+    # one value per class with more than two classes (one-vs-rest)
+    outcome_: Any
+    tol_: Any
 
     def __init__(
         self,
@@ -427,7 +458,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_class = True  # one-vs-rest
         # scipy.sparse X: the linear kernel trains on a sparse factored operator
         tags.input_tags.sparse = self._linear()
         return tags
@@ -448,128 +479,12 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         """
         return expected_failed_checks(self)
 
-    def _uses_intercept_feature(self):
-        return bool(self.fit_intercept) and (callable(self.kernel) or self.kernel != "rbf")
-
-    def _augment(self, X):
-        c = getattr(self, "intercept_feature_", None)
-        if c is not None:
-            if scipy.sparse.issparse(X):
-                col = scipy.sparse.csr_matrix(np.full((X.shape[0], 1), c))
-                return scipy.sparse.hstack([X, col], format="csr")
-            return np.hstack([X, np.full((X.shape[0], 1), c)])
-        return X
-
-    def _kernel_params(self):
-        """The kernel's parameters, checked (an error names gamma, degree or coef0)."""
-        if callable(self.kernel) or self.kernel == "linear":
-            return {}
-        params = {"gamma": self._gamma}
-        if self.kernel == "poly":
-            params.update(degree=self.degree, coef0=self.coef0)
-        return _check_kernel_args(self.kernel, params)
-
-    def _log(self, msg, t0=None):
-        if self.verbose:
-            tail = "" if t0 is None else f" ({time.perf_counter() - t0:.2f} s)"
-            print(f"[SNKPClassifier] {msg}{tail}", flush=True)
-
-    def _progress_callback(self):
-        """The callback that prints ``verbose=2`` progress lines (None below 2)."""
-        if not (isinstance(self.verbose, (int, np.integer)) and self.verbose >= 2):
-            return None
-        name = self.algorithm.upper()
-        t0 = time.perf_counter()
-        last = [-np.inf]
-
-        def progress(r):
-            now = time.perf_counter()
-            if r.nit == 0 or now - last[0] >= PROGRESS_SECONDS:
-                last[0] = now
-                shown = "".join(
-                    f", {key}={r[key]:.4g}" if key != "nouter" else f", call {r[key] + 1}"
-                    for key in _PROGRESS_FIELDS
-                    if key in r
-                )
-                print(
-                    f"[SNKPClassifier] {name} iteration {r.nit}: {now - t0:.2f} s{shown}",
-                    flush=True,
-                )
-
-        return progress
-
-    def _gram_form(self, n):
-        """Which representation of the training kernel to use for ``n`` points, and the
-        number of Nystroem features: ``("dense" | "factored" | "nystroem", m or None)``."""
-        if self.n_components is None:
-            return "dense", None
-        if isinstance(self.n_components, str):  # "auto" (checked in _check_params)
-            if not callable(self.kernel) and self.kernel == "linear":
-                return "factored", None
-            if callable(self.kernel) or n <= AUTO_EXACT_MAX_N:
-                return "dense", None
-            return "nystroem", AUTO_N_COMPONENTS
-        return "nystroem", self.n_components
-
-    def _grows(self, n):
-        """Whether ``n_components="auto"`` grows the Nystroem rank for ``n`` points
-        (:func:`kperc.snkp_nystroem`): RBF kernel, SNKP stopping at its first separator."""
-        return (
-            isinstance(self.n_components, str)
-            and not callable(self.kernel)
-            and self.kernel == "rbf"
-            and self.algorithm == "snkp"
-            and bool(self.halt)
-            and n > AUTO_EXACT_MAX_N
-        )
-
-    def _validate(self, X, y=None, *, fitting):
-        # sparse X is accepted here and refused by _trusted with a message naming the
-        # kernel, unless the kernel is linear
-        kw: dict[str, Any] = {"dtype": np.float64, "accept_sparse": ("csr", "csc")}
-        if not self.check_input:
-            kw = {"dtype": None, "ensure_all_finite": False, "accept_sparse": ("csr", "csc")}
-        # The one validation of X: the private kernel functions called after it trust X.
-        # With check_input=False, complex, object, NaN and inf entries are still refused
-        # by name (they would give silent NaN scores or drop imaginary parts).
-        if not fitting:
-            return self._trusted(validate_data(self, X, reset=False, **kw))
-        X, y = validate_data(self, X, y, **kw)  # y=None gets scikit-learn's message
-        return self._trusted(X), y
-
-    def _trusted(self, X):
-        if scipy.sparse.issparse(X):
-            if not self._linear():
-                raise TypeError(
-                    f"X is a scipy.sparse matrix, which SNKPClassifier takes only with "
-                    f"kernel='linear' (trained through a sparse factored operator); "
-                    f"kernel={self.kernel!r} needs dense X: pass X.toarray(), or use "
-                    "kernel='linear'."
-                )
-            if self.n_components is not None and not isinstance(self.n_components, str):
-                raise TypeError(
-                    f"X is a scipy.sparse matrix, which the linear kernel trains on through "
-                    f"its exact sparse factored operator; n_components={self.n_components!r} "
-                    "(Nystroem features) needs dense X: use n_components='auto', or pass "
-                    "X.toarray()."
-                )
-            if self.n_components is None:
-                raise TypeError(
-                    "X is a scipy.sparse matrix, which the linear kernel trains on through "
-                    "its exact sparse factored operator, not the dense n x n matrix that "
-                    "n_components=None asks for: use n_components='auto' (also exact), or "
-                    "pass X.toarray()."
-                )
-            return check_sparse_X(X, "X")  # a CSR copy: real, finite (check_input or not)
-        X = as_real_array(X, "X")
-        if not self.check_input and not np.all(np.isfinite(X)):
-            raise ValueError("X contains NaN or inf; remove or impute those entries first.")
-        return X
+    # -- parameters and validation -----------------------------------------------------
 
     def _check_params(self):
         algo = self.algorithm
-        if not isinstance(algo, str) or algo not in _ALGORITHMS:
-            raise ValueError(f"algorithm must be one of {sorted(_ALGORITHMS)}; got {algo!r}.")
+        if not isinstance(algo, str) or algo not in _fit.ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {sorted(_fit.ALGORITHMS)}; got {algo!r}.")
         named = isinstance(self.kernel, str) and self.kernel in _KERNELS
         if not (callable(self.kernel) or named):
             raise ValueError(
@@ -589,6 +504,10 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             _is_real(self.gamma) and np.isfinite(self.gamma) and self.gamma > 0
         ):
             raise ValueError(f"gamma must be a positive number or 'scale'; got {self.gamma!r}")
+        # checked whatever the kernel, as sklearn.svm.SVC does: a value that no kernel
+        # could use is a mistake even where this kernel ignores it
+        check_positive(self.degree, "degree", integer=True)
+        check_finite(self.coef0, "coef0")
         for name in ("fit_intercept", "halt"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False; got {getattr(self, name)!r}.")
@@ -628,146 +547,75 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         ):
             raise ValueError(f"n_threads must be a positive integer or None; got {nt!r}.")
 
+    def _validate(self, X, y=None, *, fitting):
+        """The one validation of ``X`` (and ``y``): everything after it trusts them."""
+        # sparse X is accepted here and refused by _trusted with a message naming the
+        # kernel, unless the kernel is linear
+        kw: dict[str, Any] = {"dtype": np.float64, "accept_sparse": ("csr", "csc")}
+        if not self.check_input:
+            kw = {"dtype": None, "ensure_all_finite": False, "accept_sparse": ("csr", "csc")}
+        # With check_input=False, complex, object, NaN and inf entries are still refused
+        # by name (they would give silent NaN scores or drop imaginary parts).
+        if not fitting:
+            return self._trusted(validate_data(self, X, reset=False, **kw))
+        X, y = validate_data(self, X, y, **kw)  # y=None gets scikit-learn's message
+        return self._trusted(X), y
+
+    def _trusted(self, X):
+        if scipy.sparse.issparse(X):
+            if not self._linear():
+                raise TypeError(
+                    f"X is a scipy.sparse matrix, which SNKPClassifier takes only with "
+                    f"kernel='linear' (trained through a sparse factored operator); "
+                    f"kernel={self.kernel!r} needs dense X: pass X.toarray(), or use "
+                    "kernel='linear'."
+                )
+            if self.n_components is not None and not isinstance(self.n_components, str):
+                raise TypeError(
+                    f"X is a scipy.sparse matrix, which the linear kernel trains on through "
+                    f"its exact sparse factored operator; n_components={self.n_components!r} "
+                    "(Nystroem features) needs dense X: use n_components='auto', or pass "
+                    "X.toarray()."
+                )
+            if self.n_components is None:
+                raise TypeError(
+                    "X is a scipy.sparse matrix, which the linear kernel trains on through "
+                    "its exact sparse factored operator, not the dense n x n matrix that "
+                    "n_components=None asks for: use n_components='auto' (also exact), or "
+                    "pass X.toarray()."
+                )
+            return check_sparse_X(X, "X")  # a CSR copy: real, finite (check_input or not)
+        if self.check_input:  # validate_data made it a finite float64 array
+            return X
+        X = as_real_array(X, "X")
+        if not np.all(np.isfinite(X)):
+            raise ValueError("X contains NaN or inf; remove or impute those entries first.")
+        return X
+
+    def _kernel_params(self):
+        """The kernel's parameters (checked by _check_params)."""
+        if callable(self.kernel) or self.kernel == "linear":
+            return {}
+        params = {"gamma": self._gamma}
+        if self.kernel == "poly":
+            params.update(degree=self.degree, coef0=self.coef0)
+        return _check_kernel_args(self.kernel, params)
+
     def _threads(self):
         """A context that limits BLAS to ``n_threads`` (a no-op for None)."""
         if self.n_threads is None:
             return contextlib.nullcontext()
         return _threadpool_controller().limit(limits=int(self.n_threads), user_api="blas")
 
-    def _resolve_tol(self, n):
-        if not isinstance(self.tol, str):
-            return float(self.tol)
-        if self.algorithm == "isnkpvn":
-            return ISNKPVN_TOL
-        if self.algorithm == "snkp":  # Theorem 1: K < 2 sqrt(2 log n) / rho
-            return 2.0 * np.sqrt(2.0 * np.log(max(n, 2))) / int(self.max_iter)
-        return 1.0 / np.sqrt(int(self.max_iter))  # NKP: K <= 1 / rho^2
+    def _log(self, msg, t0=None):
+        if self.verbose:
+            tail = "" if t0 is None else f" ({time.perf_counter() - t0:.2f} s)"
+            print(f"[SNKPClassifier] {msg}{tail}", flush=True)
 
-    def _build_gram(self, Xa, ypm):
-        """The one step that builds the training kernel: ``(G, s)`` with the normalised
-        signed Gram matrix ``G`` and the per-point scale ``s_i = y_i / sqrt(K(x_i, x_i))``."""
-        self._grown_message = None
-        params = self._kernel_params()
-        diag = _kernel_diagonal(Xa, self.kernel, params)
-        if np.any(~(diag > 0)):
-            raise ValueError(
-                "K(x_i, x_i) <= 0 for some training point (a zero vector with the linear "
-                "kernel); set fit_intercept=True or remove such points."
-            )
-        s = ypm / np.sqrt(diag)
-        form, m = self._gram_form(Xa.shape[0])
-        G: Any  # a dense matrix, a GramOperator or an ApproxGramOperator
-        if form == "dense":  # the package's own G: exact for points repeated with the other label
-            G = _gram_matrix(Xa, ypm, self.kernel, params)
-        elif form == "factored":  # linear kernel: G = Z Z^T with O(n d) memory, exact
-            G = GramOperator(_signed_normalized_points(Xa, ypm))
-        else:  # Nystroem features: an O(n m) factored operator instead of the n x n matrix
-            grows = self._grows(Xa.shape[0])
-            if isinstance(self.n_components, str):
-                how = (
-                    f"Nystroem features whose rank starts at {AUTO_N_START} and doubles "
-                    "until SNKP's separator is certified under the exact kernel (at most "
-                    f"{AUTO_N_MAX}; kperc.snkp_nystroem)"
-                    if grows
-                    else f"{m} Nystroem features (the separator is certified for the "
-                    "approximate kernel)"
-                )
-                warnings.warn(
-                    f"n_components='auto': {Xa.shape[0]} training points are more than "
-                    f"{AUTO_EXACT_MAX_N}, so the {self.kernel!r} kernel is approximated by "
-                    f"{how} (gram_form_='nystroem'). Pass n_components=None for the "
-                    "exact kernel (8 n^2 bytes) or an int to choose the number of features.",
-                    UserWarning,
-                    stacklevel=3,
-                )
-            if grows:  # the rank is chosen by running SNKP: G carries its result
-                G = _GrownNystroem(
-                    snkp_nystroem(
-                        Xa,
-                        ypm,
-                        gamma=params["gamma"],
-                        n_components=AUTO_N_START,
-                        max_components=AUTO_N_MAX,
-                        max_iter=int(self.max_iter),
-                        tol=self.tol_,
-                        random_state=self.random_state,
-                    )
-                )
-                self._grown_message = G.result.message
-                for st in G.result.stages:
-                    self._log(
-                        f"Nystroem rank {st['n_components']}: SNKP {st['snkp']} after "
-                        f"{st['nit']} iterations, certified under the exact kernel: "
-                        f"{st['certified']} ({st['seconds']:.2f} s)"
-                    )
-            else:
-                G = _approx_gram_operator(
-                    Xa, ypm, self.kernel, int(m), "nystroem", self.random_state, params
-                )
-            s = ypm / G.feature_norms  # the approximate kernel's normalisation
-        self.gram_form_ = form
-        self.n_components_ = None if form != "nystroem" else int(G.transformer.components_.shape[0])
-        return G, s
-
-    def _certificate_watch(self, G, tol):
-        """A callback that stops the run once the algorithm's ``p`` is a ``tol``-certificate.
-
-        SNKP's dual iterate ``p`` (NKP's ``alpha``) tends to the point of smallest
-        ``||p||_G`` when no separator exists. It is tested at iterations 8, 16, 32, ...
-        and every 256 iterations after 256, each test one product with ``G``; the bound
-        on ``||p||_G`` includes the rounding error of ``p^T G p``.
-        """
-        gram = as_gram(G, validate=False)
-        dense = isinstance(gram, _DenseGram)
-        found: dict[str, Any] = {}
-
-        def watch(r):
-            k = r.nit
-            if k < 8 or not (k & (k - 1) == 0 or k % 256 == 0):
-                return
-            p = r.get("p")
-            p = r.alpha if p is None else p
-            total = float(np.sum(p))
-            if not total > 0 or np.any(p < 0):
-                return
-            p = p / total
-            if dense and _surely_above(gram.G, p, tol):
-                return  # the extended-precision bound below would say the same
-            _, upper = gram.seminorm_bound(p)
-            if upper <= tol:
-                found.update(p=p, bound=float(upper), nit=k)
-                raise StopIteration
-
-        return watch, found
-
-    def _run(self, G, tol):
-        """Run the chosen algorithm on ``G``: its :class:`~kperc.KpercResult` and, when it
-        stopped on a certificate found by the classifier, that certificate (or None)."""
-        if isinstance(G, _GrownNystroem):  # SNKP already ran while the rank grew
-            return G.kperc_result(), G.certificate()
-        progress = self._progress_callback()
-        kw: dict[str, Any] = {"max_iter": int(self.max_iter), "check_input": False}
-        found: dict[str, Any] = {}
-        if self.algorithm == "isnkpvn":
-            kw["eps"] = tol
-            kw["callback"] = progress
-        else:
-            kw["halt"] = bool(self.halt)
-            watch, found = self._certificate_watch(G, tol)
-
-            def callback(r):
-                if progress is not None:
-                    progress(r)
-                watch(r)
-
-            kw["callback"] = callback
-        res = _ALGORITHMS[self.algorithm](G, **kw)
-        if res.outcome == "callback" and found:
-            return res, found
-        return res, None
+    # -- fit ---------------------------------------------------------------------------
 
     def fit(self, X: ArrayLike, y: ArrayLike, **fit_params: Any) -> SNKPClassifier:
-        """Train on ``X`` with two classes ``y``.
+        """Train on ``X`` with labels ``y`` (two classes, or one-vs-rest for more).
 
         Parameters
         ----------
@@ -777,7 +625,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             on the sparse factored operator (see :class:`kperc.GramOperator`); other
             kernels refuse it with a :class:`TypeError`.
         y : array-like of shape (n_samples,)
-            Labels; exactly two distinct values (any type scikit-learn accepts).
+            Labels; at least two distinct values (any type scikit-learn accepts). With
+            more than two, one binary model per class separates it from the others
+            (one-vs-rest, as :class:`sklearn.linear_model.Perceptron` does).
         **fit_params
             Refused: a hard-margin classifier takes no ``sample_weight`` (see Notes of
             the class).
@@ -795,9 +645,11 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         Warns
         -----
         InseparableDataWarning
-            When no separator of the training data was found (see Notes of the class).
+            Once, when no separator of the training data was found (for more than two
+            classes: of some class from the others). See Notes of the class.
         UserWarning
-            When ``n_components="auto"`` switches to Nystroem features.
+            When ``n_components="auto"`` switches to Nystroem features of a fixed rank
+            (see ``n_components``).
         """
         if fit_params:
             names = ", ".join(sorted(fit_params))
@@ -809,35 +661,59 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             )
         self._check_params()
         X, y = self._validate(X, y, fitting=True)
-        # one type_of_target (it scans y); a binary y passes scikit-learn's own check,
-        # which runs for any other y (its error for a regression target, its warning)
-        y_type = type_of_target(y, input_name="y")
-        if y_type != "binary":
-            check_classification_targets(y)
-            raise ValueError(
-                f"Only binary classification is supported. The type of the target is "
-                f"{y_type}; SNKPClassifier needs exactly 2 classes (use a "
-                "sklearn.multiclass wrapper for more)."
-            )
+        check_classification_targets(y)  # scikit-learn's error for a regression target
         self.classes_ = np.unique(y)
-        if self.classes_.size != 2:
+        if self.classes_.size < 2:
             raise ValueError(
-                f"SNKPClassifier is a binary classifier and needs exactly 2 classes; got "
-                f"{self.classes_.size} class(es) in y. Use sklearn.multiclass wrappers for "
-                "more classes."
+                f"SNKPClassifier needs at least 2 classes to separate; got "
+                f"{self.classes_.size} class in y."
             )
+        self._set_gamma(X)
         with self._threads():
-            self._fit(X, np.where(y == self.classes_[1], 1.0, -1.0))
-        if not self.converged_:
-            warnings.warn(self._inseparable_message(X), InseparableDataWarning, stacklevel=2)
+            if self.classes_.size == 2:
+                self.estimators_ = None
+                self._fit_binary(X, np.where(y == self.classes_[1], 1.0, -1.0))
+                reasons = [] if self.converged_ else [_fit.inseparable_message(self, X)]
+            else:
+                ests = self._fit_one_vs_rest(X, y)
+                reasons = [
+                    f"class {c} against the rest: {_fit.inseparable_message(est, X)}"
+                    for c, est in zip(self.classes_, ests, strict=True)
+                    if not est.converged_
+                ]
+        if reasons:
+            warnings.warn(" | ".join(reasons), InseparableDataWarning, stacklevel=2)
         return self
 
-    def _fit(self, X, ypm):
+    def _set_gamma(self, X):
         if self.gamma == "scale":  # as sklearn.svm.SVC: on X, without the intercept column
-            var = _variance(X)
+            var = _fit.variance(X)
             self._gamma = 1.0 / (X.shape[1] * var) if var != 0 else 1.0
         else:
             self._gamma = float(self.gamma)
+
+    def _fit_one_vs_rest(self, X, y):
+        """One binary model per class, trained on the validated ``X`` (not validated again)."""
+        ests = []
+        for c in self.classes_:
+            est = clone(self)
+            est.n_features_in_ = self.n_features_in_
+            est.classes_ = np.array([0, 1])  # 1: the class, 0: the rest
+            est._gamma = self._gamma
+            est.estimators_ = None
+            est._fit_binary(X, np.where(y == c, 1.0, -1.0))
+            ests.append(est)
+        self.estimators_ = ests
+        self.converged_ = all(est.converged_ for est in self.estimators_)
+        self.outcome_ = np.array([est.outcome_ for est in self.estimators_], dtype=object)
+        self.n_iter_ = max(est.n_iter_ for est in self.estimators_)
+        self.tol_ = np.array([est.tol_ for est in self.estimators_])
+        self.gram_form_ = self.estimators_[0].gram_form_
+        self.intercept_feature_ = self.estimators_[0].intercept_feature_
+        return ests
+
+    def _fit_binary(self, X, ypm):
+        """Fit on ``X`` with labels ``ypm`` in {-1, +1}; sets the binary attributes."""
         self.intercept_feature_ = None
         if self._uses_intercept_feature():
             norms = sparse_row_norms(X) if scipy.sparse.issparse(X) else row_norms(X)
@@ -846,48 +722,113 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             self.intercept_feature_ = float(self.intercept_scaling) * scale
         Xa = self._augment(X)
         n = Xa.shape[0]
-
         # points repeated with both labels: no kernel separates them, so no run can
         # succeed; they are left out of the training run (and named)
-        self.conflicts_ = _conflicts(Xa, ypm)
-        train = np.arange(n)
-        if self.conflicts_.shape[0]:
-            # the pairs name every copy of every conflicting point
-            train = np.setdiff1d(np.arange(n), self.conflicts_.ravel())
-        self.tol_ = self._resolve_tol(max(train.size, 1))
-
-        alpha = np.zeros(n)
-        s = np.zeros(n)
-        res = found = None
-        self.gram_form_ = self._gram_form(n)[0]
+        self.conflicts_ = _fit.conflicts(Xa, ypm)
+        train = np.setdiff1d(np.arange(n), self.conflicts_.ravel())
+        self._n_train = max(train.size, 1)
+        self.tol_ = _fit.resolve_tol(
+            self.tol, self.algorithm, int(self.max_iter), self._n_train, self._linear()
+        )
+        self._tol_is_memorising = self.tol_ == 1.0 / np.sqrt(self._n_train)
+        alpha, s = np.zeros(n), np.zeros(n)
+        res = found = G = None
+        self.gram_form_ = choose_gram_form(self, n).form
         self.n_components_ = None
-        G = None
+        self._grown_message = None
+        self._margin_bound = None
         if train.size and np.unique(ypm[train]).size == 2:
             t0 = time.perf_counter()
-            G, s_train = self._build_gram(Xa[train], ypm[train])
-            what = {
-                "dense": f"dense Gram matrix {train.size}x{train.size}",
-                "factored": f"factored linear-kernel Gram operator ({train.size}x"
-                f"{Xa.shape[1]} factor)",
-                "nystroem": f"Nystroem Gram operator ({train.size}x{self.n_components_} features)",
-            }[self.gram_form_]
-            self._log(f"kernel={self.kernel!r}, gamma={self._gamma:.4g}: {what}", t0)
+            G, s[train] = self._build_gram(Xa[train], ypm[train])
+            self._log(f"kernel={self.kernel!r}, gamma={self._gamma:.4g}: {self._what()}", t0)
             t0 = time.perf_counter()
             self._log(f"running {self.algorithm.upper()} (max_iter={int(self.max_iter)})")
             res, found = self._run(G, self.tol_)
-            msg = res.message if found is None else "certificate found"
+            msg = "certificate found" if found else res.message
             self._log(f"{self.algorithm.upper()}: {msg}", t0)
             alpha[train] = res.alpha
-            s[train] = s_train
         elif train.size:  # one class left: its points get equal weights
-            _, s_train = self._build_gram(Xa[train], ypm[train])
+            s[train] = point_scales(Xa[train], ypm[train], self.kernel, self._kernel_params())
             alpha[train] = 1.0 / train.size
-            s[train] = s_train
+        self._record(Xa, train, alpha, s, res, found, G)
 
+    def _what(self):
+        m, n = self.n_components_, self._n_train
+        return {
+            "dense": f"dense Gram matrix {n}x{n}",
+            "factored": f"factored linear-kernel Gram operator ({n}x{self._n_cols} factor)",
+            "nystroem": f"Nystroem Gram operator ({n}x{m} features)",
+        }[self.gram_form_]
+
+    def _build_gram(self, Xa, ypm):
+        """The training kernel ``G`` and the per-point scale ``s`` (one step, timed by
+        the benchmarks)."""
+        params = self._kernel_params()
+        choice = choose_gram_form(self, Xa.shape[0])
+        self._n_cols = Xa.shape[1]
+        if choice.form == "nystroem" and isinstance(self.n_components, str):
+            self._announce_nystroem(Xa.shape[0], choice)
+        if choice.grows:  # the rank is chosen by running SNKP: G carries its result
+            point_scales(Xa, ypm, self.kernel, params)  # K(x, x) = 1: nothing to refuse
+            G, s = fit_grown_rank(
+                Xa,
+                ypm,
+                first_rank=int(choice.n_components or 1),
+                gamma=params["gamma"],
+                max_iter=int(self.max_iter),
+                tol=self.tol_,
+                random_state=self.random_state,
+                log=self._log,
+            )
+            self._grown_message = G.result.message
+        else:
+            G, s = build_fixed_gram(Xa, ypm, self.kernel, params, choice, self.random_state)
+        self.gram_form_ = choice.form
+        if choice.form == "nystroem":
+            self.n_components_ = int(G.transformer.components_.shape[0])
+        return G, s
+
+    def _announce_nystroem(self, n, choice):
+        """Say that ``n_components="auto"`` approximates the kernel. A grown rank
+        certifies its answer under the exact kernel, so it is only logged; a fixed rank
+        certifies it for the approximate kernel only, so a ``UserWarning`` says so."""
+        if choice.grows:
+            self._log(
+                f"n_components='auto': {n} points are more than "
+                f"{_gram_form.AUTO_EXACT_MAX_N}: Nystroem features whose rank starts at "
+                f"{choice.n_components} and doubles until SNKP's answer is certified under "
+                f"the exact kernel (at most {_gram_form.AUTO_N_MAX}; kperc.snkp_nystroem)"
+            )
+            return
+        warnings.warn(
+            f"n_components='auto': {n} training points are more than "
+            f"{_gram_form.AUTO_EXACT_MAX_N}, so the {self.kernel!r} kernel is approximated "
+            f"by {choice.n_components} Nystroem features (the separator is certified for the "
+            "approximate kernel; gram_form_='nystroem'). Pass n_components=None for the "
+            "exact kernel (8 n^2 bytes) or an int to choose the number of features.",
+            UserWarning,
+            stacklevel=5,
+        )
+
+    def _run(self, G, tol):
+        """The algorithm's result on ``G`` and the classifier's certificate, if it stopped
+        on one (one step, timed by the benchmarks)."""
+        if isinstance(G, GrownNystroem):  # SNKP already ran while the rank grew
+            return G.kperc_result(), G.certificate()
+        return _fit.run_algorithm(
+            G,
+            self.algorithm,
+            max_iter=int(self.max_iter),
+            halt=bool(self.halt),
+            tol=tol,
+            verbose=self.verbose,
+        )
+
+    def _record(self, Xa, train, alpha, s, res, found, G):
+        """The fitted attributes of a binary fit."""
         self.halting_index_ = int(res.nit) if res is not None else 0
         self.n_iter_ = self.halting_index_ + 1
-        self.witnesses_ = None
-        self.certificate_norm_ = None
+        self.witnesses_ = self.certificate_norm_ = None
         if self.conflicts_.shape[0]:
             self.outcome_ = "conflict"
             self.witnesses_ = np.unique(self.conflicts_)
@@ -902,13 +843,16 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             if res.outcome == "certificate":
                 self.witnesses_ = train[np.flatnonzero(res.p > 0)]
                 self.certificate_norm_ = float(res.norm_p_G)
+            elif self.outcome_ == "max_iter" and not isinstance(G, GrownNystroem):
+                self._margin_bound = _fit.margin_upper_bound(G, res)
         self.converged_ = self.outcome_ == "separator"
-        if res is None:
-            self._rest_note = "had only one class left to train on"
-        elif res.outcome == "separator":
-            self._rest_note = "separated the other points"
-        else:
-            self._rest_note = "did not separate the other points either"
+        self._rest_note = (
+            "had only one class left to train on"
+            if res is None
+            else "separated the other points"
+            if res.outcome == "separator"
+            else "did not separate the other points either"
+        )
         self.support_ = np.flatnonzero(alpha != 0)
         self.support_vectors_ = Xa[self.support_]
         self.dual_coef_ = (alpha * s)[self.support_]
@@ -917,86 +861,22 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         if self.gram_form_ == "nystroem" and G is not None:
             self.feature_map_ = G.transformer
             self.feature_coef_ = (
-                G.result.coef if isinstance(G, _GrownNystroem) else G.Z.T @ alpha[train]
+                G.result.coef if isinstance(G, GrownNystroem) else G.Z.T @ alpha[train]
             )
 
-    def _inseparable_message(self, X):
-        name = self.algorithm.upper()
-        hint = self._scale_hint(X)
-        tail = (
-            "; the model keeps an iterate that does not separate the training data, and its "
-            f"predictions carry no guarantee.{hint}"
-        )
-        if self.outcome_ == "conflict":
-            pairs = ", ".join(f"({i}, {j})" for i, j in self.conflicts_[:5])
-            more = ", ..." if self.conflicts_.shape[0] > 5 else ""
-            return (
-                f"the training data are not separable by any kernel: "
-                f"{self.conflicts_.shape[0]} pair(s) of points have identical features and "
-                f"opposite labels ({pairs}{more}; conflicts_, witnesses_). Trained without "
-                f"them, {name} {self._rest_note}" + tail
-            )
-        if self.outcome_ == "certificate":
-            witnesses = self.witnesses_
-            assert witnesses is not None  # set with outcome_ == "certificate"
-            shown = ", ".join(str(i) for i in witnesses[:10])
-            more = ", ..." if witnesses.size > 10 else ""
-            return (
-                f"no separator of the training data has a normalised margin above "
-                f"{self.certificate_norm_:.3g} in this kernel's feature space (they may "
-                f"be separable with a smaller margin): {name} found a point p of the "
-                f"simplex with ||p||_G <= {self.certificate_norm_:.3g} <= tol_ = "
-                f"{self.tol_:.3g}, whose support is {witnesses.size} training points "
-                f"(witnesses_ = [{shown}{more}])" + tail
-            )
-        grown = getattr(self, "_grown_message", None)
-        if grown:  # n_components="auto" grew the Nystroem rank (kperc.snkp_nystroem)
-            return (
-                f"{name} on Nystroem features of a growing rank: {grown[0].lower()}"
-                f"{grown[1:-1]} under the exact kernel" + tail
-            )
-        return (
-            f"{name} found no separator of the training data within max_iter="
-            f"{int(self.max_iter)} iterations, nor a certificate that none with margin "
-            f"above tol_ = {self.tol_:.3g} exists: the margin, if any, is too small for "
-            "this budget (kperc.is_separable decides separability exactly)" + tail
-        )
+    def _uses_intercept_feature(self):
+        return bool(self.fit_intercept) and (callable(self.kernel) or self.kernel != "rbf")
 
-    def _scale_hint(self, X):
-        """A sentence suggesting rescaling when the features' scales, ``gamma`` or the
-        intercept, rather than the data, are the likely reason for a tiny margin."""
-        hints = []
-        if X.shape[0] <= 1:
-            std = np.zeros(X.shape[1])
-        elif scipy.sparse.issparse(X):
-            std = np.sqrt(mean_variance_axis(X, axis=0)[1])
-        else:
-            std = X.std(axis=0)
-        pos = std[std > 0]
-        if pos.size >= 2 and pos.max() / pos.min() > 1e3:
-            hints.append(
-                f"the features' spreads differ by a factor {pos.max() / pos.min():.2g}; "
-                "standardise X (sklearn.preprocessing.StandardScaler)"
-            )
-        if self.intercept_feature_ is not None and not (
-            1e-3 <= float(self.intercept_scaling) <= 1e3
-        ):
-            hints.append(
-                f"intercept_scaling={float(self.intercept_scaling):g} makes the constant "
-                "feature far larger or smaller than the points; try a value near 1"
-            )
-        if not callable(self.kernel) and self.kernel == "rbf" and X.shape[0] > 1:
-            sub = X[: min(X.shape[0], 200)]
-            d2 = np.sum((sub[:, None, :] - sub[None, :, :]) ** 2, axis=-1)
-            med = float(np.median(d2[np.triu_indices(sub.shape[0], 1)]))
-            g = self._gamma * med
-            if med > 0 and (g > 50 or g < 1e-4):
-                hints.append(
-                    f"gamma * (median squared distance) = {g:.2g} makes the RBF kernel "
-                    f"{'nearly the identity' if g > 50 else 'nearly constant'}; try "
-                    "gamma='scale'"
-                )
-        return (" Hint: " + "; ".join(hints) + ".") if hints else ""
+    def _augment(self, X):
+        c = getattr(self, "intercept_feature_", None)
+        if c is not None:
+            if scipy.sparse.issparse(X):
+                col = scipy.sparse.csr_matrix(np.full((X.shape[0], 1), c))
+                return scipy.sparse.hstack([X, col], format="csr")
+            return np.hstack([X, np.full((X.shape[0], 1), c)])
+        return X
+
+    # -- prediction --------------------------------------------------------------------
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Normalised score ``f(x) / sqrt(K(x, x))``.
@@ -1011,15 +891,19 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples,)
-            Positive values predict ``classes_[1]``, negative ones ``classes_[0]``.
-            On the training data of a converged model every ``y_i * score_i > 0``.
-            A model that did not converge (``converged_`` False, warned at fit) scores
-            with its last iterate, which carries no guarantee.
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Two classes: positive values predict ``classes_[1]``, negative ones
+            ``classes_[0]``; on the training data of a converged model every
+            ``y_i * score_i > 0``. More classes: column ``k`` is the score of class
+            ``classes_[k]`` against the rest. A model that did not converge
+            (``converged_`` False, warned at fit) scores with its last iterate, which
+            carries no guarantee.
         """
         check_is_fitted(self)
         X = self._validate(X, fitting=False)
         with self._threads():
+            if self.estimators_ is not None:
+                return np.column_stack([est._decision(X) for est in self.estimators_])
             return self._decision(X)
 
     def _decision(self, X):
@@ -1029,15 +913,14 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             norms = np.sqrt(np.einsum("ij,ij->i", F, F))
             return (F @ self.feature_coef_) / np.where(norms > 0, norms, 1.0)
         params = self._kernel_params()
-        if not callable(self.kernel) and self.kernel == "linear":
+        if self._linear():
             # f(x) = x . w with w = sum_i dual_coef_i x_i: O(d) per point, whatever the
             # number of support vectors (SNKP gives weight to every training point)
             f = np.asarray(Xa @ self._weights()).reshape(-1)
         elif self.support_.size == 0:
             f = np.zeros(Xa.shape[0])
         else:
-            Kx = _kernel_values(Xa, self.support_vectors_, self.kernel, params)
-            f = Kx @ self.dual_coef_
+            f = _kernel_values(Xa, self.support_vectors_, self.kernel, params) @ self.dual_coef_
         kxx = _kernel_diagonal(Xa, self.kernel, params)
         scale = np.where(kxx > 0, np.sqrt(np.where(kxx > 0, kxx, 1.0)), 1.0)
         return f / scale
@@ -1048,27 +931,27 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
-            Points to classify. A sparse ``X`` (CSR or CSC; other formats are converted) is
-            accepted with ``kernel="linear"`` only, and never densified: the model trains
-            on the sparse factored operator (see :class:`kperc.GramOperator`); other
-            kernels refuse it with a :class:`TypeError`.
+            Points to classify (sparse with ``kernel="linear"`` only, as in :meth:`fit`).
 
         Returns
         -------
         ndarray of shape (n_samples,)
-            ``classes_[1]`` where :meth:`decision_function` is positive, else
-            ``classes_[0]``.
+            Two classes: ``classes_[1]`` where :meth:`decision_function` is positive,
+            else ``classes_[0]``. More classes: the class of the largest score.
         """
         scores = self.decision_function(X)  # checks that the model is fitted first
+        if scores.ndim == 2:
+            return self.classes_[np.argmax(scores, axis=1)]
         return self.classes_[(scores > 0).astype(int)]
 
     def _linear_weights(self, name):
         check_is_fitted(self)
-        if self.kernel != "linear":
+        if not self._linear():
             raise AttributeError(f"{name} is only available when kernel='linear'.")
-        if self.feature_map_ is not None:
+        models = self.estimators_ if self.estimators_ is not None else [self]
+        if any(m.feature_map_ is not None for m in models):
             raise AttributeError(f"{name} is not available with n_components (Nystroem).")
-        return self._weights()
+        return np.vstack([m._weights() for m in models])
 
     def _weights(self):
         """``w = sum_i dual_coef_i x_i`` over the (augmented) support vectors."""
@@ -1080,17 +963,18 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
 
     @property
     def coef_(self):
-        """Weight vector in input space, shape (1, n_features); ``kernel="linear"`` only."""
-        w = self._linear_weights("coef_")
-        return w[None, : self.n_features_in_]
+        """Weight vectors in input space, shape (1, n_features) for two classes, else
+        (n_classes, n_features); ``kernel="linear"`` only."""
+        return self._linear_weights("coef_")[:, : self.n_features_in_]
 
     @property
     def intercept_(self):
-        """Offset, shape (1,); ``kernel="linear"`` only (0 without ``fit_intercept``)."""
+        """Offsets, shape (1,) or (n_classes,); ``kernel="linear"`` only (zero without
+        ``fit_intercept``)."""
         w = self._linear_weights("intercept_")
         if self.intercept_feature_ is None:
-            return np.zeros(1)
-        return np.array([w[-1] * self.intercept_feature_])
+            return np.zeros(w.shape[0])
+        return w[:, -1] * self.intercept_feature_
 
 
 @functools.cache
@@ -1100,101 +984,5 @@ def _threadpool_controller() -> ThreadpoolController:
     return ThreadpoolController()
 
 
-def _variance(X) -> float:
-    """The variance of all entries of ``X`` (dense or sparse), as ``X.var()``."""
-    if scipy.sparse.issparse(X):
-        mean = X.sum() / (X.shape[0] * X.shape[1])
-        return float(X.multiply(X).sum() / (X.shape[0] * X.shape[1]) - mean**2)
-    return float(X.var())
-
-
 def _is_real(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
-
-
-def _surely_above(G: np.ndarray, p: np.ndarray, tol: float) -> bool:
-    """Whether ``||p||_G > tol`` is certain from ``p^T G p`` computed in double precision.
-
-    One BLAS product instead of the extended-precision quadratic form of
-    ``seminorm_bound`` (not BLAS: about 60 products at ``n = 400``). For ``p >= 0`` and
-    ``|G_ij| <= 1`` (a normalised Gram matrix, up to rounding) the computed ``p^T G p``
-    is within ``2 (n + 2) u ||p||_1^2`` of the exact value (``u`` the unit round-off);
-    the bound used here is twice that. When the computed value minus the bound still
-    exceeds ``tol^2``, the exact ``||p||_G`` exceeds ``tol``, so ``seminorm_bound``'s
-    upper bound does too and ``p`` is no ``tol``-certificate: the screen never changes
-    the decision, it only skips the expensive form when that form cannot certify.
-    """
-    q = float(p @ (G @ p))
-    l1 = float(np.sum(p))
-    return q - 4.0 * (G.shape[0] + 2) * _U * l1 * l1 > tol * tol
-
-
-def _conflicts(Xa, ypm):
-    """Pairs of training points with identical features and opposite labels."""
-    if scipy.sparse.issparse(Xa):
-        return _sparse_conflicts(Xa, ypm)
-    if not np.all(np.isfinite(Xa)):  # check_input=False with NaN: nothing to compare
-        return np.zeros((0, 2), dtype=np.intp)
-    return _conflicting_pairs(Xa, ypm)
-
-
-def _sparse_conflicts(Xa, ypm):
-    """:func:`_conflicts` of a canonical CSR matrix without densifying it: rows are
-    grouped by a key (their product with a fixed random vector: identical rows store
-    identical entries in the same order, so get bitwise identical keys), and only groups
-    of equal keys that hold both labels are densified and compared exactly."""
-    n = Xa.shape[0]
-    if n < 2:
-        return np.zeros((0, 2), dtype=np.intp)
-    r = np.random.default_rng(20140621).uniform(1.0, 2.0, (Xa.shape[1],))
-    amax = float(np.max(np.abs(Xa.data))) if Xa.nnz else 0.0
-    scale = pow2_scale(amax) if amax > 0 else 1.0
-    key = np.asarray((Xa / scale) @ r).reshape(-1)
-    order = np.argsort(key, kind="stable")
-    ks = key[order]
-    starts = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
-    sizes = np.diff(np.r_[starts, n])
-    pos = np.add.reduceat((ypm[order] > 0).astype(np.intp), starts)
-    mixed = np.flatnonzero((sizes >= 2) & (pos > 0) & (pos < sizes))
-    if mixed.size == 0:
-        return np.zeros((0, 2), dtype=np.intp)
-    cand = np.sort(np.concatenate([order[starts[i] : starts[i] + sizes[i]] for i in mixed]))
-    sub = _conflicting_pairs(Xa[cand].toarray(), ypm[cand])
-    return cand[sub] if sub.size else sub
-
-
-class _GrownNystroem:
-    """The training kernel of a grown Nystroem rank (:func:`kperc.snkp_nystroem`): the
-    last stage's feature map and norms, and the SNKP run that chose the rank."""
-
-    def __init__(self, result: NystroemResult) -> None:
-        self.result = result
-        self.transformer = result.transformer
-        self.feature_norms = result.feature_norms
-
-    def certificate(self) -> dict[str, Any] | None:
-        """The ``tol``-certificate under the exact kernel that stopped the run, in the
-        form of the classifier's own certificate watch (``p``, ``bound``, ``nit``)."""
-        r = self.result
-        if r.p is None:
-            return None
-        return {"p": r.p, "bound": float(r.norm_p_G), "nit": int(r.nit)}
-
-    def kperc_result(self) -> KpercResult:
-        """The run as the other algorithms report it: a separator only when certified
-        under the exact kernel; a stop on a certificate as the classifier's watch
-        reports one (``"callback"``); otherwise the budget (``max_iter``) ran out."""
-        r = self.result
-        ok = bool(r.certified)
-        how = "separator" if ok else "callback" if r.p is not None else "max_iter"
-        return KpercResult(
-            outcome=how,
-            success=ok,
-            status=STATUS[how],
-            message=r.message,
-            nit=int(r.nit),
-            alpha=r.alpha,
-            p=None,
-            w=None,
-            trace=None,
-        )

@@ -10,35 +10,32 @@ from conftest import infeasible_problem
 from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.estimator_checks import check_estimator
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import kperc
 from kperc import SNKPClassifier
 from kperc import datasets as data
 from kperc._classifier import InseparableDataWarning, expected_failed_checks
 
+_CHECKED = [
+    SNKPClassifier(),
+    SNKPClassifier(kernel="linear", max_iter=2000),
+    SNKPClassifier(kernel="poly", algorithm="nkp"),
+    SNKPClassifier(kernel="linear", fit_intercept=False, max_iter=2000),
+]
 
-@pytest.mark.parametrize(
-    "params",
-    [
-        {},
-        {"kernel": "linear", "max_iter": 2000},
-        {"kernel": "poly", "algorithm": "nkp"},
-        {"kernel": "linear", "fit_intercept": False, "max_iter": 2000},
-    ],
-)
-def test_check_estimator(params):
-    est = SNKPClassifier(**params)
-    expected = expected_failed_checks(est)
-    if not params:
-        assert expected == {}  # the default configuration passes every check
+
+@parametrize_with_checks(_CHECKED, expected_failed_checks=expected_failed_checks)
+def test_check_estimator(estimator, check):
+    """scikit-learn's estimator checks, multiclass (one-vs-rest) included."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        results = check_estimator(est, expected_failed_checks=expected, on_fail=None)
-    failed = [r["check_name"] for r in results if r["status"] == "failed"]
-    assert failed == []
-    xfailed = {r["check_name"] for r in results if r["status"] == "xfail"}
-    assert xfailed <= set(expected)
+        check(estimator)
+
+
+def test_the_default_configuration_expects_no_failed_check():
+    assert expected_failed_checks(SNKPClassifier()) == {}
+    assert SNKPClassifier().__sklearn_tags__().classifier_tags.multi_class
 
 
 def test_circles_rbf_separates_and_respects_theorem1():
@@ -62,12 +59,42 @@ def test_any_two_labels_are_mapped():
     assert np.all(clf.predict(X) == labels)
 
 
-def test_more_than_two_classes_refused():
-    X = np.random.default_rng(0).standard_normal((9, 2))
-    with pytest.raises(ValueError, match="Only binary classification"):
-        SNKPClassifier().fit(X, np.arange(9) % 3)
-    with pytest.raises(ValueError, match="2 classes"):
-        SNKPClassifier().fit(X, np.ones(9))
+def test_more_than_two_classes_are_one_vs_rest():
+    """Three classes: one binary model per class against the rest (as Perceptron)."""
+    X, y = data.circles(60, seed=0)
+    X3 = np.vstack([X, X[y > 0] + 10.0])  # a third class, far from the others
+    y3 = np.concatenate([np.where(y > 0, "b", "a"), np.full(int(np.sum(y > 0)), "c")])
+    clf = SNKPClassifier(gamma=2.0).fit(X3, y3)
+    assert list(clf.classes_) == ["a", "b", "c"] and len(clf.estimators_) == 3
+    scores = clf.decision_function(X3)
+    assert scores.shape == (X3.shape[0], 3)
+    for k, est in enumerate(clf.estimators_):  # each column is that binary model
+        ypm = np.where(y3 == clf.classes_[k], 1, 0)
+        np.testing.assert_array_equal(est.predict(X3), (scores[:, k] > 0).astype(int))
+        if est.converged_:
+            assert np.all((2 * ypm - 1) * scores[:, k] > 0)
+    assert np.all(clf.predict(X3) == clf.classes_[np.argmax(scores, axis=1)])
+    assert clf.converged_ == all(e.converged_ for e in clf.estimators_)
+    lin = SNKPClassifier(kernel="linear").fit(X3, y3)
+    assert lin.coef_.shape == (3, 2) and lin.intercept_.shape == (3,)
+    np.testing.assert_allclose(lin.decision_function(X3) * 0, 0)  # finite scores
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        SNKPClassifier().fit(X, np.ones(X.shape[0]))
+
+
+def test_one_vs_rest_warns_once_naming_the_classes():
+    X = np.array([[0.0], [1.0], [1.0], [2.0], [3.0]])
+    y = np.array([0, 1, 2, 2, 0])  # x = 1 has labels 1 and 2: a conflict for both
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf = SNKPClassifier(gamma=1.0).fit(X, y)
+    found = [w for w in caught if issubclass(w.category, InseparableDataWarning)]
+    assert len(found) == 1
+    text = str(found[0].message)
+    assert "class 1 against the rest" in text and "class 2 against the rest" in text
+    assert "class 0 against" not in text
+    assert list(clf.outcome_) == [clf.estimators_[k].outcome_ for k in range(3)]
+    assert clf.outcome_[1] == clf.outcome_[2] == "conflict" and not clf.converged_
 
 
 def test_conflicting_points_are_found_before_any_iteration():
@@ -252,7 +279,7 @@ def test_check_input_false_gives_the_same_model():
 
 
 def test_verbose_2_prints_progress_lines(capsys, monkeypatch):
-    import kperc._classifier as mod
+    import kperc._classifier_fit as mod
 
     X, y = kperc.datasets.circles(80, seed=0)
     monkeypatch.setattr(mod, "PROGRESS_SECONDS", 0.0)  # a line at every iteration
@@ -277,7 +304,7 @@ def test_verbose_2_prints_progress_lines(capsys, monkeypatch):
 
 
 def test_verbose_2_progress_of_isnkpvn_names_the_call(capsys, monkeypatch):
-    import kperc._classifier as mod
+    import kperc._classifier_fit as mod
 
     monkeypatch.setattr(mod, "PROGRESS_SECONDS", 0.0)
     X, y = kperc.datasets.infeasible(40, 2, rho=-0.2, seed=0)
@@ -293,7 +320,7 @@ def test_verbose_2_progress_of_isnkpvn_names_the_call(capsys, monkeypatch):
 def test_n_components_auto_rule(monkeypatch):
     """ "auto": factored for the linear kernel at any n; dense up to AUTO_EXACT_MAX_N
     points for the other kernels, Nystroem with AUTO_N_COMPONENTS features above."""
-    import kperc._classifier as mod
+    import kperc._gram_form as mod
 
     monkeypatch.setattr(mod, "AUTO_EXACT_MAX_N", 50)
     monkeypatch.setattr(mod, "AUTO_N_COMPONENTS", 20)
@@ -517,15 +544,19 @@ def test_blas_threads_limited_inside_fit():
 
 
 def test_nystroem_switch_is_announced(monkeypatch):
-    import kperc._classifier as mod
+    import kperc._gram_form as mod
 
     monkeypatch.setattr(mod, "AUTO_EXACT_MAX_N", 50)
     X, y = kperc.datasets.circles(60, seed=0)
-    with pytest.warns(UserWarning, match="Nystroem features"):
-        clf = SNKPClassifier(gamma=2.0, random_state=0).fit(X, y)
+    # a fixed rank: its separator holds for the approximate kernel only, which is said
+    with pytest.warns(UserWarning, match="certified for the approximate kernel"):
+        clf = SNKPClassifier(kernel="poly", random_state=0).fit(X, y)
     assert clf.gram_form_ == "nystroem"
     with warnings.catch_warnings():
-        warnings.simplefilter("error", UserWarning)
+        warnings.simplefilter("error")
+        # a grown rank certifies under the exact kernel: no warning, one log line
+        clf = SNKPClassifier(gamma=2.0, random_state=0).fit(X, y)
+        assert clf.gram_form_ == "nystroem" and clf.converged_
         SNKPClassifier(gamma=2.0, n_components=40, random_state=0).fit(X, y)
 
 
@@ -539,13 +570,13 @@ def _landmark_values(clf, X, y):
 
 
 def test_auto_grows_the_rank_until_the_exact_kernel_certifies(monkeypatch):
-    import kperc._classifier as mod
+    import kperc._gram_form as mod
 
     monkeypatch.setattr(mod, "AUTO_EXACT_MAX_N", 100)
     monkeypatch.setattr(mod, "AUTO_N_START", 8)
     ds = kperc.datasets.planted_rbf(800, 3, rho=1e-3, gamma=2.0, seed=0)
-    with pytest.warns(UserWarning, match="doubles until SNKP's separator is certified"):
-        clf = SNKPClassifier(gamma=2.0, random_state=0, verbose=1).fit(ds.X, ds.y)
+    # a margin of 1e-3, below tol="auto" (1 / sqrt(n)): ask for it with a smaller tol
+    clf = SNKPClassifier(gamma=2.0, random_state=0, verbose=1, tol=1e-5).fit(ds.X, ds.y)
     assert clf.converged_ and clf.outcome_ == "separator" and clf.n_components_ > 8
     assert clf.score(ds.X, ds.y) == 1.0
     assert np.all(_landmark_values(clf, ds.X, ds.y) > 0)  # under the exact kernel
@@ -554,7 +585,7 @@ def test_auto_grows_the_rank_until_the_exact_kernel_certifies(monkeypatch):
 
 
 def test_auto_rank_cap_is_reported_as_not_converged(monkeypatch):
-    import kperc._classifier as mod
+    import kperc._gram_form as mod
 
     monkeypatch.setattr(mod, "AUTO_EXACT_MAX_N", 100)
     monkeypatch.setattr(mod, "AUTO_N_START", 4)
@@ -565,6 +596,7 @@ def test_auto_rank_cap_is_reported_as_not_converged(monkeypatch):
         clf = SNKPClassifier(gamma=2.0, random_state=0, max_iter=2000).fit(ds.X, ds.y)
     msgs = [str(w.message) for w in caught if w.category is InseparableDataWarning]
     assert len(msgs) == 1 and "no separator could be certified up to rank 8" in msgs[0]
+    assert "n_components=None" in msgs[0]  # the exact-kernel path is named
     assert not clf.converged_ and clf.outcome_ == "max_iter" and clf.n_components_ == 8
 
 
@@ -793,3 +825,67 @@ def test_grown_nystroem_fit_stops_early_on_inseparable_data():
     assert clf.gram_form_ == "nystroem" and clf.outcome_ == "certificate"
     assert not clf.converged_ and clf.certificate_norm_ <= clf.tol_
     assert clf.n_iter_ < 1000 and clf.witnesses_.size > 0
+
+
+def _next_watch(k):
+    """The first iteration at or after ``k`` where the certificate watch tests ``p``."""
+    if k <= 256:
+        return max(8, 1 << int(np.ceil(np.log2(max(k, 1)))))
+    return int(np.ceil(k / 256) * 256)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly"])
+def test_noisy_data_end_early_with_a_certificate(kernel):
+    """Random labels on distinct points: separable by the RBF kernel with a tiny margin.
+    tol="auto" (1/sqrt(n)) stops SNKP with a certificate within Theorem 1's count for
+    that margin, and the one warning says why and what to use instead."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 3))
+    y = rng.integers(0, 2, 300)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf = SNKPClassifier(kernel=kernel).fit(X, y)
+    msgs = [str(w.message) for w in caught if w.category is InseparableDataWarning]
+    assert len(msgs) == 1 and "soft-margin" in msgs[0] and "1/sqrt(n)" in msgs[0]
+    assert clf.tol_ == 1 / np.sqrt(300) and clf.outcome_ == "certificate"
+    assert 0 < clf.certificate_norm_ <= clf.tol_
+    k_max = np.sqrt(8 * np.log(300)) / clf.tol_  # ||p_k||_G <= sqrt(8 log n) / k
+    assert clf.halting_index_ <= _next_watch(int(np.ceil(k_max)))
+    if kernel == "rbf":  # separable (G is definite): its exact margin is below the bound
+        G = kperc.gram_matrix(X, np.where(y == 1, 1.0, -1.0), "rbf", gamma=clf._gamma)
+        assert 0 < kperc.margin(G) <= clf.certificate_norm_
+
+
+def test_separable_data_above_the_auto_tol_still_converge():
+    X, y = data.circles(200, seed=0)
+    Xa = np.hstack([X, np.ones((200, 1))])
+    rho = kperc.margin(kperc.gram_matrix(Xa, y, "rbf", gamma=2.0))
+    clf = SNKPClassifier(gamma=2.0).fit(X, y)
+    assert rho > clf.tol_ and clf.converged_
+
+
+def test_the_max_iter_warning_states_a_margin_bound():
+    """After a tiny max_iter the warning gives an upper bound on the margin (at most 1),
+    not Theorem 1's tolerance for that budget (above 1, meaningless for a margin)."""
+    import re
+
+    X, y = data.circles(200, seed=0)
+    with pytest.warns(InseparableDataWarning) as rec:
+        clf = SNKPClassifier(gamma=2.0, max_iter=2).fit(X, y)
+    text = str(rec[0].message)
+    assert clf.outcome_ == "max_iter" and "tol" not in text
+    bound = float(re.search(r"normalised margin above ([0-9.e+-]+)", text).group(1))
+    Xa = np.hstack([X, np.ones((200, 1))])
+    rho = kperc.margin(kperc.gram_matrix(Xa, y, "rbf", gamma=2.0))
+    assert rho <= bound * (1 + 1e-2) and bound <= 1.0  # three digits are printed
+
+
+@pytest.mark.parametrize(
+    ("param", "value"),
+    [("coef0", np.nan), ("coef0", np.inf), ("degree", 0), ("degree", 2.5), ("degree", -1)],
+)
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
+def test_invalid_kernel_parameters_are_refused_whatever_the_kernel(kernel, param, value):
+    X, y = data.circles(20, seed=0)
+    with pytest.raises(ValueError, match=param):
+        SNKPClassifier(kernel=kernel, **{param: value}).fit(X, y)

@@ -2,7 +2,7 @@
 
 The certificate test of a run on a dense ``G`` first computes ``p^T G p`` with one BLAS
 product and skips the extended-precision quadratic form when the double-precision value
-already rules a certificate out (``kperc._classifier._surely_above``); the target type
+already rules a certificate out (``kperc._classifier_fit._surely_above``); the target type
 of ``y`` is computed once; repeated rows (conflicts, and the exact expansion of a Gram
 matrix) are looked for with row keys of at most 32 columns, and rows are sorted only when
 two keys are equal. These tests check that the screen is sound (it never rules out what
@@ -22,7 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import kperc
-from kperc import SNKPClassifier, _classifier, _kernels, _separable
+from kperc import SNKPClassifier, _classifier_fit, _kernels, _separable
 
 
 def _simplex_point(rng: np.random.Generator, n: int, sparse: bool) -> np.ndarray:
@@ -48,7 +48,7 @@ def test_the_screen_never_rules_out_an_accepted_certificate(seed, kind, scale, s
     p = _simplex_point(rng, G.shape[0], sparse)
     value, upper = _kernels._DenseGram(G).seminorm_bound(p)
     tol = max(value * scale, 1e-300)
-    if _classifier._surely_above(G, p, tol):
+    if _classifier_fit._surely_above(G, p, tol):
         assert upper > tol
 
 
@@ -59,9 +59,9 @@ def test_the_screen_decides_a_clear_case_and_defers_a_tight_one():
     p = np.full(G.shape[0], 1.0 / G.shape[0])
     value, _ = _kernels._DenseGram(G).seminorm_bound(p)
     assert value > 1e-6
-    assert _classifier._surely_above(G, p, value / 2)
-    assert not _classifier._surely_above(G, p, value)
-    assert not _classifier._surely_above(G, p, 2 * value)
+    assert _classifier_fit._surely_above(G, p, value / 2)
+    assert not _classifier_fit._surely_above(G, p, value)
+    assert not _classifier_fit._surely_above(G, p, 2 * value)
 
 
 class _CountExtended:
@@ -118,7 +118,7 @@ def test_the_screen_changes_no_fitted_model(monkeypatch, data, params):
     else:
         X, y = kperc.datasets.moons(80, noise=0.15, seed=1)
     screened = _fit(X, y, **params)
-    monkeypatch.setattr(_classifier, "_surely_above", lambda G, p, tol: False)
+    monkeypatch.setattr(_classifier_fit, "_surely_above", lambda G, p, tol: False)
     plain = _fit(X, y, **params)
     assert screened.outcome_ == plain.outcome_
     assert screened.halting_index_ == plain.halting_index_
@@ -127,21 +127,23 @@ def test_the_screen_changes_no_fitted_model(monkeypatch, data, params):
 
 
 def test_the_target_type_is_computed_once_and_errors_are_scikit_learns(monkeypatch):
+    import sklearn.utils.multiclass as multiclass
+
     calls = []
-    inner = _classifier.type_of_target
+    inner = multiclass.type_of_target
 
     def counted(y, *args, **kw):
         calls.append(1)
         return inner(y, *args, **kw)
 
-    monkeypatch.setattr(_classifier, "type_of_target", counted)
+    monkeypatch.setattr(multiclass, "type_of_target", counted)
     X, y = kperc.datasets.circles(40, seed=0)
     SNKPClassifier().fit(X, y)
     assert len(calls) == 1
     with pytest.raises(ValueError, match="Unknown label type"):
         SNKPClassifier().fit(X, np.linspace(0.0, 1.0, X.shape[0]))
-    with pytest.raises(ValueError, match="Only binary classification"):
-        SNKPClassifier().fit(X, np.arange(X.shape[0]) % 3)
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        SNKPClassifier().fit(X, np.zeros(X.shape[0]))
 
 
 # --- repeated rows: found from row keys, compared exactly ------------------------------
@@ -202,3 +204,58 @@ def test_distinct_rows_skip_the_row_sort(monkeypatch):
     G2 = kperc.gram_matrix(X2, y2, "rbf", gamma=2.0)
     assert calls and G2[0, -1] == -1.0
     assert np.array_equal(G2[:50, :50], G)
+
+
+# --- float32 products on a large dense G: proposals checked in float64 -----------------
+
+
+def test_float32_products_propose_and_float64_certifies(monkeypatch):
+    """Above FLOAT32_MIN_N rows SNKP multiplies a float32 copy of G; the separator it
+    proposes is kept only if G alpha > 0 holds in float64 beyond rounding, and the
+    certificate watch reads the float64 G."""
+    X, y = kperc.datasets.circles(200, seed=0)
+    plain = SNKPClassifier(gamma=2.0).fit(X, y)
+    monkeypatch.setattr(_classifier_fit, "FLOAT32_MIN_N", 50)
+    seen = []
+    inner = _classifier_fit._separates
+    monkeypatch.setattr(
+        _classifier_fit, "_separates", lambda G, a: seen.append(G.dtype) or inner(G, a)
+    )
+    fast = SNKPClassifier(gamma=2.0).fit(X, y)
+    assert seen == [np.float64] and fast.converged_ and plain.converged_
+    Xa = X  # the RBF kernel takes no intercept feature
+    G = kperc.gram_matrix(Xa, np.where(y == fast.classes_[1], 1.0, -1.0), "rbf", gamma=2.0)
+    alpha = np.zeros(len(y))
+    alpha[fast.support_] = np.abs(fast.dual_coef_)  # K(x, x) = 1: |dual_coef_| = alpha
+    Ga = (G.astype(np.longdouble) @ alpha.astype(np.longdouble)).min()
+    assert Ga > 0
+    rng = np.random.default_rng(0)  # noisy data: the certificate, from the float64 G
+    Xn, yn = rng.standard_normal((200, 3)), rng.integers(0, 2, 200)
+    with pytest.warns(kperc.InseparableDataWarning):
+        noisy = SNKPClassifier().fit(Xn, yn)
+    assert noisy.outcome_ == "certificate" and noisy.certificate_norm_ <= noisy.tol_
+
+
+def test_a_refused_float32_proposal_runs_again_in_float64(monkeypatch):
+    X, y = kperc.datasets.circles(200, seed=0)
+    plain = SNKPClassifier(gamma=2.0).fit(X, y)
+    monkeypatch.setattr(_classifier_fit, "FLOAT32_MIN_N", 50)
+    monkeypatch.setattr(_classifier_fit, "_separates", lambda G, a: False)
+    again = SNKPClassifier(gamma=2.0).fit(X, y)
+    assert again.converged_ and again.halting_index_ == plain.halting_index_
+    assert np.array_equal(again.dual_coef_, plain.dual_coef_)
+
+
+def test_nkp_keeps_the_float64_matrix(monkeypatch):
+    """NKP reads one column of G per iteration: it never gets the float32 operator, whose
+    columns would each cost a whole product."""
+    monkeypatch.setattr(_classifier_fit, "FLOAT32_MIN_N", 10)
+    seen = []
+    inner = _classifier_fit._run
+    monkeypatch.setattr(
+        _classifier_fit, "_run", lambda prod, G, *a: seen.append(type(prod)) or inner(prod, G, *a)
+    )
+    X, y = kperc.datasets.circles(60, seed=0)
+    SNKPClassifier(gamma=2.0, algorithm="nkp").fit(X, y)
+    SNKPClassifier(gamma=2.0).fit(X, y)
+    assert seen == [np.ndarray, _classifier_fit._Float32Dense]
