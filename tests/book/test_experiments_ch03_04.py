@@ -1,7 +1,9 @@
-"""Tests of the experiment modules behind chapters 3 and 4 (small sizes, seconds).
+"""Tests of the experiment code behind chapters 3 and 4 (small sizes, seconds).
 
-Each test calls an experiment function with tiny parameters and asserts that it returns
-correct, bound-respecting results, so the logic that the notebooks run is covered here.
+Chapter 3 runs its experiments in the notebook itself (nbval proves its behaviour); what
+it still imports are the seeded problems it shares with Chapter 4
+(:mod:`kperc_book.experiments._problems`), tested here. Chapter 4's tests call its
+experiment module with tiny parameters and assert correct, bound-respecting results.
 """
 
 from __future__ import annotations
@@ -13,16 +15,17 @@ import pytest
 
 import kperc
 import kperc_book.data
-from kperc_book.experiments import ch03, ch04
+from kperc_book.experiments import ch04
+from kperc_book.experiments._problems import KERNELS, inseparable_problem, separable_problem
 
 
 # ---------------------------------------------------------------------------------------
-# Chapter 3
+# Chapter 3: the seeded problems of its checks
 # ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("kernel", ch03.KERNELS)
+@pytest.mark.parametrize("kernel", KERNELS)
 def test_separable_problem_is_separable_and_deterministic(kernel):
-    a = ch03.separable_problem(kernel, 3)
-    b = ch03.separable_problem(kernel, 3)
+    a = separable_problem(kernel, 3)
+    b = separable_problem(kernel, 3)
     assert isinstance(a, kperc_book.data.Dataset) and a.kernel == kernel
     G = a.gram()
     np.testing.assert_array_equal(G, b.gram())
@@ -37,99 +40,12 @@ def test_separable_problem_is_separable_and_deterministic(kernel):
 
 
 def test_inseparable_problem_has_certificate():
-    prob = ch03.inseparable_problem(0)
+    prob = inseparable_problem(0)
     assert prob.info["rho"] < 0 and prob.kernel == "linear"
     G = prob.gram()
     md = kperc.margin_details(G)
     assert not md.separable
     assert kperc.g_seminorm(G, md.p) < 1e-7
-
-
-@pytest.mark.ledger("lemma-1")
-def test_check_lemma1():
-    r = ch03.check_lemma1(range(2), n_alpha=40)
-    assert r["ok"]
-    assert r["violations_a"] == 0
-    assert r["n_negative_L"] > 0
-    assert r["max_ratio_inseparable"] < 0
-
-
-@pytest.mark.ledger("lemma-2")
-def test_check_lemma2():
-    r = ch03.check_lemma2(range(2), n_alpha=40)
-    assert r["ok"]
-    assert r["max_ratio_G_1"] <= 1 + 1e-12
-    assert r["max_ratio_1_2"] <= 1 + 1e-12
-
-
-@pytest.mark.ledger("lemma-3")
-def test_check_lemma3():
-    r = ch03.check_lemma3(range(2), n_p=40)
-    assert r["ok"]
-    assert r["min_ratio"] >= 1.0
-    assert r["max_weak_duality_violation"] <= 0
-
-
-@pytest.mark.ledger("minimax-margin")
-def test_check_minimax():
-    r = ch03.check_minimax([0])
-    assert r["ok"]
-    assert r["instances"] == 3
-    assert r["max_rel_gap"] < 1e-6
-
-
-def test_svc_comparison_orders_the_margins():
-    prob = ch03.separable_problem("rbf", 1)
-    G, y = prob.gram(), prob.y
-    s = ch03.svc_comparison(G, y)
-    assert s["rho_K"] == pytest.approx(prob.info["rho"])
-    assert s["homogeneous"] <= s["rho_K"] * (1 + 1e-9)
-    assert s["rho_K"] <= s["gamma_svc"] * (1 + 1e-4)
-    aug = ch03.intercept_margins(G, y, [0.0, 1.0, 100.0])
-    assert aug[0] == pytest.approx(s["rho_K"], rel=1e-6)
-    assert np.all(np.diff(aug) >= -1e-9)
-    assert aug[-1] == pytest.approx(s["gamma_svc"], rel=1e-3)
-    lin = ch03.linear_svc_margin(G, y)
-    assert lin["margin"] == pytest.approx(s["rho_K"], rel=1e-4)
-
-
-def test_nkp_margin_trace_improves_after_separation():
-    G = ch03.separable_problem("linear", 2).gram()
-    tr = ch03.nkp_margin_trace(G, max_iter=3000)
-    assert tr["first"] is not None
-    assert tr["best"] <= tr["rho"] * (1 + 1e-9)
-    assert tr["margin_final"] > tr["margin_at_first"]
-    assert np.all(tr["L"] >= tr["L_star"] - 1e-12)
-
-
-@pytest.mark.ledger("nkp-bound")
-def test_nkp_bound_sweep_respects_bound():
-    rows = ch03.nkp_bound_sweep([0.2, 0.05], [0, 1], [0], n=40, d=5)
-    assert len(rows) == 6
-    for r in rows:
-        assert r["separator"]
-        assert r["nit"] <= r["bound"]
-
-
-@pytest.mark.ledger("nkp-equals-np")
-def test_nkp_vs_np():
-    r = ch03.nkp_vs_np(7, n=30, d=4)
-    assert r["same"]
-    assert r["nit_np"] == r["nit_nkp"]
-
-
-def test_real_problem_summary_and_grid():
-    r = ch03.real_problem_summary("circles-rbf")
-    assert r["train_accuracy"] == 1.0
-    assert r["nkp_nit"] <= r["nkp_bound"]
-    g = ch03.decision_grid("circles-rbf", resolution=20)
-    # both decision functions classify every training point correctly
-    G, ds, kern, params = kperc_book.data.problem("circles-rbf")
-    md = kperc.margin_details(G)
-    f = ch03.decision_function(ds.X, ds.y, md.alpha, ds.X, kern, params)
-    assert np.all(ds.y * f > 0)
-    assert g["f_nkp"].shape == (20, 20)
-    assert 0 < g["margin_nkp"] <= g["rho_K"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -189,7 +105,7 @@ def test_check_sandwich():
 
 
 def test_snkp_sandwich_terms_are_ordered():
-    G = ch03.separable_problem("rbf", 0).gram()
+    G = separable_problem("rbf", 0).gram()
     s = ch04.snkp_sandwich(G, extra=20)
     assert s["halt"] is not None
     assert len(s["k"]) == s["halt"] + 21
