@@ -833,3 +833,67 @@ def test_dataset_seeds_are_validated(gen, seed):
 def test_complex_gram_is_refused_without_input_checks(name):
     with pytest.raises(TypeError, match="G must be a real"):
         getattr(kperc, name)(G0 + 0j, check_input=False)
+
+
+# --- large RBF gamma (issue 31, section 2) ----------------------------------------------
+
+
+def _exact_rbf(A, B, gamma) -> np.ndarray:
+    """``exp(-gamma ||a - b||^2)`` from the exact squared distance (rational arithmetic)
+    and a 40-digit exponential: an independent reference."""
+    import decimal
+    from fractions import Fraction
+
+    ctx = decimal.Context(prec=40)
+    out = np.empty((A.shape[0], B.shape[0]))
+    for i, a in enumerate(A):
+        for j, b in enumerate(B):
+            d2 = sum((Fraction(x) - Fraction(z)) ** 2 for x, z in zip(a, b, strict=True))
+            t = Fraction(gamma) * d2
+            out[i, j] = float(ctx.exp(-ctx.divide(t.numerator, t.denominator)))
+    return out
+
+
+def _near_pairs(seed: int, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """Points of norm about ``scale`` with close neighbours (at 1e-8 and a few ulps), where
+    ``||x||^2 + ||z||^2 - 2 x.z`` cancels."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(12, 3)) * scale
+    X[1] = X[0] + 1e-8 * scale
+    X[2] = X[0] * (1 + 4 * np.finfo(float).eps)
+    X[3] = X[4] - 3e-8 * scale
+    y = np.array([1.0, -1.0] * 6)
+    return X, y
+
+
+@pytest.mark.parametrize("gamma", [1e6, 1e14, 1e16, 1e20])
+@given(seed=st.integers(0, 2**31 - 1))
+def test_large_rbf_gamma_gives_accurate_kernel_values(gamma, seed):
+    # sklearn's expansion gave errors of 1e-8 at gamma = 1e6 and K(x, x) = 2e-8 at 1e16
+    X, y = _near_pairs(seed, 1.0)
+    G = _exact_rbf(X, X, gamma) * np.outer(y, y)
+    op = kperc.kernel_gram_operator(X, y, gamma=gamma, block_size=5)
+    tol = 1e-11  # the documented 2^-40 relative error, and exp's conditioning below 746
+    for j in range(X.shape[0]):
+        np.testing.assert_allclose(op.column(j), G[:, j], rtol=tol, atol=1e-300)
+    np.testing.assert_allclose(op @ np.eye(X.shape[0]), G, rtol=tol, atol=1e-300)
+
+
+@pytest.mark.parametrize("gamma", [1e6, 1e14, 1e16])
+@given(seed=st.integers(0, 2**31 - 1), scale=st.sampled_from([1.0, 1e-120, 1e120]))
+def test_exact_margin_check_at_large_rbf_gamma_certifies_only_the_truth(gamma, seed, scale):
+    X, y = _near_pairs(seed, scale)
+    g = gamma / scale**2
+    G = _exact_rbf(X, X, g) * np.outer(y, y)
+    alpha = np.random.default_rng(seed).random(X.shape[0])
+    # a dual vector whose exact minimum is tiny, of either sign: the check must not
+    # certify a negative one, and must get the values right
+    for shift in (-1e-9, 1e-9):
+        a = alpha.copy()
+        i = int(np.argmin(G @ a))
+        a[i] = max(0.0, a[i] - (G @ a)[i] + shift)
+        truth = np.asarray(G, np.longdouble) @ np.asarray(a, np.longdouble)
+        chk = kperc.exact_margin_check(X, y, a, gamma=g)
+        np.testing.assert_allclose(chk.Galpha, truth.astype(float), rtol=1e-11, atol=1e-14)
+        if chk.certified:
+            assert float(truth.min()) > 0
