@@ -897,3 +897,33 @@ def test_exact_margin_check_at_large_rbf_gamma_certifies_only_the_truth(gamma, s
         np.testing.assert_allclose(chk.Galpha, truth.astype(float), rtol=1e-11, atol=1e-14)
         if chk.certified:
             assert float(truth.min()) > 0
+
+
+# --- subnormal data in is_separable (issue 31, section 2) -------------------------------
+
+XOR = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])
+XOR_Y = np.array([1.0, 1.0, -1.0, -1.0])
+
+
+@pytest.mark.parametrize("scale", [2.0**-1060, 1e-310, 2.0**-1000, 1e300])
+@pytest.mark.parametrize("case", ["separable", "xor", "xor_intercept"])
+def test_is_separable_answers_subnormal_data_as_scaled_data(case, scale):
+    # X * 2^-1060 made 1 / ||x_i|| overflow, and scipy refused the LP ("Invalid input for
+    # linprog"); the points, hence the answer, are those of X itself
+    X, y, fi = {
+        "separable": (X0, Y0, False),
+        "xor": (XOR, XOR_Y, False),
+        "xor_intercept": (XOR, XOR_Y, True),
+    }[case]
+    ref = kperc.is_separable(X, y, fit_intercept=fi)
+    res = kperc.is_separable(X * scale, y, fit_intercept=fi)
+    if not fi:  # with an intercept the constant feature does not scale: other data
+        assert (res.status, res.exact) == (ref.status, ref.exact)
+    assert res.status != "undecided"
+    if res.status == "separable":
+        Xs = X * scale
+        if fi:
+            Xs = np.hstack([Xs, np.ones((X.shape[0], 1))])
+        assert _ld_separates(Xs, y, res.w)
+    elif res.exact:  # an exact certificate: the signed points cancel on its support
+        assert ref.status == "not separable"
