@@ -956,3 +956,22 @@ def test_losses_of_large_representable_values_are_finite_and_right(name, c):
     slack = mu * np.log(N0) if name != "loss" else 0.0
     assert np.isfinite(value)
     assert exact - slack - 1e-12 * abs(exact) <= value <= exact + 1e-12 * abs(exact)
+
+
+# --- dual weights that stand for no separator (issue 31, section 2) ---------------------
+
+
+@pytest.mark.parametrize("func", ["predict", "decision_function"])
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+@pytest.mark.parametrize(
+    "alpha",
+    [np.zeros(N0), -Q0, np.where(np.arange(N0) == 2, -1e-3, Q0), np.full(N0, -0.0)],
+    ids=["zero", "negative", "one negative", "negative zeros"],
+)
+def test_dual_weights_that_are_zero_or_negative_are_refused(func, kernel, alpha):
+    # they were accepted: all zero scores every point 0 (predicted -1), and negative
+    # weights are no algorithm's output
+    _raises_naming(ValueError, "alpha", getattr(kperc, func), alpha, X0, Y0, X0, kernel)
+    res = kperc.nkp(G0)  # a result whose alpha was set to such weights
+    res["alpha"] = alpha
+    _raises_naming(ValueError, "alpha", getattr(kperc, func), res, X0, Y0, X0, kernel)
