@@ -101,10 +101,11 @@ def _rbf(
         ge_max = g * (c * (float(sa.max()) + float(sb.max())) + tiny)
     if ge_max <= REPAIR_TOL:  # the usual case: scikit-learn's values, in place
         T = D2
-        T *= g
-        K = np.exp(-T)
+        T *= -g  # in place, as scikit-learn: K = exp(-g D2)
         if not error:
-            return K, None
+            return np.exp(T, out=T), None
+        K = np.exp(T)
+        np.negative(T, out=T)
         # exponent error: the expansion's (g E) and the product's rounding (u t)
         T *= 2 * _U
         T += g * (c * (sa[:, None] + sb[None, :]) + tiny)
