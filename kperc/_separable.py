@@ -687,12 +687,14 @@ def _eliminate_rows(A: np.ndarray, p: int) -> tuple[list[int], list[int]]:
 
 def _cramer_null_vector(B: np.ndarray, P: np.ndarray) -> np.ndarray | None:
     """For each prime ``P[s]``: ``(-adj(N) b, det N) mod P[s]`` with ``[N | b] = B[s]``
-    (``(k - 1) x k``), by Gauss-Jordan elimination; None when some ``det N`` is 0 modulo
-    its prime (the prime divides it)."""
+    (``(k - 1) x k``), by Gaussian elimination and back-substitution; None when some
+    ``det N`` is 0 modulo its prime (the prime divides it)."""
     B = B.copy()
     n_p, r_, k = B.shape
     pc, p3 = P[:, None], P[:, None, None]
     det = np.ones(n_p, dtype=np.int64)
+    invs = np.empty((n_p, r_), dtype=np.int64)
+    plist = P.tolist()
     for c in range(r_):
         nz = B[:, c:, c] != 0
         if not np.all(nz.any(axis=1)):
@@ -706,15 +708,19 @@ def _cramer_null_vector(B: np.ndarray, P: np.ndarray) -> np.ndarray | None:
         piv = B[:, c, c].copy()
         det[swap] = (P[swap] - det[swap]) % P[swap]
         det = det * piv % P
-        inv = np.array([pow(int(a), -1, int(q)) for a, q in zip(piv, P, strict=True)])
-        B[:, c, c:] = B[:, c, c:] * inv[:, None] % pc
-        f = B[:, :, c].copy()
-        f[:, c] = 0
-        # columns before c are unit columns, and row c is 0 there: only c: changes
-        B[:, :, c:] = (B[:, :, c:] - f[:, :, None] * B[:, c, c:][:, None, :]) % p3
-    # now B = [I | N^-1 b]: the null vector is (-N^-1 b, 1), times det N
+        inv = np.array([pow(a, -1, q) for a, q in zip(piv.tolist(), plist, strict=True)])
+        invs[:, c] = inv
+        # rows below c: subtract (B_jc / piv) row c; columns before c are already 0
+        f = B[:, c + 1 :, c] * inv[:, None] % pc
+        B[:, c + 1 :, c:] = (B[:, c + 1 :, c:] - f[:, :, None] * B[:, c, c:][:, None, :]) % p3
+    # N is now upper triangular: solve N x = -b from the bottom up, modulo each prime
+    x = np.zeros((n_p, r_), dtype=np.int64)
+    for r in range(r_ - 1, -1, -1):
+        acc = B[:, r, r_] + (B[:, r, r + 1 : r_] * x[:, r + 1 :] % pc).sum(axis=1)
+        x[:, r] = (pc[:, 0] - acc % P) % P * invs[:, r] % P
+    # the null vector of [N | b] is (x, 1); times det N it is the integer one
     out = np.empty((n_p, k), dtype=np.int64)
-    out[:, :r_] = (pc - B[:, :, r_]) % pc * det[:, None] % pc
+    out[:, :r_] = x * det[:, None] % pc
     out[:, r_] = det
     return out
 
@@ -724,8 +730,8 @@ def _crt(P: list[int], R: np.ndarray) -> list[int]:
     prod = math.prod(P)
     coef = [(prod // q) * pow(prod // q % q, -1, q) for q in P]
     out = []
-    for j in range(R.shape[1]):
-        x = sum(c * int(r) for c, r in zip(coef, R[:, j], strict=True)) % prod
+    for col in R.T.tolist():
+        x = sum(c * r for c, r in zip(coef, col, strict=True)) % prod
         out.append(x - prod if x > prod // 2 else x)
     return out
 
