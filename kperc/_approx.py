@@ -33,6 +33,7 @@ from ._kernels import (
     kernel_diagonal,
 )
 from ._perceptrons import snkp
+from ._rbf import rbf_values_bounded
 from ._typing import ArrayLike, KernelLike, RandomStateLike
 from ._validation import as_real_array, check_positive, check_Xy
 
@@ -258,7 +259,8 @@ class ExactMarginCheck:
         Fraction of points with ``(G alpha)_i`` positive beyond rounding.
     certified : bool
         Whether ``min_i (G alpha)_i`` is positive beyond rounding (``alpha`` separates
-        every point under the exact kernel).
+        every point under the exact kernel). For the RBF kernel "rounding" includes a
+        bound on the error of each kernel value, which stays small at any ``gamma``.
 
     Examples
     --------
@@ -352,18 +354,28 @@ def exact_margin_check(
     if block_size is None:
         block_size = max(1, CHECK_BLOCK_BYTES // (8 * max(support.size, 1)))
     Galpha = np.zeros(m)
+    l1 = float(a.sum())
+    # the rounding bound of certified_positive, and for the RBF kernel each entry's own
+    # bound: the error of its kernel values (kperc._rbf) plus the sum's rounding
+    bound = np.full(m, n * _U64 * l1)
     for i0 in range(0, m if support.size else 0, block_size):
         r = rows[i0 : i0 + block_size]
-        K = _kernel_values(X[r], Xs, kernel, kernel_params)  # finite, scaled RBF
+        if kernel == "rbf":
+            gamma = _rbf_gamma(kernel_params, X.shape[1])
+            K, err = rbf_values_bounded(X[r], Xs, gamma)
+            aw = np.abs(w)
+            kerr = err @ aw + (support.size + 2) * _U64 * (K @ aw)
+            bound[i0 : i0 + r.size] = np.maximum(bound[i0 : i0 + r.size], kerr * (1 + 4 * _U64))
+        else:
+            K = _kernel_values(X[r], Xs, kernel, kernel_params)  # finite, from scaled data
         Galpha[i0 : i0 + r.size] = s[r] * (K @ w)
     gmin = float(Galpha.min())
-    l1 = float(a.sum())
-    tol = n * (np.finfo(np.float64).eps / 2) * l1  # the rounding bound of certified_positive
+    separated = Galpha > bound
     return ExactMarginCheck(
         Galpha=Galpha,
         min_Galpha=gmin,
-        fraction_separated=float(np.mean(Galpha > tol)),
-        certified=bool(certified_positive(gmin, n, l1)),
+        fraction_separated=float(np.mean(separated)),
+        certified=bool(certified_positive(gmin, n, l1) and np.all(separated)),
     )
 
 

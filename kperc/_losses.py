@@ -7,13 +7,20 @@
   ``p = p^q_mu(alpha)`` (Euclidean prox, Section 6).
 
 Each accepts ``G`` (dense or :class:`~scipy.sparse.linalg.LinearOperator`) and
-``alpha``; pass ``Galpha=G @ alpha`` to skip the product when it is already known.
+``alpha``; pass ``Galpha=G @ alpha`` to skip the product when it is already known (``G``
+is then neither read nor checked). ``G`` is validated as the algorithms validate it,
+positive semidefiniteness included, so a matrix they refuse is refused here too.
 The entropy-smoothed loss uses a shifted log-mean-exp
 (:func:`kperc._smoothing.log_mean_exp`), so it stays finite as ``mu -> 0`` and converges
-to ``L``.
+to ``L``. When ``alpha`` is so large that ``G alpha`` or ``alpha^T G alpha`` overflows,
+the losses are recomputed from ``alpha`` divided by a power of two: the value is returned
+when it is representable, and a :class:`ValueError` says so when it is not.
 """
 
 from __future__ import annotations
+
+import math
+from typing import Any
 
 import numpy as np
 
@@ -27,16 +34,55 @@ __all__ = ["loss", "smoothed_loss", "smoothed_loss_q", "g_seminorm"]
 
 def _prep(
     G: GramLike, alpha: ArrayLike, Galpha: ArrayLike | None
-) -> tuple[np.ndarray, np.ndarray, float]:
-    """``alpha`` and ``G alpha`` as checked vectors, and ``alpha^T G alpha`` clamped at 0."""
+) -> tuple[np.ndarray, np.ndarray, float, Any]:
+    """``alpha`` and ``G alpha`` as checked vectors, ``alpha^T G alpha`` clamped at 0 (any
+    of them may have overflowed to inf), and the validated ``G`` (None with ``Galpha``)."""
     if Galpha is None:
-        gram = as_gram(G, check_psd=False)
+        gram = as_gram(G)  # as the algorithms validate it: PSD included
         a = check_vector(alpha, "alpha", gram.n)
-        ga = np.asarray(gram.matvec(a))
+        with np.errstate(over="ignore", invalid="ignore"):
+            ga = np.asarray(gram.matvec(a))
     else:
+        gram = None
         a = check_vector(alpha, "alpha")
         ga = check_vector(Galpha, "Galpha", a.size)
-    return a, ga, max(float(a @ ga), 0.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        sq = float(a @ ga)
+    return a, ga, (sq if not sq < 0 else 0.0), gram
+
+
+def _scaled_prep(
+    a: np.ndarray, Galpha: ArrayLike | None, gram: Any
+) -> tuple[np.ndarray, int, float, int]:
+    """``G alpha = g 2^eg`` and ``alpha^T G alpha = q 2^eq`` (``q >= 0``) with ``g``, ``q``
+    finite: the products of ``alpha / 2^ea`` (exact), for an ``alpha`` whose plain products
+    overflow."""
+    ea = math.frexp(float(np.max(np.abs(a))))[1]
+    a_s = np.ldexp(a, -ea)
+    if gram is not None:
+        g, eg = np.asarray(gram.matvec(a_s)), ea  # |g| <= ||a_s||_1 for a valid G
+    else:
+        ga = np.asarray(Galpha, dtype=np.float64)
+        top = float(np.max(np.abs(ga)))
+        eg = math.frexp(top)[1] if top > 0 else 0
+        g = np.ldexp(ga, -eg)
+    return g, eg, max(float(a_s @ g), 0.0), ea + eg
+
+
+def _combine(t1: float, e1: int, t2: float, e2: int, what: str) -> float:
+    """``t1 2^e1 + t2 2^e2`` as a float, or a ValueError when it overflows."""
+    f1, x1 = math.frexp(t1)
+    f2, x2 = math.frexp(t2)
+    x1, x2 = x1 + e1, x2 + e2
+    top = max(x for f, x in ((f1, x1), (f2, x2)) if f != 0) if (f1 or f2) else 0
+    inner = math.ldexp(f1, x1 - top) + math.ldexp(f2, x2 - top)
+    try:
+        return math.ldexp(inner, top)
+    except OverflowError:
+        raise ValueError(
+            f"the {what} overflows float64 for this alpha (about 2^{top} in size): it is "
+            "not representable; the losses grow as alpha^T G alpha, so rescale alpha."
+        ) from None
 
 
 def g_seminorm(G: GramLike, v: ArrayLike) -> float:
@@ -51,7 +97,7 @@ def g_seminorm(G: GramLike, v: ArrayLike) -> float:
     >>> kperc.g_seminorm(np.array([[1.0, -1.0], [-1.0, 1.0]]), [0.5, 0.5])
     0.0
     """
-    gram = as_gram(G, check_psd=False)
+    gram = as_gram(G)  # as the algorithms validate it: PSD included
     v = check_vector(v, "v", gram.n)
     top = float(np.max(np.abs(v)))
     if top == 0.0:
@@ -91,8 +137,13 @@ def loss(G: GramLike, alpha: ArrayLike, *, Galpha: ArrayLike | None = None) -> f
     >>> round(kperc.loss(G, [0.5, 0.5]), 4)
     -0.4
     """
-    _, Ga, sq = _prep(G, alpha, Galpha)  # Ga = G alpha, checked
-    return float(-Ga.min() + 0.5 * sq)
+    a, Ga, sq, gram = _prep(G, alpha, Galpha)  # Ga = G alpha, checked
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = float(-Ga.min() + 0.5 * sq)
+    if np.isfinite(value):
+        return value
+    g, eg, q, eq = _scaled_prep(a, Galpha, gram)  # overflowed: from scaled alpha
+    return _combine(-float(g.min()), eg, 0.5 * q, eq, "loss")
 
 
 def smoothed_loss(
@@ -127,12 +178,30 @@ def smoothed_loss(
     (-0.4, True)
     """
     mu = check_positive(mu, "mu")
-    _, Ga, sq = _prep(G, alpha, Galpha)  # Ga = G alpha, checked
-    with np.errstate(over="ignore"):
+    a, Ga, sq, gram = _prep(G, alpha, Galpha)  # Ga = G alpha, checked
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.all(np.isfinite(Ga)) and np.isfinite(sq):
+            value = _entropy_term(Ga, mu) + 0.5 * sq
+            if np.isfinite(value):
+                return float(value)
+    # an overflow: the same from alpha / 2^ea, L_mu = 2^eg t(g, mu 2^-eg) + q 2^eq / 2
+    g, eg, q, eq = _scaled_prep(a, Galpha, gram)
+    with np.errstate(over="ignore", under="ignore"):
+        nu = float(np.ldexp(mu, -eg))
+    return _combine(_entropy_term(g, nu), eg, 0.5 * q, eq, "smoothed loss")
+
+
+def _entropy_term(Ga: np.ndarray, mu: float) -> float:
+    """``mu log(mean(exp(-Ga / mu)))`` for finite ``Ga``, and its limits: ``-min(Ga)``
+    when ``-Ga / mu`` overflows or ``mu`` underflowed to 0 (the error is below
+    ``mu log n``), ``-mean(Ga)`` when ``mu`` overflowed to inf."""
+    if mu == np.inf:
+        return -float(np.mean(Ga))
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         z = -Ga / mu
-    if not np.all(np.isfinite(z)):  # mu so small that the exponents overflow: the limit
-        return float(-Ga.min() + 0.5 * sq)  # L_mu -> L; the error is below mu log n
-    return float(mu * log_mean_exp(z) + 0.5 * sq)
+    if mu == 0 or not np.all(np.isfinite(z)):  # mu so small: the limit L_mu -> L
+        return -float(Ga.min())
+    return float(mu * log_mean_exp(z))
 
 
 def smoothed_loss_q(
@@ -163,8 +232,20 @@ def smoothed_loss_q(
     -0.4
     """
     mu = check_positive(mu, "mu")
-    _, Ga, sq = _prep(G, alpha, Galpha)  # Ga = G alpha, checked
+    a, Ga, sq, _ = _prep(G, alpha, Galpha)  # Ga = G alpha, checked
     q = _check_simplex_point(q, "q", Ga.size)
+    if not (np.all(np.isfinite(Ga)) and np.isfinite(sq)):
+        raise ValueError(
+            "G alpha or alpha^T G alpha overflows float64 for this alpha (entries up to "
+            f"{float(np.max(np.abs(a))):.3g}); rescale alpha."
+        )
     pbar = euclidean_prox(Ga, mu, q)
     diff = pbar - q
-    return float(-(Ga @ pbar) - 0.5 * mu * (diff @ diff) + 0.5 * sq)
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = float(-(Ga @ pbar) - 0.5 * mu * (diff @ diff) + 0.5 * sq)
+    if not np.isfinite(value):
+        raise ValueError(
+            "the smoothed loss overflows float64 for this alpha and mu: it is not "
+            "representable; rescale alpha (or mu)."
+        )
+    return value

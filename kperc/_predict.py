@@ -66,11 +66,11 @@ def decision_function(
     ----------
     alpha : KpercResult or array_like of shape (n_samples,)
         A result of a kernel algorithm (its ``alpha`` is used) or the weights
-        themselves. They must come from the ``G`` of the same ``X``, ``y``, ``kernel``
-        and ``kernel_params`` (:func:`kperc.gram_matrix`, :func:`kperc.gram_operator`
-        or :func:`kperc.kernel_gram_operator`); weights trained on Nystroem or random
-        features (:func:`kperc.approx_gram_operator`) belong to that approximate
-        kernel, not to this one.
+        themselves: non-negative, not all zero. They must come from the ``G`` of the
+        same ``X``, ``y``, ``kernel`` and ``kernel_params`` (:func:`kperc.gram_matrix`,
+        :func:`kperc.gram_operator` or :func:`kperc.kernel_gram_operator`); weights
+        trained on Nystroem or random features (:func:`kperc.approx_gram_operator`)
+        belong to that approximate kernel, not to this one.
     X : array_like or scipy.sparse matrix of shape (n_samples, n_features)
         The training points.
     y : array_like of shape (n_samples,)
@@ -93,8 +93,10 @@ def decision_function(
     ValueError
         For bad data (naming ``X``, ``y`` or ``X_new``: NaN or inf, wrong dimensions,
         mismatched lengths or numbers of features), an ``alpha`` that does not have one
-        finite entry per training point, a result without ``alpha`` (the linear-form
-        algorithms return ``w`` instead), or bad kernel parameters.
+        finite entry per training point, has a negative entry or is all zero (the
+        algorithms' weights are non-negative and not all zero), a result without
+        ``alpha`` (the linear-form algorithms return ``w`` instead), or bad kernel
+        parameters.
     TypeError
         For complex or non-numeric ``X``, ``y``, ``X_new`` or ``alpha``.
 
@@ -229,6 +231,17 @@ def _check_alpha(alpha, n: int) -> np.ndarray:
         )
     if not np.all(np.isfinite(a)):
         raise ValueError("alpha contains NaN or inf.")
+    neg = np.flatnonzero(a < 0)
+    if neg.size:
+        raise ValueError(
+            f"alpha must be non-negative (the algorithms' dual weights are); got "
+            f"alpha[{neg[0]}] = {a[neg[0]]:.3g} ({neg.size} negative entries)."
+        )
+    if not np.any(a > 0):
+        raise ValueError(
+            "alpha is all zero: it stands for the zero function, which separates nothing "
+            "(every point would score 0)."
+        )
     return a
 
 

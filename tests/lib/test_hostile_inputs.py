@@ -527,17 +527,11 @@ def _bad_grams():
     }
 
 
-#: The losses evaluate their formula on any symmetric unit-diagonal G: they skip the
-#: O(n^3) PSD test (documented), as they are evaluated many times on the same G.
-NO_PSD_TEST = {"loss", "smoothed_loss", "smoothed_loss_q", "g_seminorm"}
-
-
 @pytest.mark.parametrize("name", sorted(GRAM_FUNCS))
 @pytest.mark.parametrize("problem", sorted(_bad_grams()))
 def test_invalid_gram_is_refused(name, problem):
-    if problem == "not psd" and name in NO_PSD_TEST:
-        assert np.isfinite(_call(GRAM_FUNCS[name], _bad_grams()[problem]))
-        return
+    # the losses and g_seminorm too: they validate G as the algorithms do (PSD included;
+    # issue 31 found them evaluating a G that the algorithms refuse)
     _raises_naming(ValueError, "G", GRAM_FUNCS[name], _bad_grams()[problem])
 
 
@@ -833,3 +827,151 @@ def test_dataset_seeds_are_validated(gen, seed):
 def test_complex_gram_is_refused_without_input_checks(name):
     with pytest.raises(TypeError, match="G must be a real"):
         getattr(kperc, name)(G0 + 0j, check_input=False)
+
+
+# --- large RBF gamma (issue 31, section 2) ----------------------------------------------
+
+
+def _exact_rbf(A, B, gamma) -> np.ndarray:
+    """``exp(-gamma ||a - b||^2)`` from the exact squared distance (rational arithmetic)
+    and a 40-digit exponential: an independent reference."""
+    import decimal
+    from fractions import Fraction
+
+    ctx = decimal.Context(prec=40)
+    out = np.empty((A.shape[0], B.shape[0]))
+    for i, a in enumerate(A):
+        for j, b in enumerate(B):
+            d2 = sum((Fraction(x) - Fraction(z)) ** 2 for x, z in zip(a, b, strict=True))
+            t = Fraction(gamma) * d2
+            out[i, j] = float(ctx.exp(-ctx.divide(t.numerator, t.denominator)))
+    return out
+
+
+def _near_pairs(seed: int, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """Points of norm about ``scale`` with close neighbours (at 1e-8 and a few ulps), where
+    ``||x||^2 + ||z||^2 - 2 x.z`` cancels."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(12, 3)) * scale
+    X[1] = X[0] + 1e-8 * scale
+    X[2] = X[0] * (1 + 4 * np.finfo(float).eps)
+    X[3] = X[4] - 3e-8 * scale
+    y = np.array([1.0, -1.0] * 6)
+    return X, y
+
+
+@pytest.mark.parametrize("gamma", [1e6, 1e14, 1e16, 1e20])
+@given(seed=st.integers(0, 2**31 - 1))
+def test_large_rbf_gamma_gives_accurate_kernel_values(gamma, seed):
+    # sklearn's expansion gave errors of 1e-8 at gamma = 1e6 and K(x, x) = 2e-8 at 1e16
+    X, y = _near_pairs(seed, 1.0)
+    G = _exact_rbf(X, X, gamma) * np.outer(y, y)
+    op = kperc.kernel_gram_operator(X, y, gamma=gamma, block_size=5)
+    tol = 1e-11  # the documented 2^-40 relative error, and exp's conditioning below 746
+    for j in range(X.shape[0]):
+        np.testing.assert_allclose(op.column(j), G[:, j], rtol=tol, atol=1e-300)
+    np.testing.assert_allclose(op @ np.eye(X.shape[0]), G, rtol=tol, atol=1e-300)
+
+
+@pytest.mark.parametrize("gamma", [1e6, 1e14, 1e16])
+@given(seed=st.integers(0, 2**31 - 1), scale=st.sampled_from([1.0, 1e-120, 1e120]))
+def test_exact_margin_check_at_large_rbf_gamma_certifies_only_the_truth(gamma, seed, scale):
+    X, y = _near_pairs(seed, scale)
+    g = gamma / scale**2
+    G = _exact_rbf(X, X, g) * np.outer(y, y)
+    alpha = np.random.default_rng(seed).random(X.shape[0])
+    # a dual vector whose exact minimum is tiny, of either sign: the check must not
+    # certify a negative one, and must get the values right
+    for shift in (-1e-9, 1e-9):
+        a = alpha.copy()
+        i = int(np.argmin(G @ a))
+        a[i] = max(0.0, a[i] - (G @ a)[i] + shift)
+        truth = np.asarray(G, np.longdouble) @ np.asarray(a, np.longdouble)
+        chk = kperc.exact_margin_check(X, y, a, gamma=g)
+        np.testing.assert_allclose(chk.Galpha, truth.astype(float), rtol=1e-11, atol=1e-14)
+        if chk.certified:
+            assert float(truth.min()) > 0
+
+
+# --- subnormal data in is_separable (issue 31, section 2) -------------------------------
+
+XOR = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])
+XOR_Y = np.array([1.0, 1.0, -1.0, -1.0])
+
+
+@pytest.mark.parametrize("scale", [2.0**-1060, 1e-310, 2.0**-1000, 1e300])
+@pytest.mark.parametrize("case", ["separable", "xor", "xor_intercept"])
+def test_is_separable_answers_subnormal_data_as_scaled_data(case, scale):
+    # X * 2^-1060 made 1 / ||x_i|| overflow, and scipy refused the LP ("Invalid input for
+    # linprog"); the points, hence the answer, are those of X itself
+    X, y, fi = {
+        "separable": (X0, Y0, False),
+        "xor": (XOR, XOR_Y, False),
+        "xor_intercept": (XOR, XOR_Y, True),
+    }[case]
+    ref = kperc.is_separable(X, y, fit_intercept=fi)
+    res = kperc.is_separable(X * scale, y, fit_intercept=fi)
+    if not fi:  # with an intercept the constant feature does not scale: other data
+        assert (res.status, res.exact) == (ref.status, ref.exact)
+    assert res.status != "undecided"
+    if res.status == "separable":
+        Xs = X * scale
+        if fi:
+            Xs = np.hstack([Xs, np.ones((X.shape[0], 1))])
+        assert _ld_separates(Xs, y, res.w)
+    elif res.exact:  # an exact certificate: the signed points cancel on its support
+        assert ref.status == "not separable"
+
+
+# --- losses at huge alpha (issue 31, section 2) -----------------------------------------
+
+LOSSES = {
+    "loss": lambda G, a, **k: kperc.loss(G, a, **k),
+    "smoothed_loss": lambda G, a, **k: kperc.smoothed_loss(G, a, 0.1, **k),
+    "smoothed_loss_huge_mu": lambda G, a, **k: kperc.smoothed_loss(G, a, 1e300, **k),
+    "smoothed_loss_q": lambda G, a, **k: kperc.smoothed_loss_q(G, a, 0.1, Q0, **k),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+@pytest.mark.parametrize("c", [1e160, 1e300, 1.7e308])
+@pytest.mark.parametrize("given_Galpha", [False, True])
+def test_losses_that_overflow_are_a_clear_error(name, c, given_Galpha):
+    # alpha^T G alpha is about c^2: not representable. The losses returned inf silently.
+    a = Q0 * c
+    kw = {"Galpha": G0 @ Q0 * c} if given_Galpha else {}
+    _raises_naming(ValueError, "alpha", LOSSES[name], G0, a, **kw)
+
+
+@pytest.mark.parametrize("name", ["loss", "smoothed_loss", "smoothed_loss_huge_mu"])
+@pytest.mark.parametrize("c", [1e150, 2.0**511])
+def test_losses_of_large_representable_values_are_finite_and_right(name, c):
+    # L(c a) = -c min(G a) + c^2 ||a||_G^2 / 2: for c^2 near 1e300 both terms are finite
+    # and the loss is their sum (the entropy term moves it by at most mu log n)
+    a = Q0
+    ga = G0 @ a
+    exact = -c * float(ga.min()) + c * c * float(a @ ga) / 2
+    value = LOSSES[name](G0, a * c)
+    mu = 1e300 if name.endswith("huge_mu") else 0.1
+    slack = mu * np.log(N0) if name != "loss" else 0.0
+    assert np.isfinite(value)
+    assert exact - slack - 1e-12 * abs(exact) <= value <= exact + 1e-12 * abs(exact)
+
+
+# --- dual weights that stand for no separator (issue 31, section 2) ---------------------
+
+
+@pytest.mark.parametrize("func", ["predict", "decision_function"])
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+@pytest.mark.parametrize(
+    "alpha",
+    [np.zeros(N0), -Q0, np.where(np.arange(N0) == 2, -1e-3, Q0), np.full(N0, -0.0)],
+    ids=["zero", "negative", "one negative", "negative zeros"],
+)
+def test_dual_weights_that_are_zero_or_negative_are_refused(func, kernel, alpha):
+    # they were accepted: all zero scores every point 0 (predicted -1), and negative
+    # weights are no algorithm's output
+    _raises_naming(ValueError, "alpha", getattr(kperc, func), alpha, X0, Y0, X0, kernel)
+    res = kperc.nkp(G0)  # a result whose alpha was set to such weights
+    res["alpha"] = alpha
+    _raises_naming(ValueError, "alpha", getattr(kperc, func), res, X0, Y0, X0, kernel)

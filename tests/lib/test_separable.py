@@ -198,3 +198,79 @@ def test_margin_details_points_to_is_separable_where_it_cannot_answer():
         kperc.margin_details(kperc.gram_matrix(X, y))
     res = kperc.is_separable(X, y)
     assert res.status == "not separable" and res.exact
+
+
+# --- the exact check of a linear certificate: modular screen, rational fallback ---------
+
+
+def _support_matrix(k, d, kind, rng):
+    """Points ``y_i x_i`` (rows) of a support of ``k`` points in ``d`` dimensions."""
+    if kind == "cancel":  # a positive combination cancels exactly: a certificate
+        A = rng.integers(-5, 6, size=(k, d)).astype(float)
+        w = rng.integers(1, 4, size=k)
+        A[-1] = 0.0
+        A[-1] = -(w[:-1] @ A[:-1]) / w[-1]  # exact when w[-1] divides it; else checked
+    elif kind == "floats":  # wide exponents: big integers after scaling
+        A = rng.normal(size=(k, d)) * 2.0 ** rng.integers(-60, 60, size=(k, d))
+    elif kind == "low_rank":
+        B = rng.integers(-2, 3, size=(k, max(1, d - 1))).astype(float)
+        A = B @ rng.integers(-2, 3, size=(B.shape[1], d)).astype(float)
+    else:
+        A = rng.integers(-3, 4, size=(k, d)).astype(float)
+    return A
+
+
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    d=st.integers(1, 8),
+    kind=st.sampled_from(["cancel", "floats", "low_rank", "ints"]),
+)
+def test_modular_check_agrees_with_exact_elimination(seed, d, kind):
+    # the fast check (residues modulo primes, then an exact check of M v = 0) must give
+    # the rational elimination's answer whenever it answers
+    from kperc._separable import _bareiss_certificate, _modular_certificate
+
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(1, d + 2))
+    A = _support_matrix(k, d, kind, rng)
+    y = np.where(rng.random(k) < 0.5, -1.0, 1.0)
+    X = A * y[:, None]
+    S = np.arange(k)
+    fast = _modular_certificate(X, y, S)
+    if fast is not None:
+        assert fast == _bareiss_certificate(X, y, S)
+
+
+def test_modular_check_hands_over_when_a_prime_divides_a_minor(monkeypatch):
+    # The points (p, 0), (0, p), (-p, -p) (p the first prime used) sum exactly to 0: an
+    # exact certificate. Modulo p the matrix is 0 (rank 0 instead of 2), so the screen
+    # cannot decide, and exact rational elimination must answer instead.
+    from kperc import _separable
+
+    p = float(_separable._primes()[0])
+    X = np.array([[p, 0.0], [0.0, p], [-p, -p]])
+    y = np.ones(3)
+    assert _separable._modular_certificate(X, y, np.arange(3)) is None
+    calls = []
+    bareiss = _separable._bareiss_certificate
+    monkeypatch.setattr(
+        _separable,
+        "_bareiss_certificate",
+        lambda *a: calls.append(1) or bareiss(*a),
+    )
+    res = kperc.is_separable(X, y)
+    assert res.status == "not separable" and res.exact and calls
+    # on ordinary data the screen decides alone
+    calls.clear()
+    res = kperc.is_separable(np.array([[1.0, 2.0], [-2.0, -1.0], [1.0, -1.0]]), np.ones(3))
+    assert res.status == "not separable" and res.exact and not calls
+
+
+def test_modular_check_proves_a_trivial_null_space_alone(monkeypatch):
+    # full column rank modulo a prime implies full rank: no exact certificate, decided
+    # without rational elimination
+    from kperc import _separable
+
+    monkeypatch.setattr(_separable, "_bareiss_certificate", lambda *a: pytest.fail("fallback"))
+    X = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    assert _separable._exact_certificate(X, np.ones(3), np.full(3, 1 / 3)) is False
