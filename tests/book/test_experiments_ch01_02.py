@@ -1,4 +1,7 @@
-"""Experiments of Chapters 1 and 2 (kperc_book.experiments.ch01 / ch02): small, fast instances."""
+"""Experiments of Chapter 2 (kperc_book.experiments.ch02): small, fast instances.
+
+Chapter 1 runs its experiment in its notebook; nbval checks it.
+"""
 
 from __future__ import annotations
 
@@ -7,76 +10,7 @@ import pytest
 
 import kperc
 from kperc_book import data
-from kperc_book.experiments import ch01, ch02
-
-# --------------------------------------------------------------------------- chapter 1
-
-
-def test_cone_geometry_planted_2d():
-    ds = data.load("planted_2d")
-    geo = ch01.cone_geometry(ds.X, ds.y)
-    # rho_2 is the sine of the half-width of the separating arc, and the planted margin
-    assert geo["rho2"] == pytest.approx(0.15, abs=1e-9)
-    assert geo["rho2_arc"] == pytest.approx(geo["rho2"], abs=1e-9)
-    # the max-margin direction is the midpoint of the arc and attains the margin
-    assert geo["w_star_angle"] == pytest.approx(geo["w_mid_angle"], abs=1e-9)
-    assert np.min(geo["A"] @ geo["w_star"]) == pytest.approx(geo["rho2"], abs=1e-9)
-    assert geo["support"].size >= 2
-    brute = ch01.separating_fraction(ds.X, ds.y, geo["arc"], n_grid=720)
-    assert brute["mismatches"] == 0
-    assert brute["fraction"] == pytest.approx(brute["predicted"], abs=2 / 720)
-
-
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_cone_geometry_random(seed):
-    ds = data.planted(30, 2, 0.3, norm_range=(0.5, 3.0), seed=seed)
-    geo = ch01.cone_geometry(ds.X, ds.y)
-    assert geo["rho2"] == pytest.approx(0.3, abs=1e-9)
-    assert geo["rho2_arc"] == pytest.approx(0.3, abs=1e-9)
-    # every direction strictly inside the arc separates, every one outside does not
-    lo, hi = geo["arc"]
-    Z = ds.X * ds.y[:, None]
-    for t in np.linspace(lo, hi, 9)[1:-1]:
-        assert np.all(Z @ np.array([np.cos(t), np.sin(t)]) > 0)
-    for t in (lo - 0.01, hi + 0.01):
-        assert not np.all(Z @ np.array([np.cos(t), np.sin(t)]) > 0)
-
-
-def test_cone_geometry_rejects_inseparable():
-    ds = data.load("infeasible_2d")
-    with pytest.raises(ValueError):
-        ch01.cone_geometry(ds.X, ds.y)
-
-
-def test_lift_and_circles_margins():
-    X = np.array([[1.0, 2.0], [0.0, -1.0]])
-    assert np.allclose(ch01.lift_paraboloid(X), [[1, 2, 5], [0, -1, 1]])
-    assert np.allclose(ch01.with_intercept(X, 2.0)[:, -1], 2.0)
-    ds = data.circles(60, seed=0)
-    cm = ch01.circles_margins(ds.X, ds.y)
-    assert cm["rho2_plane"] < 0 < cm["rho2_lifted"]
-    # the separating circle from the lift classifies every point correctly
-    r = np.linalg.norm(ds.X - cm["center"], axis=1)
-    assert np.all((r < cm["radius"]) == (ds.y > 0))
-
-
-def test_kernel_separation_agrees():
-    ks = ch01.kernel_separation("circles-rbf")
-    assert ks["sep_snkp"] and ks["nit_snkp"] == ks["nit_clf"]
-    assert ks["train_accuracy"] == 1.0
-    assert ks["rho_K"] > 0 and ks["nit_snkp"] < ks["snkp_bound"]
-    XX, YY, Z = ch01.decision_grid(ks["clf"], (-1, 1), (-1, 1), n=5)
-    assert XX.shape == YY.shape == Z.shape == (5, 5)
-
-
-def test_roadmap():
-    assert all(hasattr(kperc, f) for f in ch01.roadmap_functions())
-    table = ch01.roadmap_markdown()
-    lines = table.splitlines()
-    assert len(lines) == len(ch01.ROADMAP) + 2
-    assert all(line.count("|") == 5 for line in lines)
-    assert "{doc}`Linear feasibility <ch02_linear_feasibility>`" in table
-
+from kperc_book.experiments import ch02
 
 # --------------------------------------------------------------------------- chapter 2
 
