@@ -920,9 +920,9 @@ ISNKPVN_COLUMNS = {
     "eps": "eps",
     "outcome": "outcome",
     "nouter": "calls",
-    "calls_bound": "call bound",
+    "calls_bound": "max calls",
     "nit": "iterations",
-    "total_bound": "iteration bound",
+    "total_bound": "max iter.",
     "nvn_nit": "NVN",
 }
 
