@@ -59,6 +59,7 @@ from kperc_book.experiments.ch07.open_question import (  # noqa: F401
     sqrt_log_slope,
 )
 from kperc_book.experiments.ch07.report import (
+    QUOTED_LABELS,
     WINNOW_GLUE,
     ClaimError,
     affine_report,
@@ -163,6 +164,7 @@ __all__ = [
     "glue_peers",
     "glue_families",
     "WINNOW_GLUE",
+    "QUOTED_LABELS",
     "quoted_line",
     "glue_winnow",
     "affine_report",
