@@ -272,8 +272,45 @@ def test_glue_peers(chapter, shown):
     assert chapter.glued["ch07_peers_cases"] == goal["cases"]
     assert chapter.glued["ch07_peers_snkp_wins"] == goal["snkp_wins"]
     assert chapter.glued["ch07_peers_cap"] == f"{record['config']['cap_s']:g}"
+    assert chapter.glued["ch07_peers_nkp"] == ch07.peers_nkp_text(record)
     ch07.glue_peers(chapter, dict(record, busy=not record["busy"]))
     assert chapter.glued["ch07_peers_machine"] == ch07.peers_machine_text(not record["busy"])
+
+
+def test_families_goal_names_every_winner():
+    def run(fam, rho, solver, t):
+        return {"family": fam, "rho": rho, "n": 10_000, "solver": solver,
+                "status": "finished", "separated": True, "time_s": t, "nit": 1}  # fmt: skip
+
+    rec = {
+        "rows": [
+            run("planted", 0.001, "snkp", 0.04),
+            run("planted", 0.001, "logreg", 0.01),
+            run("spread", 0.01, "snkp", 0.01),
+            run("spread", 0.01, "logreg", 0.02),
+            run("crowded", 0.001, "logreg", 0.01),
+            run("crowded", 0.001, "snkp", 0.02),
+            {**run("planted", 0.1, "logreg", 0.001)},  # margin above the region: not counted
+        ]
+    }
+    goal = ch07.families_goal(rec)
+    assert goal["cases"] == 3 and goal["snkp_first"] == 1
+    assert ch07.families_goal_text(goal) == (
+        "the others went to LogisticRegression on crowded (ρ = 0.001) "
+        "and planted, unit norms (ρ = 0.001)"
+    )
+    assert ch07.families_goal_text({"others": {}}) == "no solver was faster than SNKP there"
+
+
+def test_glue_families_names_logistic_regression(chapter):
+    from benchmarks.peers.config import FAMILIES_OUT
+    from benchmarks.record import load_record
+
+    record = load_record(FAMILIES_OUT)
+    ch07.glue_families(chapter, record)
+    goal = ch07.families_goal(record)
+    assert chapter.glued["ch07_fam_goal_cases"] == goal["cases"]
+    assert chapter.glued["ch07_fam_goal_others"] == ch07.families_goal_text(goal)
 
 
 # --------------------------------------------------------------- quoted values, affine

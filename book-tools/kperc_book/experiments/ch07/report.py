@@ -275,6 +275,63 @@ def peers_lost_text(lost: Sequence[Sequence[Any]], family_labels: Mapping[str, s
     return f"it lost {len(lost)}, on " + " and ".join(fams) + " problems"
 
 
+def families_goal(
+    frec: Mapping[str, Any], rho_max: float = 1e-2, n_min: int = 10_000
+) -> dict[str, Any]:
+    """SNKP against every solver of the by-family comparison (LogisticRegression and the
+    other kperc algorithms included) where the goal asks (``0 < rho <= rho_max``,
+    ``n >= n_min``).
+
+    Returns ``cases`` (instances where some solver separated), ``snkp_first`` (how many
+    SNKP separated first) and ``others`` (solver -> the ``(family, rho)`` it won).
+    """
+    from benchmarks.peers.analysis import family_winners
+
+    cases, first, others = 0, 0, {}
+    for w in family_winners(dict(frec)):
+        if not (0 < w["rho"] <= rho_max and w["n"] >= n_min) or w["fastest"] is None:
+            continue
+        cases += 1
+        if w["fastest"] == "snkp":
+            first += 1
+        else:
+            others.setdefault(w["fastest"], []).append((w["family"], w["rho"]))
+    return {"cases": cases, "snkp_first": first, "others": others}
+
+
+def families_goal_text(goal: Mapping[str, Any]) -> str:
+    """The prose's words for :func:`families_goal`: who was faster than SNKP, and where."""
+    from benchmarks.peers.config import FAMILY_NAMES, SOLVER_LABELS
+
+    if not goal["others"]:
+        return "no solver was faster than SNKP there"
+    parts = []
+    for solver, cases in sorted(goal["others"].items()):
+        by_family: dict[str, list[str]] = {}
+        for fam, rho in cases:
+            by_family.setdefault(fam, []).append(f"{rho:g}")
+        where = " and ".join(
+            f"{FAMILY_NAMES[fam]} (ρ = {' and '.join(rhos)})" for fam, rhos in by_family.items()
+        )
+        parts.append(f"{SOLVER_LABELS[solver]} on {where}")
+    return "the others went to " + "; ".join(parts)
+
+
+def peers_nkp_text(record: Mapping[str, Any], rho_max: float = 1e-2, n_min: int = 10_000) -> str:
+    """How often kperc's NKP, which the goal of :func:`benchmarks.peers.analysis.snkp_goal`
+    leaves out, separated first where the goal asks, in words."""
+    from benchmarks.peers.analysis import crossovers
+
+    k = sum(
+        e["fastest"] == "nkp"
+        for c in crossovers(dict(record))
+        if c["rho"] <= rho_max
+        for e in c["by_n"]
+        if e["n"] >= n_min
+    )
+    return "in none of them" if k == 0 else f"in {k} of them"
+
+
 def peers_machine_text(busy: bool) -> str:
     """The prose's words for the load of the machine the comparison ran on."""
     return "a busy machine, so read them as indicative" if busy else "an otherwise idle machine"
@@ -302,6 +359,7 @@ def glue_peers(ch, record: Mapping[str, Any] | None = None) -> None:
     ch.glue("ch07_peers_cases", goal["cases"])
     ch.glue("ch07_peers_snkp_wins", goal["snkp_wins"])
     ch.glue("ch07_peers_lost", peers_lost_text(goal["lost"], FAMILY_LABELS))
+    ch.glue("ch07_peers_nkp", peers_nkp_text(record))
     ch.glue("ch07_peers_machine", peers_machine_text(record["busy"]))
 
 
@@ -326,6 +384,10 @@ def glue_families(ch, record: Mapping[str, Any] | None = None) -> None:
     ch.glue("ch07_fam_kperc_first", sum(r["fastest"] in KPERC_SOLVERS for r in rows))
     ch.glue("ch07_fam_snkp_first", sum(r["fastest"] == "snkp" for r in rows))
     ch.glue("ch07_fam_machine", peers_machine_text(record["busy"]))
+    goal = families_goal(record)
+    ch.glue("ch07_fam_goal_cases", goal["cases"])
+    ch.glue("ch07_fam_goal_snkp", goal["snkp_first"])
+    ch.glue("ch07_fam_goal_others", families_goal_text(goal))
 
 
 # ------------------------------------------------------------- quoted values, affine margin
