@@ -183,7 +183,7 @@ def n_dependence(agg: pd.DataFrame, n_values: Sequence[int], rho_n: float):
     ax.set_yscale("log")
     ax.set_xlabel("number of points $n$")
     ax.set_ylabel("$\\rho^2\\,\\times$ halting index")
-    ax.set_title("NKP, same instances")
+    ax.set_title("NKP, same instances (crowded: shuffled)")
     legend_below(ax)
     fig.tight_layout()
     return fig
