@@ -183,11 +183,10 @@ def test_verdicts_and_details_of_missing_targets():
     assert page.detail(rec, "y") == "not measured"
 
 
-def test_targets_summary_counts_met_missed_and_open():
-    ts = [{"met": True}, {"met": False}, {"met": True}]
-    assert page.targets_summary(ts) == "Of 3 targets, 2 are met and 1 are missed."
-    ts.append({"met": None})
-    assert page.targets_summary(ts).endswith("; 1 could not be decided from this record.")
+def test_count_and_list_words():
+    assert [page.count_text(k) for k in (1, 2, 3)] == ["once", "twice", "3 times"]
+    assert page.and_list(["SVC"]) == "SVC"
+    assert page.and_list(["Perceptron", "LinearSVC", "SVC"]) == "Perceptron, LinearSVC and SVC"
 
 
 def test_glue_all_rounds_numbers_and_records_them():
@@ -226,11 +225,12 @@ def test_wins_and_losses_on_a_synthetic_record():
     ]
     lin, easy, rbf = page.wins_losses_lines({"rows": rows})
     assert lin.startswith("**Linear problems, $\\rho \\le 10^{-2}$ and $n \\ge 10^4$:**")
-    assert "in 1 of 3 cases; a scikit-learn solver was faster in" in lin
+    assert "before scikit-learn's SVC in 1 of 3 cases; a scikit-learn solver was faster in" in lin
     assert "$\\rho$ = 0.001, $n$ = 20,000 (SVC, linear 1 s against SNKP, factored G 5 s)" in lin
     assert lin.endswith("; nobody separated within the cap at $\\rho$ = 0.001, $n$ = 50,000.")
     assert easy == (
-        "On the easy linear problems ($\\rho$ above $10^{-2}$) the peers won 1 times: "
+        "On the easy linear problems ($\\rho$ above $10^{-2}$) a scikit-learn solver was faster "
+        "once: "
         "$n$ = 100: SVC, linear 2 ms against SNKP, factored G 500 ms."
     )
     assert rbf.startswith("**RBF problems") and rbf.endswith("in 0 of 0 cases.")
