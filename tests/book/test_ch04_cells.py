@@ -127,8 +127,9 @@ def test_sandwich_verdicts_pass_and_fail(chapter, chk, verdict, flag, rid):
 def test_mu0_report_glue_and_outcome(bad):
     lines = ch04.mu0_report(bad).splitlines()
     assert lines[0].startswith(f"first violating instance: seed {bad['seed']} (n = {bad['n']}")
-    assert f"at {bad['violations']} of 101 iterates" in lines[1]  # max_iter = 100: k = 0..100
-    assert f"{bad['slack_mu2_min']:.3e}" in lines[2]
+    assert lines[1].startswith("  found after trying 1 instance")
+    assert f"at {bad['violations']} of 101 iterates" in lines[2]  # max_iter = 100: k = 0..100
+    assert f"{bad['slack_mu2_min']:.3e}" in lines[3]
     glued = {k: (v, d) for k, v, d in ch04.mu0_glue(bad)}
     assert glued["ch04_mu0_k"] == (bad["k"], 4) and glued["ch04_mu0_viol"][1] == 2
     assert ch04.mu0_outcome(1.0, bad, searched=20).startswith(

@@ -709,7 +709,9 @@ def mu0_report(bad: dict[str, Any] | None) -> str:
     return "\n".join(
         [
             f"first violating instance: seed {bad['seed']} (n = {bad['n']}, d = {bad['d']}, "
-            f"rho = {bad['rho']:.4f}), tried {bad['tried']} instance(s)",
+            f"rho = {bad['rho']:.4f})",
+            "  found after trying "
+            + ("1 instance" if bad["tried"] == 1 else f"{bad['tried']} instances"),
             f"mu0 = 1: Lemma 5 fails first at k = {bad['k']}, at {bad['violations']} of "
             f"{n_iterates} iterates, by up to {bad['violation']:.3e}",
             f"mu0 = 2 on the same instance: smallest slack {bad['slack_mu2_min']:.3e} (>= 0)",

@@ -40,7 +40,7 @@ ALT = {
         "SNKP's halting index times the margin for the planted and crowded families, "
         "below the bound 2 sqrt(2 log n); the crowded family follows a multiple of "
         "sqrt(log n). Right: NKP's halting index times the squared margin, below its "
-        "bound 1 and not growing with n."
+        "bound 1, with the crowded family's points in a random order."
     ),
     "realdata": (
         "Two dot plots side by side, one row per real kernel problem, with NKP as blue "
