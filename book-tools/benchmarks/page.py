@@ -299,9 +299,9 @@ def kernel_miss_texts(prec: Record) -> list[Glue]:
     return [
         md(
             "peers-rbf-miss",
-            ("On the kernel problems the goal is missed: " + "; ".join(parts) + ".")
+            ("On the kernel problems SNKP was not always first: " + "; ".join(parts) + ".")
             if parts
-            else "On the kernel problems the goal is met.",
+            else "On the kernel problems, too, SNKP separated first in every case of that region.",
         ),
         md(
             "peers-rbf-sv",
