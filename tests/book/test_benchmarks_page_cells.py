@@ -263,7 +263,8 @@ def test_kernel_goal_missed_and_met():
     assert got["peers-rbf-dense-cap"] == "SNKP on it was stopped at the cap from *n* = 20,000"
     met = page.as_dict(page.kernel_miss_texts({"rows": [_row("nkp", 100, 0.1)]}))
     assert (
-        met["peers-rbf-miss"] == "On the kernel problems, too, SNKP separated first in every case of that region."
+        met["peers-rbf-miss"]
+        == "On the kernel problems, too, SNKP separated first in every case of that region."
     )
     assert met["peers-rbf-sv"] == "a number of support vectors this record does not hold"
     assert met["peers-rbf-snkp-nit"] == "not recorded"
