@@ -81,9 +81,9 @@ def _unnumbered_pages_have_no_figure_numbers(app, env):
     shared by all of them, so the landing page's figures would be 1-3 and the benchmarks
     page's would go on from 4. Those pages show their figures without a number.
     """
-    for docname in list(env.toc_fignumbers):
+    for docname, numbers in env.toc_fignumbers.items():
         if not env.toc_secnumbers.get(docname):
-            env.toc_fignumbers[docname] = {}
+            numbers.pop("figure", None)  # only figures: theorems and the like keep theirs
     return []
 
 
