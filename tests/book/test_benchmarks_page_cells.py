@@ -177,7 +177,7 @@ def test_small_text_helpers():
 def test_verdicts_and_details_of_missing_targets():
     t = {"id": "x", "value": 0.5, "target": 1.0, "met": True, "detail": "fine"}
     rec = {"targets": [t]}
-    assert page.verdict(rec, "x") == "**met** (0.5 <= 1)"
+    assert page.verdict(rec, "x") == "within the reference value (0.5 <= 1)"
     assert page.detail(rec, "x") == "fine"
     assert page.verdict(rec, "y") == "**not measured** in this record"
     assert page.detail(rec, "y") == "not measured"
@@ -364,7 +364,7 @@ def test_periter_texts_on_a_synthetic_record():
         8000,
     )
     # at n = 2000 the ratio equals the target (within); at 8000 it is 4 times above it
-    assert got["bench-v-fact-snkp-nt"] == f"within the target of {PERITER_TARGETS['snkp']}"
+    assert got["bench-v-fact-snkp-nt"] == f"within the reference value {PERITER_TARGETS['snkp']}"
     assert got["bench-ratio-fact-snkp-big"] == pytest.approx(4 * PERITER_TARGETS["snkp"])
     assert got["bench-snkp-overhead-us"] == pytest.approx(500.0)  # 2 us * n - 1 us * n
     assert got["bench-floor-fact-snkp-nt-us"] == pytest.approx(2000.0)
@@ -374,7 +374,7 @@ def test_periter_texts_on_a_synthetic_record():
     assert got["bench-v-dense-snkp"] == "**not measured** in this record"
     above = {"suites": {"periter": {"rows": _periter_rows(ratio=1.5)}}, "targets": []}
     got = page.as_dict(page.periter_texts(above, cache_mb=1))
-    assert got["bench-v-fact-nvn-nt"] == f"above the target of {PERITER_TARGETS['nvn']}"
+    assert got["bench-v-fact-nvn-nt"] == f"above the reference value {PERITER_TARGETS['nvn']}"
 
 
 def _sep_rows(bad_margin=False):
@@ -554,7 +554,8 @@ def test_large_nystroem_memory_and_regen_texts():
     assert got["bench-v-large-snkp-time"] == "**not measured** in this record"
     got = page.as_dict(page.nystroem_texts(rec))
     assert (
-        got["bench-nystroem-targets"] == "* $n$ = 20,000, at most 30 s: **met** (12 <= 30). 12 s."
+        got["bench-nystroem-targets"]
+        == "* $n$ = 20,000, at most 30 s: within the reference value (12 <= 30). 12 s."
     )
     assert got["bench-nystroem-setup"] == "not measured in this record"
     assert got["bench-nystroem-m"] == 0
