@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.page import Glue, Record, md, num, targets_by_id
+from benchmarks.page import Glue, Record, md, num, reference_verdict, targets_by_id
 from benchmarks.peers.markdown import fmt_time as fmt_s
-from benchmarks.report import target_verdict
 from benchmarks.suites.fixedcost import TARGET_PRODUCTS
 from kperc._validation import LANCZOS_STEPS, PSD_CHECK_MAX_N
 from kperc_book._markdown import table as md_table
@@ -67,7 +66,7 @@ def fixedcost_verdicts(rec: Record) -> str:
     if not ts:
         return "* not measured in this record"
     return "\n".join(
-        f"* $n$ = {int(t['id'].rsplit('n', 1)[1]):,}: {target_verdict(t)}." for t in ts
+        f"* $n$ = {int(t['id'].rsplit('n', 1)[1]):,}: {reference_verdict(t)}." for t in ts
     )
 
 

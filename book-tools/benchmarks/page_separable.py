@@ -8,9 +8,8 @@ section glues: a table of each problem's answer and time, the verdicts of the ta
 
 from __future__ import annotations
 
-from benchmarks.page import Glue, Record, md, num, targets_by_id
+from benchmarks.page import Glue, Record, md, num, reference_verdict, targets_by_id
 from benchmarks.peers.markdown import fmt_time as fmt_s
-from benchmarks.report import target_verdict
 from benchmarks.suites.separable import TARGET_N, TARGET_S
 from kperc_book._markdown import table as md_table
 
@@ -35,7 +34,7 @@ def separable_verdicts(rec: Record) -> str:
     out = []
     for t in ts:
         name = t["description"].rsplit("(", 1)[1].rstrip(")")
-        out.append(f"* {name}, answered *{rows[name]['status']}*: {target_verdict(t)}.")
+        out.append(f"* {name}, answered *{rows[name]['status']}*: {reference_verdict(t)}.")
     return "\n".join(out)
 
 

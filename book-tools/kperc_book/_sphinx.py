@@ -1,4 +1,5 @@
-"""Sphinx helper for the API page: resolve references between kperc's two names.
+"""Sphinx helpers: resolve references between kperc's two names (the API page), and
+number figures only inside the numbered chapters.
 
 The API page documents each object under its public name (``kperc.snkp``,
 ``kperc.datasets.planted``), while a docstring may cite it by the module that defines
@@ -73,6 +74,21 @@ def _missing_reference(app, env, node, contnode):
     return None
 
 
+def _unnumbered_pages_have_no_figure_numbers(app, env):
+    """Only the chapters (the numbered part of the table of contents) number their figures.
+
+    Sphinx numbers the figures of every page outside a numbered toctree with one counter
+    shared by all of them, so the landing page's figures would be 1-3 and the benchmarks
+    page's would go on from 4. Those pages show their figures without a number.
+    """
+    for docname, numbers in env.toc_fignumbers.items():
+        if not env.toc_secnumbers.get(docname):
+            numbers.pop("figure", None)  # only figures: theorems and the like keep theirs
+    return []
+
+
 def setup(app):
     app.connect("missing-reference", _missing_reference)
+    # after Sphinx's own collector has assigned the numbers (default priority 500)
+    app.connect("env-get-updated", _unnumbered_pages_have_no_figure_numbers, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -90,8 +90,9 @@ def test_check_planted_refuses_capped_runs_and_a_wrong_margin(planted):
 def test_planted_table_and_glue(planted):
     text = ch02.planted_table(planted)
     lines = text.splitlines()
-    assert lines[0] == "medians over seeds (worst ratios are maxima):"
-    assert "worst_ratio_np" in lines[1] and lines[3].startswith("0.1") and len(lines) == 5
+    assert lines[0].startswith("Perceptron on raw data, NP = Normalised Perceptron")
+    assert "NP worst ratio" in lines[2] and lines[4].startswith("0.1") and len(lines) == 6
+    assert max(map(len, lines)) <= 90 and "_" not in lines[2]
     glued = {k: (v, d) for k, v, d in ch02.planted_glue(planted)}
     assert list(glued) == [
         "ch02_n_planted",
@@ -141,9 +142,9 @@ def test_sign_pattern_text_and_glue(signs):
     differ = int((~signs["raw_same_choices"]).sum())
     lines = ch02.sign_pattern_text(signs).splitlines()
     assert lines == [
-        f"halting indices: median {signs['nit_np'].median():.0f} (Normalised Perceptron = "
-        f"Perceptron on normalised points), median {signs['nit_raw'].median():.0f} "
-        "(Perceptron on raw points)",
+        "median halting index:",
+        f"  {signs['nit_np'].median():.0f} Normalised Perceptron = Perceptron on normalised points",
+        f"  {signs['nit_raw'].median():.0f} Perceptron on raw points",
         f"runs where the raw Perceptron chose a different sequence: {differ} of 3",
     ]
     assert ch02.sign_pattern_glue(signs) == [
@@ -163,15 +164,9 @@ def rays():
 
 def test_two_rays_text(rays):
     lines = ch02.two_rays_text(rays, max_iter=20_000).splitlines()
-    assert lines[0].split() == [
-        "r",
-        "rho",
-        "rho_over_R",
-        "bound_perceptron",
-        "nit_perceptron",
-        "nit_least",
-        "nit_np",
-    ]
+    assert lines[0].startswith("halting indices of the Perceptron (two rules)")
+    lines = lines[1:]
+    assert lines[0].split() == "r margin margin / R bound Perceptron lazy rule NP".split()
     assert len(lines) == 1 + 4 + 4
     assert lines[5] == "rho_2 = 0.141421 for every r (sqrt(2)/10 = 0.141421)"
     assert lines[6] == "fitted exponent of the bound ratio (R^2/rho^2)/(1/rho_2^2) in r: 4.0000"
@@ -277,15 +272,10 @@ def test_winnow_table_text_and_glue(win):
     assert list(tab["n"]) == [32, 64]
     assert (tab["rho_inf"] >= 1 / 3 - 1e-9).all()
     lines = ch02.winnow_text(tab).splitlines()
-    assert lines[0].split() == [
-        "n",
-        "rho2",
-        "rho_inf",
-        "nit_np",
-        "bound_np",
-        "nit_winnow",
-        "bound_winnow",
-    ]
+    assert lines[0].startswith("NP = Normalised Perceptron")
+    lines = lines[1:]
+    head = "n l2 margin l-inf margin NP NP bound Winnow Winnow bound"
+    assert lines[0].split() == head.split()
     assert lines[4].startswith("fitted exponent in d of the median halting index:")
     scaled = tab["rho2"].to_numpy() * np.sqrt(3 * tab.index.to_numpy())
     assert lines[5] == "rho_2 * sqrt(3 d) = " + ", ".join(f"{v:.6f}" for v in scaled)
@@ -337,7 +327,7 @@ def test_figures(planted, rays, ratios, win):
             "bounds and halting indices",
         ]
         assert _texts(figs["normalizing"]) == [
-            "normalising never hurts",
+            "the normalised bound is never weaker",
             "against the spread of the norms",
         ]
         legend = figs["normalizing"].axes[0].get_legend()

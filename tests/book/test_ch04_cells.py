@@ -127,8 +127,9 @@ def test_sandwich_verdicts_pass_and_fail(chapter, chk, verdict, flag, rid):
 def test_mu0_report_glue_and_outcome(bad):
     lines = ch04.mu0_report(bad).splitlines()
     assert lines[0].startswith(f"first violating instance: seed {bad['seed']} (n = {bad['n']}")
-    assert f"at {bad['violations']} of 101 iterates" in lines[1]  # max_iter = 100: k = 0..100
-    assert f"{bad['slack_mu2_min']:.3e}" in lines[2]
+    assert lines[1].startswith("  found after trying 1 instance")
+    assert f"at {bad['violations']} of 101 iterates" in lines[2]  # max_iter = 100: k = 0..100
+    assert f"{bad['slack_mu2_min']:.3e}" in lines[3]
     glued = {k: (v, d) for k, v, d in ch04.mu0_glue(bad)}
     assert glued["ch04_mu0_k"] == (bad["k"], 4) and glued["ch04_mu0_viol"][1] == 2
     assert ch04.mu0_outcome(1.0, bad, searched=20).startswith(
@@ -177,15 +178,16 @@ def test_rates_table_report_and_glue(rows):
     slopes = ch04.fit_slopes(rows, rho_max=0.03)
     tab = ch04.rates_table(summ)
     assert list(tab.index) == ["5.00e-02", "2.00e-02", "1.00e-02"]
-    assert list(tab["NKP (median)"]) == [int(v) for v in summ["nkp_median"]]
-    assert list(tab["1/rho^2"]) == ["400", "2500", "10000"]
+    assert list(tab["NKP"]) == [int(v) for v in summ["nkp_median"]]
+    assert list(tab["NKP bound"]) == ["400", "2500", "10000"]
     lines = ch04.rates_report(summ, slopes, 0.03).splitlines()
+    assert lines[-3] == "fitted slope of log(halting index) against log(1/rho), rho <= 0.03:"
     assert lines[-2] == (
-        "fitted slopes of log(halting index) vs log(1/rho) over rho <= 0.03: "
-        f"perceptron {slopes['perceptron']:.3f}, nkp {slopes['nkp']:.3f}, "
-        f"snkp {slopes['snkp']:.3f}"
+        f"  Perceptron {slopes['perceptron']:.3f}, NKP {slopes['nkp']:.3f}, "
+        f"SNKP {slopes['snkp']:.3f}"
     )
-    assert lines[-1].startswith("largest ratio halting index / bound: perceptron ")
+    assert lines[-1].startswith("largest ratio of halting index to bound: Perceptron ")
+    assert max(map(len, lines)) <= 90 and "_" not in "".join(lines)
     glued = {k: v for k, v, _ in ch04.rates_glue(rows, summ, slopes)}
     assert glued["ch04_slope_gap"] == pytest.approx(slopes["nkp"] - slopes["snkp"])
     assert glued["ch04_rate_runs"] == len(rows) == 6
@@ -233,10 +235,13 @@ def test_n_table_report_and_glue(nrows):
     np.testing.assert_allclose(per_sqrt, cr["snkp_med"] / np.sqrt(np.log([10, 100])))
     np.testing.assert_allclose(per_log, cr["snkp_med"] / np.log([10, 100]))
     lines = ch04.n_report(agg).splitlines()
-    assert lines[0].split() == ["family", "n", "snkp_med", "snkp_min", "snkp_max", "nkp_med"] + [
-        "bound"
-    ]
-    assert lines[-1].startswith(f"crowded: K / sqrt(log n) from {per_sqrt.min():.1f} to ")
+    assert lines[0].split() == "family n SNKP median min max NKP median SNKP bound".split()
+    assert lines[-2] == "NKP on the crowded family: the points in a random order"
+    assert lines[-1].startswith(f"crowded: SNKP's K / sqrt(log n) from {per_sqrt.min():.1f} to ")
+    # the crowded family's NKP column is the shuffled one, not the stored order's 2 updates
+    shuffled = [r["nit_nkp"] for r in nrows if r["family"] == "crowded" and r["n"] == 100]
+    assert cr["nkp_med"].iloc[-1] == np.median(shuffled)
+    assert all(r["nit_nkp_stored"] == 2 for r in nrows if r["family"] == "crowded")
     perm = ch04.crowded_nkp_permuted([10, 100], [0], rho=0.05)
     glued = {k: v for k, v, _ in ch04.n_glue(agg, perm)}
     assert glued["ch04_n_max"] == 100
@@ -244,7 +249,7 @@ def test_n_table_report_and_glue(nrows):
     assert glued["ch04_cr_sqrt_spread"] == pytest.approx(per_sqrt.max() / per_sqrt.min())
     pl = agg[agg["family"] == "planted"]
     assert glued["ch04_pl_peak"] == int(pl["snkp_med"].max())
-    assert glued["ch04_cr_nkp"] == int(cr["nkp_med"].max())
+    assert glued["ch04_cr_nkp"] == int(cr["nkp_stored_max"].max()) == 2
 
 
 def test_n_glue_raises_when_nkp_fails(nrows):
@@ -260,7 +265,7 @@ def test_real_data_table(real):
     tab = ch04.real_data_table(real)
     assert list(tab.index) == list(ch04.REAL_PROBLEMS)
     assert list(tab["SNKP iterations"]) == [r["nit_snkp"] for r in real]
-    assert tab.loc["circles-rbf", "rho_K"] == f"{real[2]['rho_K']:.4f}"
+    assert tab.loc["circles-rbf", "margin"] == f"{real[2]['rho_K']:.4f}"
 
 
 def test_real_data_table_raises_when_the_stated_speedups_fail(real):
@@ -307,9 +312,9 @@ def test_timings_table_report_and_glue(real):
     first = next(r for r in tim["rows"] if r["problem"] == "circles-rbf" and r["method"] == "snkp")
     assert wide.loc["circles-rbf", "snkp"] == pytest.approx(first["seconds_median"] * 1e3)
     lines = ch04.timings_report(tim, real).splitlines()
-    assert lines[0].startswith(f"measured {tim['date']} on {tim['machine']['platform']} (")
-    assert lines[0].endswith(f"{tim['rows'][0]['repeats']} repeats")
-    assert "SNKP / NKP" in lines[1]
+    assert lines[0] == f"measured {tim['date']}, {tim['rows'][0]['repeats']} repeats,"
+    assert lines[1].startswith(f"  on {tim['machine']['platform']} (")
+    assert "SNKP / NKP" in lines[2] and max(map(len, lines)) <= 90
     glued = {k: v for k, v, _ in ch04.timings_glue(tim, real)}
     ratio = wide["snkp"] / wide["nkp"]
     assert glued["ch04_tim_date"] == tim["date"][:10]

@@ -49,7 +49,7 @@ def test_lemma7_verdict_table_and_glue(l7):
     assert ok and n == 3 * 4
     assert f"for {n} centres on 3 inseparable instances" in detail
     table = ch06.lemma7_table(l7)
-    assert "worst_ratio" in table and "edge" in table and "cap" in table
+    assert "largest dist / bound" in table and "edge" in table and "cap" in table
     glued = {k: v for k, v, _ in ch06.lemma7_glue(l7)}
     assert glued == {
         "ch06_l7_n": 12,
@@ -98,7 +98,8 @@ def test_sandwich_verdicts(sw):
     assert n8 == int(sw["iterates"].sum()) and n9 < n8
     assert f"{len(sw)} SNKPVN runs (6 of them inseparable)" in detail8
     assert "of 6 inseparable runs" in detail9
-    assert "min_lemma9" in ch06.sandwich_table(sw)
+    table = ch06.sandwich_table(sw)
+    assert "L9 right, min" in table and "no W" in table and "NaN" not in table
     assert [k for k, _, _ in ch06.sandwich_glue(sw)] == ["ch06_sw_iterates", "ch06_sw_runs"]
 
 
@@ -156,7 +157,9 @@ def test_snkpvn_verdicts_fail(sn):
 def test_slides_order_text():
     demo = ch06.slides_order_demo(max_iter=50)
     text = ch06.slides_order_text(demo)
-    assert "max_iter after 50 iterations" in text and "certificate after 0 calls" in text
+    assert "stopped by the cap\n  after 50 iterations" in text
+    assert "certificate after 0 calls" in text
+    assert max(len(line) for line in text.splitlines()) <= 90
     with pytest.raises(RuntimeError, match="cap"):
         ch06.slides_order_text({**demo, "slides_outcome": "certificate"})
 
@@ -201,8 +204,9 @@ def test_isnkpvn_verdict_tables_and_glue(isn):
     text = ch06.isnkpvn_tables(inf, feas, kern)
     runs, medians = text.split("\n\n")
     assert len(runs.splitlines()) == 1 + len(inf) + len(kern)
-    assert runs.splitlines()[0].split() == ch06.ISNKPVN_COLUMNS
-    assert "isnkpvn_nit" in medians and "nvn_bound" in medians
+    head = runs.splitlines()[0]
+    assert all(h in head for h in ch06.ISNKPVN_COLUMNS.values()) and "_" not in head
+    assert "NaN" not in text and "ISNKPVN" in medians and "NVN bound" in medians
     glued = {
         k: v
         for k, v, _ in ch06.isnkpvn_glue(
@@ -312,11 +316,14 @@ def test_gamma_means_and_figure():
 
 
 def test_gamma_bound_exercise():
-    lines = ch06.gamma_bound_exercise(100, 1e-6, 0.0, 1.0).splitlines()
+    lines = ch06.gamma_bound_exercise(100, 1e-6, -0.1, 1.0).splitlines()
     assert lines[0].startswith("gamma = 2: bound / smallest bound = 1.0")
     assert lines[1].startswith("gamma = 10: bound / smallest bound = 1.")
     best = float(lines[2].split("gamma = ")[1].split()[0])
     assert 2 < best < 4 and abs(best - math.e) < 0.5
+    # margin 0: the total is 2 sqrt(2n) gamma^2 / ((gamma - 1) eps), smallest at gamma = 2
+    with pytest.raises(RuntimeError, match="smallest at gamma = 2.00"):
+        ch06.gamma_bound_exercise(100, 1e-6, 0.0, 1.0)
     # separable: the bound only improves as gamma grows, so the claim fails
     with pytest.raises(RuntimeError, match="far from e"):
         ch06.gamma_bound_exercise(100, 1e-3, 0.1, 1.0)

@@ -98,13 +98,16 @@ def test_sweep_table_of_a_small_sweep(sweep_rows):
     table = sweep["table"]
     assert list(table.index) == [*NS, "exponent"]
     assert ("imbalanced", "lower bound") in table.columns
-    assert table.loc[50, ("imbalanced", "snkpvn")] == int(sweep["med"]["imbalanced"]["snkpvn"][0])
+    assert table.loc[50, ("imbalanced", "SNKPVN")] == int(sweep["med"]["imbalanced"]["snkpvn"][0])
     exp = sweep["slopes"]["imbalanced"]["snkpvn"]
-    assert table.loc["exponent", ("imbalanced", "snkpvn")] == f"{exp:+.2f}"
+    assert table.loc["exponent", ("imbalanced", "SNKPVN")] == f"{exp:+.2f}"
     assert sweep["ref"] == pytest.approx(ch07.sqrt_log_slope(50, 800))
-    first, second = sweep["caption"].splitlines()
-    assert first == "[derived] " + res["snkpvn-lower"]["detail"]
-    assert second.endswith(f"sqrt(log n): {sweep['ref']:.3f} over this range)")
+    first, second, _, last = sweep["caption"].splitlines()
+    low = res["snkpvn-lower"]
+    assert first == f"the remark's lower bound held on all {low['instances']} imbalanced instances"
+    assert second == f"  (largest bound / count {low['worst']:.3f})"
+    assert last.endswith(f"sqrt(log n): {sweep['ref']:.3f} here)")
+    assert max(len(line) for line in sweep["caption"].splitlines()) <= 90
 
 
 def test_sweep_table_refuses_a_failed_check(sweep_rows):
@@ -180,7 +183,7 @@ def test_svm_table_and_glue(xor, chapter):
     (r,) = rows
     table = ch07.svm_table(rows)
     assert list(table.index) == ["xor-poly"]
-    assert table.loc["xor-poly", "rho_K (exact)"] == f"{r['rho']:.4g}"
+    assert table.loc["xor-poly", "exact margin"] == f"{r['rho']:.4g}"
     assert table.loc["xor-poly", "NKP K"] == r["nkp_nit"]
     ch07.glue_svm(chapter, rows, svm, 1e6)
     g = chapter.glued
@@ -269,8 +272,45 @@ def test_glue_peers(chapter, shown):
     assert chapter.glued["ch07_peers_cases"] == goal["cases"]
     assert chapter.glued["ch07_peers_snkp_wins"] == goal["snkp_wins"]
     assert chapter.glued["ch07_peers_cap"] == f"{record['config']['cap_s']:g}"
+    assert chapter.glued["ch07_peers_nkp"] == ch07.peers_nkp_text(record)
     ch07.glue_peers(chapter, dict(record, busy=not record["busy"]))
     assert chapter.glued["ch07_peers_machine"] == ch07.peers_machine_text(not record["busy"])
+
+
+def test_families_goal_names_every_winner():
+    def run(fam, rho, solver, t):
+        return {"family": fam, "rho": rho, "n": 10_000, "solver": solver,
+                "status": "finished", "separated": True, "time_s": t, "nit": 1}  # fmt: skip
+
+    rec = {
+        "rows": [
+            run("planted", 0.001, "snkp", 0.04),
+            run("planted", 0.001, "logreg", 0.01),
+            run("spread", 0.01, "snkp", 0.01),
+            run("spread", 0.01, "logreg", 0.02),
+            run("crowded", 0.001, "logreg", 0.01),
+            run("crowded", 0.001, "snkp", 0.02),
+            {**run("planted", 0.1, "logreg", 0.001)},  # margin above the region: not counted
+        ]
+    }
+    goal = ch07.families_goal(rec)
+    assert goal["cases"] == 3 and goal["snkp_first"] == 1
+    assert ch07.families_goal_text(goal) == (
+        "the others went to LogisticRegression on crowded (ρ = 0.001) "
+        "and planted, unit norms (ρ = 0.001)"
+    )
+    assert ch07.families_goal_text({"others": {}}) == "no solver was faster than SNKP there"
+
+
+def test_glue_families_names_logistic_regression(chapter):
+    from benchmarks.peers.config import FAMILIES_OUT
+    from benchmarks.record import load_record
+
+    record = load_record(FAMILIES_OUT)
+    ch07.glue_families(chapter, record)
+    goal = ch07.families_goal(record)
+    assert chapter.glued["ch07_fam_goal_cases"] == goal["cases"]
+    assert chapter.glued["ch07_fam_goal_others"] == ch07.families_goal_text(goal)
 
 
 # --------------------------------------------------------------- quoted values, affine
@@ -279,9 +319,12 @@ def test_glue_peers(chapter, shown):
 def test_quoted_line_and_glue_winnow(chapter):
     w2 = {"ch02_w_dmax": 128, "ch02_w_slope_w": 0.4321, "ch02_w_slope_np": 0.94}
     assert list(w2) == list(ch07.WINNOW_GLUE)
-    assert ch07.quoted_line("Chapter 2", w2) == (
-        "quoted from Chapter 2: ch02_w_dmax = 128, ch02_w_slope_w = 0.4321, ch02_w_slope_np = 0.94"
-    )
+    assert ch07.quoted_line("Chapter 2", w2).splitlines() == [
+        "quoted from Chapter 2:",
+        "  largest dimension d: 128",
+        "  Winnow, exponent of d: 0.4321",
+        "  Normalised Perceptron, exponent of d: 0.94",
+    ]
     ch07.glue_winnow(chapter, w2)
     assert chapter.glued == {"ch07_w_dmax": 128, "ch07_w_slope_w": 0.43, "ch07_w_slope_np": 0.94}
 
@@ -292,7 +335,8 @@ def test_affine_report_and_glue(chapter):
     assert lines[0] == f"infeasible_2d, n = {am['n']}"
     assert lines[1].endswith(f"{am['rho_span']:+.6f}") and am["rho_span"] < 0
     assert "w = e_3 gives min_i a_i^T w = +0.0" in lines[3]
-    assert "< 1e-12: True)" in lines[3]
+    assert lines[4].endswith("||sum p_i a_i|| < 1e-12")
+    assert max(map(len, lines)) <= 90
     for bad, match in [
         ({"rho_span_embedded": am["rho_span"] + 1e-9}, "changed on embedding"),
         ({"orth_value": 1e-300}, "e_3"),
@@ -323,13 +367,16 @@ def test_summary_table_glues_the_sweep_rates(shown):
 
 
 def test_quoted_values_lists_every_value_sorted():
-    text = ch07.quoted_values({("ch04", "b"): 2.0, ("ch02", "z"): 0.5, ("ch04", "a"): 1})
-    assert text.splitlines() == [
+    values = {("ch04", "slope_snkp"): 1.0, ("ch02", "ch02_w_slope_w"): 0.43}
+    values[("ch04", "slope_nkp")] = 2
+    assert ch07.quoted_values(values).splitlines() == [
         "quoted from the chapters:",
-        "  ch02: z = 0.5",
-        "  ch04: a = 1",
-        "  ch04: b = 2.0",
+        "  Chapter 2, Winnow, exponent of d: 0.43",
+        "  Chapter 4, NKP, exponent of 1/rho: 2",
+        "  Chapter 4, SNKP, exponent of 1/rho: 1.0",
     ]
+    # every value the summary quotes is named in words, none by its key
+    assert {k for _, k in ch07.measured_values()} <= set(ch07.QUOTED_LABELS)
 
 
 # ------------------------------------------------------------------------------ exercise

@@ -264,8 +264,14 @@ def test_isnkpvn_bound_helpers():
     calls, total = ch06.isnkpvn_total_bound(16, 2.0, 1e-3, -0.1, 1.0)
     assert calls == math.floor(math.log(1e3) / math.log(2)) + 1
     assert total == pytest.approx(calls * 2 * math.sqrt(32) * 2 / (1e-3 + 0.1))
+    # at margin 0 the geometric sum over the calls wins: no log(1/eps) factor
+    calls, total = ch06.isnkpvn_total_bound(16, 2.0, 1e-3, 0.0, 1.0)
+    assert calls == 10 and total == pytest.approx(2 * math.sqrt(32) * 4 / 1e-3)
     calls, total = ch06.isnkpvn_total_bound(16, 2.0, 1e-3, 0.1, 0.5)
     assert calls == 3 and total == pytest.approx(3 * 2 * math.sqrt(32) / 0.1)
+    # separable with many calls: the geometric sum, 2 sqrt(2n) (2 gamma - 1) / ((gamma - 1) rho)
+    calls, total = ch06.isnkpvn_total_bound(16, 2.0, 1e-3, 0.01, 1.0)
+    assert calls == 7 and total == pytest.approx(2 * math.sqrt(32) * 3 / 0.01)
     assert ch06.isnkpvn_total_bound(16, 2.0, 1e-3, 0.0, 1e-4) == (0, 0.0)
     with pytest.raises(ValueError):
         ch06.isnkpvn_total_bound(16, 2.0, 0.5, 0.1, 1.0)

@@ -1,11 +1,12 @@
 """The shared log-log slope of the experiment modules."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kperc_book.experiments._common import loglog_slope
+from kperc_book.experiments._common import LINE_WIDTH, loglog_slope, table_text
 
 
 @given(
@@ -61,3 +62,14 @@ def test_every_sweep_point_function_is_named_run():
     assert len(found) >= 15
     bad = [(m, f) for m, f in found if not (f.endswith("_run") or f == "run")]
     assert not bad, f"sweep point functions not named *_run: {bad}"
+
+
+def test_table_text_renames_shows_missing_values_and_refuses_long_lines():
+    df = pd.DataFrame({"nit_np": [3.0, np.nan]}, index=pd.Index([0.1, 0.2], name="rho"))
+    text = table_text(df, {"nit_np": "NP", "rho": "margin"}, na="-")
+    lines = text.splitlines()
+    assert lines[0].split() == ["NP"] and lines[1].split() == ["margin"]
+    assert lines[-1].split() == ["0.2", "-"] and "NaN" not in text
+    wide = pd.DataFrame({"x" * (LINE_WIDTH + 1): [1]})
+    with pytest.raises(ValueError, match="characters long"):
+        table_text(wide, index=False)

@@ -78,8 +78,8 @@ def test_texts_table_verdicts_and_numbers():
     assert table[2].startswith("| 2,000 | 1 ms | 110 (110 ms) | 105 (105 ms) | 15 (15 ms), ISNKPVN")
     assert len(table) == 4
     verdicts = g["bench-fc-verdicts"].splitlines()
-    assert verdicts[0] == "* $n$ = 2,000: **met** (15 <= 20)."
-    assert verdicts[1].startswith("* $n$ = 4,000: **missed** by 25%")
+    assert verdicts[0] == "* $n$ = 2,000: within the reference value (15 <= 20)."
+    assert verdicts[1].startswith("* $n$ = 4,000: beyond the reference value by 25%")
     assert g["bench-fc-plain-max"] == 110.0 and g["bench-fc-call-max"] == 25.0
     assert g["bench-fc-snkp-max"] == 4.0 and g["bench-fc-target"] == 20.0
     assert g["bench-fc-cholesky-max-n"] == 3000 and g["bench-fc-lanczos-steps"] == 30

@@ -48,7 +48,9 @@ def test_texts_table_and_verdicts():
     table = g["bench-sep-table"]
     assert table.count("\n") == 5 and "| breast cancer | 569 | 50 | separable |" in table
     v = g["bench-sep-verdicts"]
-    assert "* planted, answered *separable*: **met**" in v
-    assert "* planted, 1 % flipped, answered *not separable*: **missed** by 30%" in v
+    assert "* planted, answered *separable*: within the reference value" in v
+    assert (
+        "* planted, 1 % flipped, answered *not separable*: beyond the reference value by 30%" in v
+    )
     busy = page.as_dict(page_separable.separable_texts(_rec(busy=True)))
     assert busy["bench-sep-verdicts"].count("**not decided**") == 3

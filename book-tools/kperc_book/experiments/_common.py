@@ -10,8 +10,21 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
+import pandas as pd
 
-__all__ = ["loglog_slope", "glue_all", "ClaimError", "Verdict", "GlueItems", "make_verdict"]
+__all__ = [
+    "loglog_slope",
+    "glue_all",
+    "ClaimError",
+    "Verdict",
+    "GlueItems",
+    "make_verdict",
+    "table_text",
+    "LINE_WIDTH",
+]
+
+#: Longest printed line, in characters, that a page shows without cutting it off.
+LINE_WIDTH = 90
 
 
 def loglog_slope(
@@ -93,3 +106,34 @@ def glue_all(ch: Any, items: Sequence[tuple[str, Any, int]]) -> None:
     """
     for name, value, digits in items:
         ch.glue(name, value, digits=digits)
+
+
+def table_text(
+    df: pd.DataFrame,
+    names: dict[str, str] | None = None,
+    *,
+    index: bool = True,
+    float_format: Any = None,
+    na: str = "-",
+) -> str:
+    """``df`` as printed text for a reader: columns and index levels renamed with
+    ``names`` (a code name to a heading), missing values shown as ``na``.
+
+    Raises
+    ------
+    ValueError
+        If a line is longer than :data:`LINE_WIDTH` characters: a page would cut it off,
+        so shorten the headings or split the table.
+    """
+    names = names or {}
+    out = df.rename(columns=names)
+    if index:
+        out = out.rename_axis(index=[names.get(str(n), n) for n in out.index.names])
+    text = out.to_string(index=index, float_format=float_format, na_rep=na)
+    longest = max(len(line) for line in text.splitlines())
+    if longest > LINE_WIDTH:
+        raise ValueError(
+            f"a printed line is {longest} characters long, more than {LINE_WIDTH}; "
+            "shorten the headings or split the table"
+        )
+    return text

@@ -45,6 +45,7 @@ from kperc_book.experiments._common import (
     glue_all,
     loglog_slope,
     make_verdict,
+    table_text,
 )
 
 __all__ = [
@@ -645,8 +646,19 @@ def planted_table(planted: pd.DataFrame) -> str:
         worst_ratio_perceptron=("ratio_perceptron", "max"),
         worst_ratio_np=("ratio_np", "max"),
     )
-    return "medians over seeds (worst ratios are maxima):\n" + summary.to_string(
-        float_format=lambda v: f"{v:.4g}"
+    names = {
+        "rho": "margin",
+        "nit_perceptron": "Perceptron",
+        "bound_perceptron": "bound",
+        "nit_np": "NP",
+        "bound_np": "NP bound",
+        "worst_ratio_perceptron": "worst ratio",
+        "worst_ratio_np": "NP worst ratio",
+    }
+    return (
+        "Perceptron on raw data, NP = Normalised Perceptron; medians over seeds\n"
+        "(halting index and bound; worst ratio = largest halting index / bound)\n"
+        + table_text(summary, names, float_format=lambda v: f"{v:.4g}")
     )
 
 
@@ -688,9 +700,10 @@ def sign_pattern_text(signs: pd.DataFrame) -> str:
     Perceptron chose a different sequence of points."""
     n_raw_differ = int((~signs["raw_same_choices"]).sum())
     return (
-        f"halting indices: median {signs['nit_np'].median():.0f} (Normalised Perceptron = "
-        f"Perceptron on normalised points), median {signs['nit_raw'].median():.0f} "
-        f"(Perceptron on raw points)\n"
+        "median halting index:\n"
+        f"  {signs['nit_np'].median():.0f} Normalised Perceptron = Perceptron on normalised "
+        "points\n"
+        f"  {signs['nit_raw'].median():.0f} Perceptron on raw points\n"
         f"runs where the raw Perceptron chose a different sequence: {n_raw_differ} of "
         f"{len(signs)}"
     )
@@ -748,10 +761,19 @@ def two_rays_text(rays: pd.DataFrame, *, max_iter: int) -> str:
     (after :func:`check_two_rays`)."""
     check_two_rays(rays)
     exponent, lazy_exponent = two_rays_exponents(rays)
-    cols = ["r", "rho", "rho_over_R", "bound_perceptron", "nit_perceptron", "nit_least", "nit_np"]
+    names = {
+        "r": "r",
+        "rho": "margin",
+        "rho_over_R": "margin / R",
+        "bound_perceptron": "bound",
+        "nit_perceptron": "Perceptron",
+        "nit_least": "lazy rule",
+        "nit_np": "NP",
+    }
     return "\n".join(
         [
-            rays[cols].to_string(index=False, float_format=lambda v: f"{v:.4g}"),
+            "halting indices of the Perceptron (two rules) and the Normalised Perceptron (NP)",
+            table_text(rays[list(names)], names, index=False, float_format=lambda v: f"{v:.4g}"),
             f"rho_2 = {rays['rho2'].iloc[0]:.6f} for every r (sqrt(2)/10 = {RHO2_TWO_RAYS:.6f})",
             f"fitted exponent of the bound ratio (R^2/rho^2)/(1/rho_2^2) in r: {exponent:.4f}",
             f"fitted exponent of the lazy adversary's halting index (r >= 3): {lazy_exponent:.3f}",
@@ -864,15 +886,27 @@ def _winnow_slopes(tab: pd.DataFrame) -> tuple[float, float]:
     return loglog_slope(tab.index, tab["nit_np"]), loglog_slope(tab.index, tab["nit_winnow"])
 
 
+#: Headings of the printed Winnow table.
+_WINNOW_NAMES = {
+    "rho2": "l2 margin",
+    "rho_inf": "l-inf margin",
+    "nit_np": "NP",
+    "bound_np": "NP bound",
+    "nit_winnow": "Winnow",
+    "bound_winnow": "Winnow bound",
+}
+
+
 def winnow_text(tab: pd.DataFrame) -> str:
     """The :func:`winnow_table`, the fitted exponents in ``d`` and ``rho_2 sqrt(3 d)``."""
     slope_np, slope_w = _winnow_slopes(tab)
     scaled = tab["rho2"].to_numpy() * np.sqrt(3 * tab.index.to_numpy())
     return "\n".join(
         [
-            tab.to_string(float_format=lambda v: f"{v:.4g}"),
-            f"fitted exponent in d of the median halting index: Normalised Perceptron "
-            f"{slope_np:.2f}, Winnow {slope_w:.2f}",
+            "NP = Normalised Perceptron; margins are means, halting indices and bounds medians",
+            table_text(tab, _WINNOW_NAMES, float_format=lambda v: f"{v:.4g}"),
+            f"fitted exponent in d of the median halting index: NP {slope_np:.2f}, "
+            f"Winnow {slope_w:.2f}",
             "rho_2 * sqrt(3 d) = " + ", ".join(f"{v:.6f}" for v in scaled),
         ]
     )

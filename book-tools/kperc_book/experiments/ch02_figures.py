@@ -212,7 +212,7 @@ def normalizing(ratios: pd.DataFrame, planted: pd.DataFrame):
     ax.axvline(1.0, color="k", ls="--", lw=1, label="proposition: ratio $\\leq 1$")
     ax.set_xlabel("$(\\rho / \\max_i\\|x_i\\|)\\ /\\ \\rho_2$")
     ax.set_ylabel("instances")
-    ax.set_title("normalising never hurts")
+    ax.set_title("the normalised bound is never weaker")
     legend_below(ax)
 
     ax = axes[1]

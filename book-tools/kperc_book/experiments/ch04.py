@@ -39,7 +39,13 @@ from kperc.datasets import crowded
 from kperc.sweeps import sweep
 from kperc_book import data as kdata
 from kperc_book.chapter import bound_text, power_text
-from kperc_book.experiments._common import Verdict, glue_all, loglog_slope, make_verdict
+from kperc_book.experiments._common import (
+    Verdict,
+    glue_all,
+    loglog_slope,
+    make_verdict,
+    table_text,
+)
 from kperc_book.experiments._problems import separable_problem
 from kperc_book.paths import TIMINGS_DIR
 
@@ -301,7 +307,9 @@ def n_run(family: str, n: int, rho: float, seed: int) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``nit_snkp``, ``nit_nkp``, ``bound_snkp``, ``bound_nkp``, ``theorem1``.
+        ``nit_snkp``, ``nit_nkp`` (on the crowded family: the points in the random order
+        of :func:`crowded_nkp_permuted`), ``nit_nkp_stored`` (NKP on the points as
+        stored), ``bound_snkp``, ``bound_nkp``, ``theorem1``.
     """
     if family == "planted":
         ds = kdata.planted(n, 20, rho, near=1.0, near_width=0.2, seed=seed)
@@ -313,10 +321,18 @@ def n_run(family: str, n: int, rho: float, seed: int) -> dict[str, Any]:
     b_s = snkp_bound(n, rho)
     rs = kperc.snkp(G, max_iter=int(b_s) + 2, check_input=False)
     rn = kperc.nkp(G, max_iter=int(1.0 / rho**2) + 2, check_input=False)
+    stored = rn.nit
+    if family == "crowded":
+        # the stored order puts the two support points first, which NKP's first-index rule
+        # exploits; the table and figure show NKP on the points in a random order
+        perm = np.random.default_rng([9, int(seed), int(n)]).permutation(int(n))
+        Gp = kperc.gram_operator(ds.X[perm], ds.y[perm])
+        rn = kperc.nkp(Gp, max_iter=int(1.0 / rho**2) + 2, check_input=False)
     k = rs.nit
     return {
         "nit_snkp": int(k),
         "nit_nkp": int(rn.nit),
+        "nit_nkp_stored": int(stored),
         "bound_snkp": b_s,
         "bound_nkp": 1.0 / rho**2,
         "theorem1": bool(k * (k + 1) <= 8.0 * math.log(n) / rho**2),
@@ -693,7 +709,9 @@ def mu0_report(bad: dict[str, Any] | None) -> str:
     return "\n".join(
         [
             f"first violating instance: seed {bad['seed']} (n = {bad['n']}, d = {bad['d']}, "
-            f"rho = {bad['rho']:.4f}), tried {bad['tried']} instance(s)",
+            f"rho = {bad['rho']:.4f})",
+            "  found after trying "
+            + ("1 instance" if bad["tried"] == 1 else f"{bad['tried']} instances"),
             f"mu0 = 1: Lemma 5 fails first at k = {bad['k']}, at {bad['violations']} of "
             f"{n_iterates} iterates, by up to {bad['violation']:.3e}",
             f"mu0 = 2 on the same instance: smallest slack {bad['slack_mu2_min']:.3e} (>= 0)",
@@ -750,25 +768,33 @@ def rates_table(summ: dict[str, Any]) -> pd.DataFrame:
     """Median halting indices and bounds per margin (from :func:`summarize_rates`)."""
     return pd.DataFrame(
         {
-            "rho": [f"{r:.2e}" for r in summ["rho"]],
-            "Perceptron (median)": summ["perceptron_median"].astype(int),
-            "NKP (median)": summ["nkp_median"].astype(int),
-            "1/rho^2": [f"{b:.0f}" for b in summ["nkp_bound_median"]],
-            "SNKP (median)": summ["snkp_median"].astype(int),
-            "2 sqrt(2 log n)/rho": [f"{b:.0f}" for b in summ["snkp_bound_median"]],
+            "margin": [f"{r:.2e}" for r in summ["rho"]],
+            "Perceptron": summ["perceptron_median"].astype(int),
+            "NKP": summ["nkp_median"].astype(int),
+            "NKP bound": [f"{b:.0f}" for b in summ["nkp_bound_median"]],
+            "SNKP": summ["snkp_median"].astype(int),
+            "SNKP bound": [f"{b:.0f}" for b in summ["snkp_bound_median"]],
         }
-    ).set_index("rho")
+    ).set_index("margin")
+
+
+#: Display names of the methods in the printed lines.
+_METHOD_NAMES = {"perceptron": "Perceptron", "nkp": "NKP", "snkp": "SNKP"}
 
 
 def rates_report(summ: dict[str, Any], slopes: dict[str, float], rho_fit_max: float) -> str:
     """:func:`rates_table`, the fitted slopes and the largest halting index / bound."""
     return "\n".join(
         [
-            rates_table(summ).to_string(),
-            "fitted slopes of log(halting index) vs log(1/rho) over rho <= "
-            f"{rho_fit_max}: " + ", ".join(f"{m} {s:.3f}" for m, s in slopes.items()),
-            "largest ratio halting index / bound: "
-            + ", ".join(f"{m} {summ[m + '_max_ratio']:.3f}" for m in ("perceptron", "nkp", "snkp")),
+            "median halting index over the seeds; bounds: NKP 1/rho^2, SNKP 2 sqrt(2 log n)/rho",
+            table_text(rates_table(summ)),
+            f"fitted slope of log(halting index) against log(1/rho), rho <= {rho_fit_max}:",
+            "  " + ", ".join(f"{_METHOD_NAMES[m]} {s:.3f}" for m, s in slopes.items()),
+            "largest ratio of halting index to bound: "
+            + ", ".join(
+                f"{_METHOD_NAMES[m]} {summ[m + '_max_ratio']:.3f}"
+                for m in ("perceptron", "nkp", "snkp")
+            ),
         ]
     )
 
@@ -820,7 +846,8 @@ def rates_glue(
 # Dependence on n -------------------------------------------------------------------------
 def n_table(nrows: list[dict[str, Any]]) -> pd.DataFrame:
     """Per family and size: median, minimum and maximum SNKP halting index, NKP's median
-    and SNKP's bound (from :func:`n_sweep`)."""
+    (points shuffled on the crowded family), NKP's largest count on the stored order, and
+    SNKP's bound (from :func:`n_sweep`)."""
     return (
         pd.DataFrame(nrows)
         .groupby(["family", "n"])
@@ -829,10 +856,21 @@ def n_table(nrows: list[dict[str, Any]]) -> pd.DataFrame:
             snkp_min=("nit_snkp", "min"),
             snkp_max=("nit_snkp", "max"),
             nkp_med=("nit_nkp", "median"),
+            nkp_stored_max=("nit_nkp_stored", "max"),
             bound=("bound_snkp", "first"),
         )
         .reset_index()
     )
+
+
+#: Headings of the printed ``n`` table.
+_N_TABLE_NAMES = {
+    "snkp_med": "SNKP median",
+    "snkp_min": "min",
+    "snkp_max": "max",
+    "nkp_med": "NKP median",
+    "bound": "SNKP bound",
+}
 
 
 def crowded_scaling(agg: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -849,8 +887,14 @@ def n_report(agg: pd.DataFrame) -> str:
     per_sqrt, per_log = crowded_scaling(agg)
     return "\n".join(
         [
-            agg.assign(bound=agg["bound"].round(1)).to_string(index=False),
-            f"crowded: K / sqrt(log n) from {per_sqrt.min():.1f} to {per_sqrt.max():.1f}; "
+            table_text(
+                agg.drop(columns="nkp_stored_max").assign(bound=agg["bound"].round(1)),
+                _N_TABLE_NAMES,
+                index=False,
+                float_format="{:g}".format,
+            ),
+            "NKP on the crowded family: the points in a random order",
+            f"crowded: SNKP's K / sqrt(log n) from {per_sqrt.min():.1f} to {per_sqrt.max():.1f}, "
             f"K / log n from {per_log.min():.1f} to {per_log.max():.1f}",
         ]
     )
@@ -881,7 +925,7 @@ def n_glue(agg: pd.DataFrame, perm: dict[str, Any]) -> list[GlueItem]:
         ("ch04_pl_peak", int(pl["snkp_med"].iloc[ipk]), 4),
         ("ch04_pl_peak_n", int(pl["n"].iloc[ipk]), 4),
         ("ch04_pl_last", int(pl["snkp_med"].iloc[-1]), 4),
-        ("ch04_cr_nkp", int(crowded["nkp_med"].max()), 4),
+        ("ch04_cr_nkp", int(crowded["nkp_stored_max"].max()), 4),
     ]
 
 
@@ -910,11 +954,11 @@ def real_data_table(real: list[dict[str, Any]]) -> pd.DataFrame:
             {
                 "problem": r["problem"],
                 "n": r["n"],
-                "rho_K": f"{r['rho_K']:.4f}",
+                "margin": f"{r['rho_K']:.4f}",
                 "NKP iterations": r["nit_nkp"],
-                "1/rho_K^2": f"{r['bound_nkp']:.0f}",
+                "NKP bound": f"{r['bound_nkp']:.0f}",
                 "SNKP iterations": r["nit_snkp"],
-                "2 sqrt(2 log n)/rho_K": f"{r['bound_snkp']:.0f}",
+                "SNKP bound": f"{r['bound_snkp']:.0f}",
             }
             for r in real
         ]
@@ -989,8 +1033,9 @@ def timings_report(tim: dict[str, Any], real: list[dict[str, Any]]) -> str:
     m = tim["machine"]
     return "\n".join(
         [
-            f"measured {tim['date']} on {m['platform']} ({m['cpu_count']} CPUs, Python "
-            f"{m['python']}, numpy {m['numpy']}), {tim['rows'][0]['repeats']} repeats",
+            f"measured {tim['date']}, {tim['rows'][0]['repeats']} repeats,",
+            f"  on {m['platform']} ({m['cpu_count']} CPUs, Python {m['python']}, "
+            f"numpy {m['numpy']})",
             wide.rename(columns={"nkp": "NKP median [ms]", "snkp": "SNKP median [ms]"})
             .assign(**{"SNKP / NKP": (wide["snkp"] / wide["nkp"])})
             .round(3)

@@ -40,7 +40,7 @@ ALT = {
         "SNKP's halting index times the margin for the planted and crowded families, "
         "below the bound 2 sqrt(2 log n); the crowded family follows a multiple of "
         "sqrt(log n). Right: NKP's halting index times the squared margin, below its "
-        "bound 1 and not growing with n."
+        "bound 1, with the crowded family's points in a random order."
     ),
     "realdata": (
         "Two dot plots side by side, one row per real kernel problem, with NKP as blue "
@@ -183,7 +183,7 @@ def n_dependence(agg: pd.DataFrame, n_values: Sequence[int], rho_n: float):
     ax.set_yscale("log")
     ax.set_xlabel("number of points $n$")
     ax.set_ylabel("$\\rho^2\\,\\times$ halting index")
-    ax.set_title("NKP, same instances")
+    ax.set_title("NKP, same instances (crowded: shuffled)")
     legend_below(ax)
     fig.tight_layout()
     return fig

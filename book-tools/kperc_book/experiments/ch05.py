@@ -45,7 +45,7 @@ from scipy.spatial import ConvexHull
 import kperc
 from kperc.sweeps import grid, sweep
 from kperc_book import data
-from kperc_book.experiments._common import loglog_slope, make_verdict
+from kperc_book.experiments._common import loglog_slope, make_verdict, table_text
 from kperc_book.experiments._infeasible import dantzig_bound, ef_dual_bound
 from kperc_book.experiments._problems import edge_problem, make_problem
 
@@ -883,7 +883,8 @@ def gordan_table(gordan: pd.DataFrame) -> str:
         min_lp_value=("lp_value", "min"),
         min_norm_point=("min_norm", "min"),
     )
-    return tidy(table, 1e-9).to_string(float_format=_fmt(3))
+    names = {"min_lp_value": "smallest LP value", "min_norm_point": "smallest ||Ap||"}
+    return table_text(tidy(table, 1e-9), names, float_format=_fmt(3))
 
 
 def gordan_numbers(gordan: pd.DataFrame) -> dict[str, int]:
@@ -913,7 +914,19 @@ KERNEL_EXAMPLE_COLUMNS = [
 
 def kernel_examples_table(examples: pd.DataFrame) -> str:
     """The rows of :func:`kernel_examples` as printed (round-off set to 0, 3 digits)."""
-    return tidy(examples[KERNEL_EXAMPLE_COLUMNS]).to_string(index=False, float_format=_fmt(3))
+    shown = tidy(examples[KERNEL_EXAMPLE_COLUMNS]).replace({True: "yes", False: "no"})
+    return table_text(shown, _KERNEL_EXAMPLE_NAMES, index=False, float_format=_fmt(3))
+
+
+#: Headings of :func:`kernel_examples_table`.
+_KERNEL_EXAMPLE_NAMES = {
+    "lambda_min": "min eig",
+    "lp_value": "LP value",
+    "min_norm_p_G": "min ||p||_G",
+    "separator": "separable",
+    "certificate": "certified",
+    "rho_K": "margin",
+}
 
 
 def theorem2_verdict(kern: pd.DataFrame, examples: pd.DataFrame) -> dict[str, Any]:
@@ -945,7 +958,7 @@ def kernel_sweep_table(kern: pd.DataFrame) -> str:
     summary = kern.groupby(["kind", "n"]).agg(
         separable=("separator", "sum"), certified=("certificate", "sum"), max_rank=("rank", "max")
     )
-    return summary.to_string()
+    return table_text(summary, {"kind": "kernel", "max_rank": "largest rank"})
 
 
 def kernel_numbers(kern: pd.DataFrame, examples: pd.DataFrame) -> dict[str, float]:
@@ -989,7 +1002,7 @@ def stall_text(stall: dict[str, Any]) -> str:
         )
     return (
         f"margin rho_2 = {stall['rho']:.4f}\n"
-        f"without the primal exit: {stall['outcome']} after {stall['nit']} iterations,\n"
+        f"without the primal exit: stopped by the cap after {stall['nit']} iterations,\n"
         f"  final ||w|| = {stall['final_norm']:.4f} (never <= eps = {stall['eps']:g})\n"
         f"along that run, A^T w_k > 0 first holds at k = {stall['first_separating']};\n"
         f"  with the exit the run stops there ({stall['outcome_with_exit']}, "
@@ -1013,8 +1026,8 @@ def rate_checks(rate: pd.DataFrame, epsrun: pd.DataFrame) -> dict[str, Any]:
 def cross_check_text(c: dict[str, Any]) -> str:
     """The line on the kernel and linear forms (``c`` from :func:`rate_checks`)."""
     return (
-        f"kernel and linear forms agree on all {c['linear_checked']} runs "
-        f"cross-checked (those with at most 50000 iterations)"
+        f"kernel and linear forms agree on all {c['linear_checked']} runs checked\n"
+        f"  (those with at most 50000 iterations)"
     )
 
 
@@ -1060,7 +1073,13 @@ def rate_table(rate: pd.DataFrame) -> str:
         bound=("bound", "max"),
         worst_ratio=("ratio", "max"),
     )
-    return summary.to_string(float_format=_fmt(4))
+    names = {
+        "rho": "margin",
+        "median_nit": "median K",
+        "max_nit": "largest K",
+        "worst_ratio": "K / bound",
+    }
+    return table_text(summary, names, float_format=_fmt(4))
 
 
 def rate_traces(epsrun: pd.DataFrame) -> dict[tuple[str, float], np.ndarray]:
@@ -1125,7 +1144,16 @@ def theorem3_table(thm3: pd.DataFrame) -> str:
             rho=("rho", "max"),
             best_sampled_gap=("slack", "min"),
         )
-        .to_string(float_format=_fmt(4))
+        .pipe(
+            table_text,
+            {
+                "rho_target": "target",
+                "ok": "passed",
+                "rho": "margin",
+                "best_sampled_gap": "best sampled gap",
+            },
+            float_format=_fmt(4),
+        )
     )
 
 

@@ -11,7 +11,7 @@ Everything the notebook ``book/ch06_primal_dual.ipynb`` computes lives here:
   ``dist(q, W)`` computed exactly (:func:`kperc.dist_to_witness`).
 * :func:`sandwich_run` / :func:`sandwich_sweep`: Lemmas 8 and 9 along SNKPVN runs.
 * :func:`snkpvn_run` / :func:`snkpvn_sweep`: the SNKPVN iteration bounds, separable
-  (``K < 2 sqrt(2n) / max(rho, delta)``) and infeasible (``K < 2 sqrt(n) dist(q,W) /
+  (``K < 2 sqrt(2n) / max(rho, delta)``) and infeasible (``K <= 2 sqrt(n) dist(q,W) /
   delta``).
 * :func:`isnkpvn_run` / :func:`isnkpvn_sweep`: ISNKPVN against its per-call and total
   bounds, with the normalised Von Neumann algorithm on the same instance for comparison.
@@ -48,6 +48,7 @@ from kperc_book.experiments._common import (
     glue_all,
     loglog_slope,
     make_verdict,
+    table_text,
 )
 from kperc_book.experiments._infeasible import dantzig_bound, ef_dual_bound
 from kperc_book.experiments._problems import make_problem
@@ -374,14 +375,22 @@ def isnkpvn_total_bound(
 ) -> tuple[int, float]:
     """A-priori bounds on ISNKPVN (with the guard): number of calls and total iterations.
 
-    * Separable, ``eps < rho``: a dual return needs ``delta_t > rho``, i.e.
-      ``||q_t||_G > gamma rho``, and ``||q_t||_G <= gamma^{-t} ||q_0||_G``; so at most
-      ``ceil(log(||q_0||_G / rho) / log gamma) - 1`` dual returns and one more call, each
-      of fewer than ``2 sqrt(2n) / rho`` iterations.
-    * Inseparable (``rho <= 0``): every call starts from ``||q_t||_G > eps`` (guard), and
-      each call before the last has ``||q_t||_G >= gamma eps``; so at most
-      ``floor(log(||q_0||_G / eps) / log gamma) + 1`` calls, each of fewer than
-      ``2 sqrt(2n) gamma / (eps + |rho|)`` iterations (Lemmas 7 and 9).
+    Call ``t`` runs SNKPVN from ``q_t`` with ``delta_t = ||q_t||_G / gamma``, and every
+    call that does not end the method returns ``||q_{t+1}||_G < ||q_t||_G / gamma``.
+    Counting back from the last call ``T``, ``||q_{T-j}||_G > gamma^j ||q_T||_G``, so
+    per-call bounds of the form ``c / ||q_t||_G`` sum to a geometric series.
+
+    * Separable, ``eps < rho``: a dual return needs ``||q_t||_G > gamma rho``, so at most
+      ``max(1, ceil(log(||q_0||_G / rho) / log gamma))`` calls. Call ``t`` takes fewer
+      than ``2 sqrt(2n) / max(rho, delta_t)`` iterations; the last one fewer than
+      ``2 sqrt(2n) / rho`` and call ``T - j`` fewer than ``2 sqrt(2n) gamma^(1-j) / rho``
+      (every point of the simplex has ``||q||_G >= rho``). The total is below the smaller
+      of ``calls * 2 sqrt(2n) / rho`` and ``2 sqrt(2n) (2 gamma - 1) / ((gamma - 1) rho)``.
+    * Inseparable (``rho <= 0``): every call starts from ``||q_t||_G > eps`` (guard), so at
+      most ``floor(log(||q_0||_G / eps) / log gamma) + 1`` calls, call ``t`` of fewer
+      than ``2 sqrt(2n) gamma / (||q_t||_G + |rho|)`` iterations (Lemmas 7 and 9). The
+      total is below the smaller of ``calls * 2 sqrt(2n) gamma / (eps + |rho|)`` and
+      ``2 sqrt(2n) gamma^2 / ((gamma - 1) eps)``: only the first carries ``log(1/eps)``.
 
     Returns
     -------
@@ -390,15 +399,16 @@ def isnkpvn_total_bound(
         Strict upper bound on the total number of inner iterations.
     """
     lg = math.log(gamma)
+    c = 2.0 * math.sqrt(2.0 * n)
     if rho > 0:
         if not eps < rho:
             raise ValueError("the separable bound needs eps < rho")
         calls = max(math.ceil(math.log(norm_q0 / rho) / lg), 1)
-        return calls, calls * 2.0 * math.sqrt(2.0 * n) / rho
+        return calls, min(calls * c / rho, c * (2.0 * gamma - 1.0) / ((gamma - 1.0) * rho))
     if norm_q0 <= eps:
         return 0, 0.0
     calls = math.floor(math.log(norm_q0 / eps) / lg) + 1
-    return calls, calls * 2.0 * math.sqrt(2.0 * n) * gamma / (eps + abs(rho))
+    return calls, min(calls * c * gamma / (eps + abs(rho)), c * gamma**2 / ((gamma - 1.0) * eps))
 
 
 def isnkpvn_call_bounds(
@@ -544,14 +554,14 @@ def isnkpvn_on(
     return out
 
 
-#: delta of the slides' order (zero) as kperc.snkpvn takes it (it refuses delta = 0).
+#: delta of the talk's order (zero) as kperc.snkpvn takes it (it refuses delta = 0).
 NUMERICAL_ZERO = 1e-300
 
 
 def slides_order_demo(max_iter: int = 2000) -> dict[str, Any]:
     """ISNKPVN on two copies of one point with opposite labels, with and without the guard.
 
-    ``G = [[1, -1], [-1, 1]]`` and ``q_0 = (1/2, 1/2)`` has ``||q_0||_G = 0``. The slides'
+    ``G = [[1, -1], [-1, 1]]`` and ``q_0 = (1/2, 1/2)`` has ``||q_0||_G = 0``. The talk's
     order computes ``delta_0 = 0`` and calls SNKPVN(q_0, 0), whose dual test
     ``||p_k||_G < 0`` can never pass and whose primal test never passes either (the
     problem is infeasible): the call runs until its cap. :func:`kperc.snkpvn` refuses
@@ -620,7 +630,7 @@ def lemma7_table(l7: pd.DataFrame) -> str:
     return (
         l7.groupby(["kind", "rho"])
         .agg(instances=("seed", "size"), worst_ratio=("worst_ratio", "max"))
-        .to_string(float_format=_fmt)
+        .pipe(table_text, {"worst_ratio": "largest dist / bound"}, float_format=_fmt)
     )
 
 
@@ -697,8 +707,16 @@ def sandwich_table(sw: pd.DataFrame) -> str:
             min_right=("lemma8_right", "min"),
             min_lemma9=("lemma9_right", "min"),
         )
-        .to_string(float_format=_fmt)
+        .pipe(table_text, _SANDWICH_NAMES, float_format=_fmt, na="no W")
     )
+
+
+#: Headings of the sandwich table: the smallest slack of each inequality.
+_SANDWICH_NAMES = {
+    "max_left": "L8 left, max",
+    "min_right": "L8 right, min",
+    "min_lemma9": "L9 right, min",
+}
 
 
 def sandwich_glue(sw: pd.DataFrame) -> GlueItems:
@@ -750,7 +768,7 @@ def snkpvn_infeasible_verdict(sn: pd.DataFrame) -> Verdict:
     """The inseparable SNKPVN bound on the other runs of a :func:`snkpvn_sweep`."""
     ie = sn[sn["kind"] != "planted"]
     detail = (
-        f"verified delta-certificate with K < 2 sqrt(n) dist(q,W)/delta on {len(ie)} "
+        f"verified delta-certificate with K <= 2 sqrt(n) dist(q,W)/delta on {len(ie)} "
         f"inseparable runs; worst ratio {ie['ratio'].max():.3g}"
     )
     return make_verdict(ie["ok"].all(), detail, len(ie))
@@ -773,7 +791,11 @@ def snkpvn_table(sn: pd.DataFrame) -> str:
             max_nit=("nit", "max"),
             worst_ratio=("ratio", "max"),
         )
-        .to_string(float_format=_fmt)
+        .pipe(
+            table_text,
+            {"median_nit": "median K", "max_nit": "largest K", "worst_ratio": "K / bound"},
+            float_format=_fmt,
+        )
     )
 
 
@@ -792,19 +814,19 @@ def slides_order_text(demo: dict[str, Any]) -> str:
     Raises
     ------
     ClaimError
-        If the demonstration did not come out as the text says: the slides' order must
+        If the demonstration did not come out as the text says: the talk's order must
         hit its iteration cap and the guarded ISNKPVN must return a certificate.
     """
     if demo["slides_outcome"] != "max_iter" or demo["guard_outcome"] != "certificate":
         raise ClaimError(
-            "the slides' order should run until its cap and the guard should return a "
+            "the talk's order should run until its cap and the guard should return a "
             f"certificate; got {demo['slides_outcome']!r} and {demo['guard_outcome']!r}"
         )
     return (
         f"two copies of one point with opposite labels: ||q_0||_G = {demo['norm_q0']:.3g}\n"
-        f"slides' order, SNKPVN(q_0, delta_0 = 0): {demo['slides_outcome']} after "
-        f"{demo['slides_nit']} iterations\n  (it would never stop without the cap)\n"
-        f"with the guard: {demo['guard_outcome']} after {demo['guard_nouter']} calls and "
+        "in the talk's order, SNKPVN(q_0, delta_0 = 0) runs first: stopped by the cap\n"
+        f"  after {demo['slides_nit']} iterations (without a cap it would never stop)\n"
+        f"with the guard: a {demo['guard_outcome']} after {demo['guard_nouter']} calls and "
         f"{demo['guard_nit']} iterations"
     )
 
@@ -891,23 +913,30 @@ def isnkpvn_verdict(
     return make_verdict(allrows["ok"].all(), detail, len(allrows))
 
 
-#: Columns of the per-run ISNKPVN table (inseparable and kernel runs).
-ISNKPVN_COLUMNS = [
-    "kind",
-    "rho_exact",
-    "eps",
-    "outcome",
-    "nouter",
-    "calls_bound",
-    "nit",
-    "total_bound",
-    "nvn_nit",
-]
+#: Columns of the per-run ISNKPVN table (inseparable and kernel runs), with headings.
+ISNKPVN_COLUMNS = {
+    "kind": "problem",
+    "rho_exact": "margin",
+    "eps": "eps",
+    "outcome": "outcome",
+    "nouter": "calls",
+    "calls_bound": "max calls",
+    "nit": "iterations",
+    "total_bound": "max iter.",
+    "nvn_nit": "NVN",
+}
+
+#: Shorter names of the two RBF problems in the printed table.
+_KIND_SHORT = {"moons-rbf": "moons", "moons-rbf-duplicate": "moons, dup"}
 
 
 def isnkpvn_tables(isn_inf: pd.DataFrame, isn_feas: pd.DataFrame, isn_kern: pd.DataFrame) -> str:
-    """Two tables: every inseparable and kernel run, then the separable runs per margin."""
-    show = pd.concat([isn_inf, isn_kern], ignore_index=True)[ISNKPVN_COLUMNS]
+    """Two tables: every inseparable and kernel run, then the separable runs per margin.
+
+    A run's ``NVN`` entry is ``-`` where Von Neumann was not run (tolerances it cannot
+    reach at margin 0 here)."""
+    show = pd.concat([isn_inf, isn_kern], ignore_index=True)[list(ISNKPVN_COLUMNS)]
+    show["kind"] = show["kind"].replace(_KIND_SHORT)
     feas = (
         isn_feas.groupby("rho")
         .agg(
@@ -917,9 +946,21 @@ def isnkpvn_tables(isn_inf: pd.DataFrame, isn_feas: pd.DataFrame, isn_kern: pd.D
             nvn_nit=("nvn_nit", "median"),
             nvn_bound=("nvn_bound", "max"),
         )
-        .to_string(float_format=_fmt4)
+        .pipe(
+            table_text,
+            {
+                "rho": "margin",
+                "nouter": "calls",
+                "isnkpvn_nit": "ISNKPVN",
+                "total_bound": "bound",
+                "nvn_nit": "NVN",
+                "nvn_bound": "NVN bound",
+            },
+            float_format=_fmt4,
+        )
     )
-    return show.to_string(index=False, float_format=_fmt4) + "\n\n" + feas
+    runs = table_text(show, ISNKPVN_COLUMNS, index=False, float_format=_fmt4)
+    return runs + "\n\n" + feas
 
 
 def isnkpvn_glue(
@@ -1067,8 +1108,8 @@ def gamma_means(gam: pd.DataFrame) -> pd.DataFrame:
 
 def gamma_table(agg: pd.DataFrame) -> str:
     """Mean total iterations: one row per ``gamma``, one column per problem."""
-    return agg.pivot_table(index="gamma", columns="kind", values="nit").to_string(
-        float_format=_fmt4
+    return agg.pivot_table(index="gamma", columns="kind", values="nit").pipe(
+        table_text, float_format=_fmt4
     )
 
 
@@ -1099,11 +1140,13 @@ def gamma_glue(agg: pd.DataFrame, *, gamma: float, runs: int) -> GlueItems:
 
 
 def gamma_bound_exercise(
-    n: int = 100, eps: float = 1e-6, rho: float = 0.0, norm_q0: float = 1.0
+    n: int = 100, eps: float = 1e-6, rho: float = -0.1, norm_q0: float = 1.0
 ) -> str:
     """The exercise on the best ``gamma`` of the bound: on the grid ``1.5, 1.51, ...,
     10`` the a-priori total of :func:`isnkpvn_total_bound` at ``gamma = 2`` and ``10``
-    relative to its smallest value, and where it is smallest.
+    relative to its smallest value, and where it is smallest. With ``rho < 0`` and
+    ``eps`` far below ``|rho|`` the total is the count of calls times the per-call bound,
+    which behaves like ``gamma / ln gamma``.
 
     Raises
     ------

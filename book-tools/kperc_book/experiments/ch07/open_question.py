@@ -324,7 +324,7 @@ def check_bounds(
         "ok": all(r["snkpvn"] >= r["lower_bound"] for r in low),
         "instances": len(low),
         "worst": wl,
-        "detail": f"SNKPVN needed at least the derived lower bound on all {len(low)} "
+        "detail": f"SNKPVN needed at least the lower bound of the remark on all {len(low)} "
         f"imbalanced instances; largest bound / count {wl:.3f}",
     }
     return res

@@ -28,6 +28,9 @@ from kperc_book.experiments.ch07.open_question import COUNT_KEYS, medians, sqrt_
 from kperc_book.experiments.ch07.summary import summary_markdown
 from kperc_book.experiments.ch07.timings import timings_markdown
 
+#: Column headings of the sweep table, by count key.
+_METHOD_NAMES = {"snkpvn": "SNKPVN", "isnkpvn": "ISNKPVN", "snkp": "SNKP"}
+
 
 def _glue_markdown(name: str, text: str) -> None:
     from IPython.display import Markdown
@@ -111,17 +114,19 @@ def sweep_table(rows: Sequence[Mapping[str, Any]], res: Mapping[str, Any]) -> di
             "on the imbalanced family SNKPVN should grow with an exponent above 0.35 and "
             f"SNKP below 0.2; fitted {s_imb['snkpvn']:.3f} and {s_imb['snkp']:.3f}"
         )
-    cols = {(f, k): med[f][k].astype(int) for f in med for k in COUNT_KEYS}
+    cols = {(f, _METHOD_NAMES[k]): med[f][k].astype(int) for f in med for k in COUNT_KEYS}
     cols[("imbalanced", "lower bound")] = low["lower_bound"].astype(int)
     table = pd.DataFrame(cols, index=pd.Index(med["balanced"]["n"], name="n")).astype(object)
     table.loc["exponent"] = [
         f"{slopes[f][k]:+.2f}"
         for f, k in [(f, k) for f in med for k in COUNT_KEYS] + [("imbalanced", "lower_bound")]
     ]
+    low_res = res["snkpvn-lower"]
     caption = (
-        f"[derived] {res['snkpvn-lower']['detail']}\n"
-        "median halting index (ISNKPVN: total inner iterations); last row: fitted "
-        f"exponent of n (sqrt(n): 0.5, sqrt(log n): {ref:.3f} over this range)"
+        f"the remark's lower bound held on all {low_res['instances']} imbalanced instances\n"
+        f"  (largest bound / count {low_res['worst']:.3f})\n"
+        "median halting index (ISNKPVN: total inner iterations)\n"
+        f"last row: fitted exponent of n (sqrt(n): 0.5, sqrt(log n): {ref:.3f} here)"
     )
     return {
         "med": med,
@@ -187,7 +192,7 @@ def svm_table(cmp_rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "n": cmp["n"],
-            "rho_K (exact)": cmp["rho"].map("{:.4g}".format),
+            "exact margin": cmp["rho"].map("{:.4g}".format),
             "bias-free SVC": cmp["svm"].map("{:.4g}".format),
             "SNKP": cmp["snkp"].map("{:.2g}".format),
             "SNKP K": cmp["snkp_nit"],
@@ -270,6 +275,63 @@ def peers_lost_text(lost: Sequence[Sequence[Any]], family_labels: Mapping[str, s
     return f"it lost {len(lost)}, on " + " and ".join(fams) + " problems"
 
 
+def families_goal(
+    frec: Mapping[str, Any], rho_max: float = 1e-2, n_min: int = 10_000
+) -> dict[str, Any]:
+    """SNKP against every solver of the by-family comparison (LogisticRegression and the
+    other kperc algorithms included) where the goal asks (``0 < rho <= rho_max``,
+    ``n >= n_min``).
+
+    Returns ``cases`` (instances where some solver separated), ``snkp_first`` (how many
+    SNKP separated first) and ``others`` (solver -> the ``(family, rho)`` it won).
+    """
+    from benchmarks.peers.analysis import family_winners
+
+    cases, first, others = 0, 0, {}
+    for w in family_winners(dict(frec)):
+        if not (0 < w["rho"] <= rho_max and w["n"] >= n_min) or w["fastest"] is None:
+            continue
+        cases += 1
+        if w["fastest"] == "snkp":
+            first += 1
+        else:
+            others.setdefault(w["fastest"], []).append((w["family"], w["rho"]))
+    return {"cases": cases, "snkp_first": first, "others": others}
+
+
+def families_goal_text(goal: Mapping[str, Any]) -> str:
+    """The prose's words for :func:`families_goal`: who was faster than SNKP, and where."""
+    from benchmarks.peers.config import FAMILY_NAMES, SOLVER_LABELS
+
+    if not goal["others"]:
+        return "no solver was faster than SNKP there"
+    parts = []
+    for solver, cases in sorted(goal["others"].items()):
+        by_family: dict[str, list[str]] = {}
+        for fam, rho in cases:
+            by_family.setdefault(fam, []).append(f"{rho:g}")
+        where = " and ".join(
+            f"{FAMILY_NAMES[fam]} (ρ = {' and '.join(rhos)})" for fam, rhos in by_family.items()
+        )
+        parts.append(f"{SOLVER_LABELS[solver]} on {where}")
+    return "the others went to " + "; ".join(parts)
+
+
+def peers_nkp_text(record: Mapping[str, Any], rho_max: float = 1e-2, n_min: int = 10_000) -> str:
+    """How often kperc's NKP, which the goal of :func:`benchmarks.peers.analysis.snkp_goal`
+    leaves out, separated first where the goal asks, in words."""
+    from benchmarks.peers.analysis import crossovers
+
+    k = sum(
+        e["fastest"] == "nkp"
+        for c in crossovers(dict(record))
+        if c["rho"] <= rho_max
+        for e in c["by_n"]
+        if e["n"] >= n_min
+    )
+    return "in none of them" if k == 0 else f"in {k} of them"
+
+
 def peers_machine_text(busy: bool) -> str:
     """The prose's words for the load of the machine the comparison ran on."""
     return "a busy machine, so read them as indicative" if busy else "an otherwise idle machine"
@@ -297,6 +359,7 @@ def glue_peers(ch, record: Mapping[str, Any] | None = None) -> None:
     ch.glue("ch07_peers_cases", goal["cases"])
     ch.glue("ch07_peers_snkp_wins", goal["snkp_wins"])
     ch.glue("ch07_peers_lost", peers_lost_text(goal["lost"], FAMILY_LABELS))
+    ch.glue("ch07_peers_nkp", peers_nkp_text(record))
     ch.glue("ch07_peers_machine", peers_machine_text(record["busy"]))
 
 
@@ -321,6 +384,10 @@ def glue_families(ch, record: Mapping[str, Any] | None = None) -> None:
     ch.glue("ch07_fam_kperc_first", sum(r["fastest"] in KPERC_SOLVERS for r in rows))
     ch.glue("ch07_fam_snkp_first", sum(r["fastest"] == "snkp" for r in rows))
     ch.glue("ch07_fam_machine", peers_machine_text(record["busy"]))
+    goal = families_goal(record)
+    ch.glue("ch07_fam_goal_cases", goal["cases"])
+    ch.glue("ch07_fam_goal_snkp", goal["snkp_first"])
+    ch.glue("ch07_fam_goal_others", families_goal_text(goal))
 
 
 # ------------------------------------------------------------- quoted values, affine margin
@@ -328,9 +395,35 @@ def glue_families(ch, record: Mapping[str, Any] | None = None) -> None:
 WINNOW_GLUE = ("ch02_w_dmax", "ch02_w_slope_w", "ch02_w_slope_np")
 
 
+#: What each value quoted from another chapter is, in words (keyed by its glue name).
+QUOTED_LABELS = {
+    "ch02_w_dmax": "largest dimension d",
+    "ch02_w_slope_w": "Winnow, exponent of d",
+    "ch02_w_slope_np": "Normalised Perceptron, exponent of d",
+    "ch02_worst_ratio_perceptron": "Perceptron, largest count / bound",
+    "ch02_worst_ratio_np": "Normalised Perceptron, largest count / bound",
+    "ch03_nkp_bound_ratio": "NKP, largest count / bound",
+    "slope_perceptron": "Perceptron, exponent of 1/rho",
+    "slope_nkp": "NKP, exponent of 1/rho",
+    "slope_snkp": "SNKP, exponent of 1/rho",
+    "snkp_bound_ratio_max": "SNKP, largest count / bound",
+    "ch05_edge_slope": "NVN, exponent of 1/eps at margin 0",
+    "ch05_efd_worst": "NVN, largest count / Epelman-Freund bound",
+    "ch06_sn_worst_f": "SNKPVN, largest count / separable bound",
+    "ch06_sn_worst_i": "SNKPVN, largest count / inseparable bound",
+    "ch06_slope_nvn_rho": "NVN, exponent of 1/rho_K (separable)",
+    "ch06_slope_isn_rho": "ISNKPVN, exponent of 1/rho_K (separable)",
+    "ch06_slope_isn_eps": "ISNKPVN, exponent of 1/eps at margin 0",
+    "ch06_isn_total_worst": "ISNKPVN, largest total / its bound",
+}
+
+
 def quoted_line(where: str, values: Mapping[str, Any]) -> str:
-    """``quoted from <where>: key = value, ...``: the values another chapter glued."""
-    return f"quoted from {where}: " + ", ".join(f"{k} = {v}" for k, v in values.items())
+    """The values another chapter glued, one line each, named in words
+    (:data:`QUOTED_LABELS`)."""
+    return "\n".join(
+        [f"quoted from {where}:"] + [f"  {QUOTED_LABELS[k]}: {v}" for k, v in values.items()]
+    )
 
 
 def glue_winnow(ch, w2: Mapping[str, Any]) -> None:
@@ -365,9 +458,8 @@ def affine_report(am: Mapping[str, Any]) -> str:
             f"{am['name']}, n = {am['n']}",
             f"  span-restricted (affine) margin, points in R^2: {am['rho_span']:+.6f}",
             f"  the same after embedding in R^3:                 {am['rho_span_embedded']:+.6f}",
-            f"  definition (5) in R^3: w = e_3 gives min_i a_i^T w = {am['orth_value']:+.1f}, "
-            f"and a Gordan certificate p (||sum p_i a_i|| < 1e-12: "
-            f"{am['certificate_norm'] < 1e-12}) shows that no unit w does better",
+            f"  definition (5) in R^3: w = e_3 gives min_i a_i^T w = {am['orth_value']:+.1f},",
+            "    and no unit w does better: a Gordan certificate p has ||sum p_i a_i|| < 1e-12",
         ]
     )
 
@@ -404,10 +496,11 @@ def glue_summary_table(
 
 
 def quoted_values(measured: Mapping[tuple[str, str], float]) -> str:
-    """Every value the summary table quotes, one line each, by chapter and key."""
+    """Every value the summary table quotes, one line each, by chapter, named in words
+    (:data:`QUOTED_LABELS`)."""
     lines = ["quoted from the chapters:"]
     for (chapter, key), value in sorted(measured.items()):
-        lines.append(f"  {chapter}: {key} = {value}")
+        lines.append(f"  Chapter {int(chapter[2:])}, {QUOTED_LABELS[key]}: {value}")
     return "\n".join(lines)
 
 

@@ -135,7 +135,9 @@ ALGORITHMS: tuple[Algorithm, ...] = (
         r"each $<2\sqrt{2n}/\rho_K$; otherwise at most "
         r"$\lfloor\log(\|q_0\|_G/\varepsilon)/\log\gamma\rfloor+1$ calls, each "
         r"$<2\sqrt{2n}/\rho_K$ if $\rho_K>0$ and "
-        r"$<2\sqrt{2n}\,\gamma/(\|q_t\|_G+|\rho_K|)$ if infeasible",
+        r"$<2\sqrt{2n}\,\gamma/(\|q_t\|_G+|\rho_K|)$ if infeasible; "
+        r"if $\rho_K\le\varepsilon$, fewer than $2\sqrt{2n}\,\gamma^2/((\gamma-1)\varepsilon)$ "
+        r"iterations in all",
         r"as SNKPVN, per inner iteration",
         (
             Measured("ch06", "ch06_isn_total_worst", "at most {value} of the total bound", ".2g"),
