@@ -140,7 +140,7 @@ def snkpvn_sandwich(feas: Mapping[str, Any], infs: Mapping[str, Any]):
     Parameters
     ----------
     feas, infs : mapping
-        Outputs of :func:`kperc_book.experiments.ch06.sandwich_run` with
+        Outputs of the ``sandwich_run`` of Chapter 6 (``book/ch06_primal_dual.ipynb``) with
         ``keep_trace=True`` on a separable and an inseparable instance (keys ``trace``
         with ``k``, ``norm_p_G``, ``L_mu_q``, ``L``, ``mu``; ``nit``, ``outcome``;
         ``rho_exact`` for ``feas`` and ``dist`` for ``infs``).
