@@ -96,7 +96,7 @@ def _write_json(path: Path, payload: Any) -> None:
 
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(payload, indent=2, sort_keys=True, default=_json_default) + "\n"
-    atomic_write(path, text, durable=False)  # staging files: reproduce fsyncs at commit
+    atomic_write(path, text, durable=False)  # staging: reproduce fsyncs its copies in book/
 
 
 #: Unit round-off of IEEE double precision (half the machine epsilon).

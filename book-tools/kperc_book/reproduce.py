@@ -397,10 +397,16 @@ def _prepare(moves: list[tuple[Path, Path]]) -> list[tuple[Path, Path]]:
 
 
 def _write(root: Path, key: str, ready: list[tuple[Path, Path]]) -> None:
-    """Move the prepared files onto their targets (one ``os.replace`` each)."""
-    if not ready:
-        return
+    """Move the prepared files onto their targets (one ``os.replace`` each).
+
+    While it runs, a note in ``_build/reproduce/`` says that the chapter is being
+    written; a run that dies meanwhile leaves it for the next run to report. Once every
+    file is in place the chapter is whole, and so is it when nothing had to change.
+    """
     note = _marker(root, key)
+    if not ready:
+        note.unlink(missing_ok=True)
+        return
     note.parent.mkdir(parents=True, exist_ok=True)
     note.write_text(" ".join(shlex.quote(str(d)) for _, d in ready) + "\n")
     for k, (tmp, dst) in enumerate(ready):

@@ -286,7 +286,8 @@ def test_a_signal_at_every_step_of_the_write_loses_nothing(base, steps, tmp_path
             half = _whole(repo) is None
             assert ("may be half updated" in err) == half, (k, err)
         _check_after_fault(repo, code, err)
-        _run(repo, "old", ("ch02",))  # the next start clears what a killed run left
+        if code == -9:  # SIGKILL cannot be handled: the next start clears what it left
+            _run(repo, "old", ("ch02",))
         _no_debris(repo)
 
 

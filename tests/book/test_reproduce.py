@@ -410,3 +410,20 @@ def test_restore_command_names_every_file_of_the_chapter(book):
     assert rp.restore_command(book, nb) == (
         "git restore -- book/ch01_alpha.ipynb book/_generated/ch01.json 'book/figures/ch01-*'"
     )
+
+
+def test_a_whole_rerun_clears_the_note_of_an_interrupted_write(book):
+    """The note a killed write leaves is reported by the next run, and a run of that
+    chapter makes it whole, even when no file had to change."""
+    import io
+
+    _run(book, ["ch01"])
+    note = paths.reproduce_dir(book) / "ch01.writing"
+    note.write_text("book/ch01_alpha.ipynb\n")
+    out = io.StringIO()
+    rp.reproduce(["ch02"], root=book, update_report=False, out=out)
+    assert "ch01_alpha.ipynb and its records, which may be half updated" in out.getvalue()
+    assert "`git restore -- book/ch01_alpha.ipynb" in out.getvalue()
+    assert note.exists()
+    rp.reproduce(["ch01"], root=book, update_report=False, out=io.StringIO())
+    assert not note.exists()
