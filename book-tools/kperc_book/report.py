@@ -261,7 +261,7 @@ def render(root: Path | str = paths.ROOT) -> str:
         "## Commands",
         "",
         "```bash",
-        "make                                        # verify data, rerun every chapter, build",
+        "make                                        # verify data, re-run changed chapters, build",
         "make test                                   # every check (see README.md)",
         "python -m kperc_book.data --check                # verify data/ (never rewrites it)",
         "python -m kperc_book.reproduce                   # re-execute every chapter",
