@@ -407,13 +407,14 @@ def _write(root: Path, key: str, ready: list[tuple[Path, Path]]) -> None:
     if not ready:
         note.unlink(missing_ok=True)
         return
-    note.parent.mkdir(parents=True, exist_ok=True)
-    note.write_text(" ".join(shlex.quote(str(d)) for _, d in ready) + "\n")
     for k, (tmp, dst) in enumerate(ready):
-        _step("replace", dst)
         try:
+            _step("replace", dst)
+            if k == 0:  # durable: it must outlive a power cut that the replaces outlive
+                note.parent.mkdir(parents=True, exist_ok=True)
+                _fsio.atomic_write(note, " ".join(shlex.quote(str(d)) for _, d in ready) + "\n")
             os.replace(tmp, dst)
-        except OSError:
+        except BaseException:  # an error, Ctrl-C or SIGTERM: no copies left in book/
             for t, _ in ready[k:]:
                 t.unlink(missing_ok=True)
             raise
@@ -473,8 +474,8 @@ def _failed_cell(out_path: Path, err: Exception, source_nb) -> str:
         bad = next(
             c for c in out.cells if c.get("metadata", {}).get("papermill", {}).get("exception")
         )
-        first = nbu._source(bad).strip().splitlines()
-        first = first[0] if first else ""
+        lines = nbu._source(bad).strip().splitlines()
+        first = lines[0] if lines else ""
         if nbu.INJECTED_TAG in bad.get("metadata", {}).get("tags", []):
             where = "the injected parameters cell"
         else:
@@ -595,7 +596,16 @@ def run_notebook(
             ready = _prepare(_planned(stage, (final, path), key))
         except OSError as err:
             raise ChapterFailed(f"{path.name}: {_os_error(err)}; book/ is unchanged") from None
-        _write(root, key, ready)
+        try:
+            _write(root, key, ready)
+        except OSError as err:  # a disk that failed between two renames
+            state = (
+                f"{path.name} and its records may be half updated: "
+                f"`{restore_command(root, path)}` restores them"
+                if _marker(root, key).exists()
+                else "book/ is unchanged"
+            )
+            raise ChapterFailed(f"{path.name}: {_os_error(err)}; {state}") from None
         failed.unlink(missing_ok=True)  # the executed copy of an earlier failure is stale
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
