@@ -365,10 +365,11 @@ def test_read_only_files_are_replaced_whole_and_stay_read_only(repo):
 
 def test_two_commands_at_once_both_complete(repo):
     """The second waits for the first (the lock), says so, and neither loses anything."""
-    first = _driver(repo, "one", ("ch01",), KPERC_WAIT="3")
+    first = _driver(repo, "one", ("ch01",), KPERC_WAIT="20")  # long enough to meet
     lock = paths.build_dir(repo) / "reproduce.lock"
     deadline = time.time() + 60
-    while not (paths.reproduce_dir(repo).is_dir() and any(paths.reproduce_dir(repo).iterdir())):
+    work = paths.reproduce_dir(repo)
+    while not any(p.is_dir() for p in work.iterdir()):  # its run folder: the lock is held
         assert time.time() < deadline and first.poll() is None, "first run did not start"
         time.sleep(0.05)
     second = _driver(repo, "two", ("ch02",))
