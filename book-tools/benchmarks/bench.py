@@ -60,7 +60,7 @@ Suites (``--suite``, default all):
     Chapter 7's wall times: SNKP, NKP, SVC and the exact margin on the book's problems
     (writes ``book/_generated/timings/ch07-svm.json``).
 ``regen``
-    Chapter regeneration times from ``book/_generated/runs.json`` (written by
+    Chapter regeneration times from ``_build/reproduce/runs.json`` (written by
     ``python -m kperc_book.reproduce``) and, with ``--build``, the time of
     ``jupyter-book build``.
 
