@@ -1,4 +1,4 @@
-# kperc-book: `make` regenerates everything and builds the book; `make test` checks it.
+# kperc-book: `make` re-runs what changed and builds the book; `make test` checks it.
 # Every target works from a clean clone on a machine with only Python 3 (and make).
 
 PYTHON ?= python3
@@ -10,12 +10,13 @@ CONSTRAINTS := requirements/constraints.txt
 CHROMIUM := /usr/bin/chromium
 
 .DEFAULT_GOAL := all
-.PHONY: all env data chapters report html test check test-deps lint typecheck unit nbval datacheck \
-        wheel minversions browser bench clean blas nbval-blas
+.PHONY: all env data chapters report html pdf test check test-deps lint typecheck unit nbval \
+        datacheck wheel minversions browser bench clean blas nbval-blas chromium
 
-## make: environment, data, every chapter re-executed, HTML book
-all: env data chapters html
+## make: environment, data verified, the chapters that changed re-executed, HTML book, PDF
+all: env data chapters html pdf
 	@echo "Book built: $(CURDIR)/_build/html/index.html"
+	@echo "PDF: $(CURDIR)/_build/html/kperc-book.pdf (linked from the landing page)"
 
 ## the virtual environment (re-installed only when a pyproject.toml changes): the one
 ## install line of the README, the kperc library and the book's tools (book-tools/, the
@@ -35,17 +36,56 @@ $(STAMP): pyproject.toml book-tools/pyproject.toml $(CONSTRAINTS)
 data: env
 	$(PY) -m kperc_book.data --check
 
-chapters: env
-	$(PY) -m kperc_book.reproduce
+## A chapter re-runs only when its notebook, the stored data, the library or the book's
+## tools changed (or the environment was re-installed): each run leaves a stamp file in
+## _build/stamps/, newer than everything it read. The ledger also reads every chapter's
+## records and the tests' ledger marks; the benchmarks page reads the harness's records.
+NOTEBOOKS := $(wildcard book/*.ipynb)
+RAN       := $(patsubst book/%.ipynb,_build/stamps/%.ran,$(NOTEBOOKS))
+SOURCES   := $(shell find kperc book-tools -name '*.py' -not -path '*/__pycache__/*')
+DATA      := $(wildcard data/*)
+chapters: $(RAN)
+_build/stamps/%.ran: book/%.ipynb $(SOURCES) $(DATA) $(STAMP)
+	$(PY) -m kperc_book.reproduce $*
+	@mkdir -p $(@D) && touch $@
+_build/stamps/ledger.ran: $(filter-out _build/stamps/ledger.ran,$(RAN)) \
+	$(shell find tests -name '*.py' -not -path '*/__pycache__/*')
+_build/stamps/benchmarks.ran: $(wildcard book/_generated/*.json book/_generated/timings/*)
 
 report: env
 	$(PY) -m kperc_book.report
 
 html: env report
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going
+	@if [ -f _build/pdf/kperc-book.pdf ]; then cp _build/pdf/kperc-book.pdf _build/html/; fi
+
+## make pdf: the whole book as one PDF, without TeX: the single-page HTML build printed by
+## Debian's Chromium (installed if missing, as for the browser test), then copied next to
+## the HTML book, whose landing page links it. Re-made only when a page changed.
+PAGES := $(wildcard book/*.md book/*.ipynb book/*.bib book/figures/* _static/*) _toc.yml _config.yml
+pdf: _build/pdf/kperc-book.pdf
+	@mkdir -p _build/html && cp $< _build/html/kperc-book.pdf
+_build/pdf/kperc-book.pdf: $(PAGES) $(STAMP) | chromium
+	rm -rf _build/singlehtml
+	$(VENV)/bin/jupyter-book build . --builder singlehtml -W -n --keep-going
+	@# the root page is written as book/index.html, but its links are relative to the root
+	cp _build/singlehtml/book/index.html _build/singlehtml/kperc-book.html
+	@mkdir -p $(@D)
+	$(CHROMIUM) --headless --no-sandbox --disable-gpu --no-pdf-header-footer \
+	  --run-all-compositor-stages-before-draw --virtual-time-budget=120000 \
+	  --print-to-pdf=$@.part file://$(CURDIR)/_build/singlehtml/kperc-book.html 2>/dev/null
+	mv $@.part $@
+
+chromium:
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  echo "installing Debian chromium (for the PDF and the browser test)"; \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; fi
+	@command -v pdftotext >/dev/null || { \
+	  echo "installing poppler-utils (pdftotext, for the test of the PDF)"; \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y poppler-utils; }
 
 ## make test: the same environment, then every check (stops at the first failure)
-test: test-deps lint typecheck unit blas wheel minversions nbval nbval-blas datacheck html browser
+test: test-deps lint typecheck unit blas wheel minversions nbval nbval-blas datacheck html pdf browser
 	@echo "make test: all checks passed"
 
 ## make check: the fast first command (a couple of minutes): lint and the library's
@@ -54,10 +94,7 @@ check: lint typecheck
 	$(PY) -m pytest tests/lib -m "not slow" -q
 	@echo "make check: passed (make test runs every check)"
 
-test-deps: env
-	@if [ ! -x $(CHROMIUM) ]; then \
-	  echo "installing Debian chromium for the browser test"; \
-	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; fi
+test-deps: env chromium
 	@$(PY) -c "import playwright" || $(PY) -m pip install --quiet -c $(CONSTRAINTS) playwright
 
 LINTED := kperc book-tools tests book benchmark_kperc
@@ -110,7 +147,8 @@ datacheck: env
 	$(PY) -m kperc_book.data --check
 
 browser: env
-	KPERC_REQUIRE_BROWSER=1 $(PY) -m pytest tests/book/test_browser.py -m browser -q
+	KPERC_REQUIRE_BROWSER=1 KPERC_REQUIRE_PDF=1 \
+	  $(PY) -m pytest tests/book/test_browser.py tests/book/test_book_pdf.py -m browser -q
 
 ## make bench: measure everything (one command, every suite, including the chapters'
 ## timing files), then regenerate the chapters that show the timings
@@ -119,25 +157,6 @@ bench: env
 	$(PY) -m benchmarks.bench
 	$(PY) -m kperc_book.reproduce ch04 ch07 benchmarks
 
+## the next `make` re-runs every chapter and rebuilds the book and the PDF
 clean:
 	rm -rf _build
-
-## make pdf: the whole book as one PDF, _build/latex/kperc-book.pdf (LaTeX via xelatex,
-## Debian's TeX Live installed if missing: texlive-fonts-extra, about 500 MB, is there for
-## bbm.sty, which jupyter-book's LaTeX class loads), then the HTML book again with a
-## download link to the PDF on its landing page (a plain `make` build has no such link)
-.PHONY: pdf
-TEX_DEBS := latexmk xindy texlive-latex-recommended texlive-latex-extra \
-            texlive-fonts-recommended texlive-fonts-extra texlive-xetex fonts-freefont-otf
-pdf: env report
-	@if ! command -v xelatex >/dev/null || ! command -v latexmk >/dev/null || \
-	    ! command -v xindy >/dev/null || ! kpsewhich bbm.sty >/dev/null || \
-	    ! fc-list | grep -q FreeSerif; then \
-	  echo "installing Debian's TeX Live for the PDF"; \
-	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y \
-	    --no-install-recommends $(TEX_DEBS); fi
-	rm -rf _build/latex
-	$(VENV)/bin/jupyter-book build . --builder pdflatex
-	$(PY) -c 'import yaml; c = yaml.safe_load(open("_config.yml")); c["parse"]["myst_substitutions"]["pdf_download"] = "The whole book is also available as one PDF: {download}`kperc-book.pdf </_build/latex/kperc-book.pdf>`."; yaml.safe_dump(c, open("_build/pdf-config.yml", "w"), allow_unicode=True, sort_keys=False)'
-	$(VENV)/bin/jupyter-book build . -W -n --keep-going --config _build/pdf-config.yml
-	@echo "PDF: $(CURDIR)/_build/latex/kperc-book.pdf (linked from _build/html/book/index.html)"

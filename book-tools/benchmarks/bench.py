@@ -60,7 +60,7 @@ Suites (``--suite``, default all):
     Chapter 7's wall times: SNKP, NKP, SVC and the exact margin on the book's problems
     (writes ``book/_generated/timings/ch07-svm.json``).
 ``regen``
-    Chapter regeneration times from ``book/_generated/runs.json`` (written by
+    Chapter regeneration times from ``_build/reproduce/runs.json`` (written by
     ``python -m kperc_book.reproduce``) and, with ``--build``, the time of
     ``jupyter-book build``.
 
@@ -140,6 +140,11 @@ def main(argv: list[str] | None = None) -> int:
     over: dict[str, Any] = {}
     if args.suite != "all":
         over["suites"] = tuple(s.strip() for s in args.suite.split(",") if s.strip())
+        if not over["suites"]:  # an unset shell variable: never an empty record
+            ap.error(
+                f"--suite {args.suite!r} names no suite; choose from {','.join(SUITES)} "
+                "(nothing was measured or written)"
+            )
     if args.sizes:
         over["sizes"] = _parse_ints(args.sizes)
     if args.rhos:
@@ -168,6 +173,20 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(
             f"--suite: unknown suite(s) {', '.join(sorted(unknown))}; "
             f"choose from {','.join(SUITES)}"
+        )
+    # a selection never erases what was recorded: a partial run keeps the other suites
+    # only with --merge, and a smoke run never replaces the book's record
+    partial = set(over.get("suites", SUITES)) != set(SUITES)
+    if out.exists() and partial and not args.merge:
+        ap.error(
+            f"--suite {args.suite} measures only part of {display_path(out)}, whose other "
+            "suites would be lost: add --merge to keep them, or --out to write elsewhere "
+            "(nothing was measured or written)"
+        )
+    if args.quick and out.resolve() == Path(DEFAULT_OUT).resolve():
+        ap.error(
+            f"--quick would replace the measurements of {display_path(out)} by a smoke "
+            "run: give --out a scratch file (nothing was measured or written)"
         )
     cfg = quick_config(**over) if args.quick else default_config(**over)
     argv_used = sys.argv[1:] if argv is None else list(argv)

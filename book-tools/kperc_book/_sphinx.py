@@ -7,6 +7,10 @@ it (``kperc._perceptrons.snkp``), and an object documented under its defining mo
 may be cited by the name it is re-exported under. This extension resolves a reference
 that Sphinx could not resolve by trying the other name; a name that does not exist in
 kperc stays a broken reference (and fails the nitpicky build).
+
+It also lets the single-page HTML builder (``--builder singlehtml``, which ``make pdf``
+prints to PDF) write the nodes that extensions register for the ``html`` builder only
+(myst-nb's hidden cells): Sphinx keys these handlers by builder name.
 """
 
 from __future__ import annotations
@@ -87,8 +91,16 @@ def _unnumbered_pages_have_no_figure_numbers(app, env):
     return []
 
 
+def _html_handlers_for_singlehtml(app):
+    handlers = app.registry.translation_handlers
+    if app.builder.name == "singlehtml":
+        for node, visitors in handlers.get("html", {}).items():
+            handlers.setdefault("singlehtml", {}).setdefault(node, visitors)
+
+
 def setup(app):
     app.connect("missing-reference", _missing_reference)
     # after Sphinx's own collector has assigned the numbers (default priority 500)
     app.connect("env-get-updated", _unnumbered_pages_have_no_figure_numbers, priority=900)
+    app.connect("builder-inited", _html_handlers_for_singlehtml)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

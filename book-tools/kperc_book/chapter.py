@@ -64,8 +64,20 @@ def _record_dirs() -> tuple[Path, Path]:
 
     Under :mod:`kperc_book.reproduce` the staging folder it names in ``KPERC_BOOK_STAGING``;
     otherwise ``_build/scratch/`` (nbval and plain Jupyter runs change nothing committed).
+    Outside a checkout it raises :class:`kperc_book.paths.OutsideCheckout`, one sentence.
     """
-    return paths.record_dirs(os.environ.get(STAGING_ENV) or paths.scratch_dir())
+    staging = os.environ.get(STAGING_ENV)
+    if staging:
+        return paths.record_dirs(staging)
+    if not paths.is_checkout(paths.ROOT):  # never _build/ under site-packages
+        raise paths.OutsideCheckout(
+            "This chapter runs only inside a clone of the kperc-book repository, installed "
+            "with the README's line (it reads the stored datasets of data/ and writes its "
+            f"records to _build/), and {paths.ROOT_ENV} names none and none holds the current "
+            f"folder, so nothing was written: open the chapter in a clone, or set "
+            f"{paths.ROOT_ENV} to one"
+        )
+    return paths.record_dirs(paths.scratch_dir())
 
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -84,7 +96,7 @@ def _write_json(path: Path, payload: Any) -> None:
 
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(payload, indent=2, sort_keys=True, default=_json_default) + "\n"
-    atomic_write(path, text, durable=False)  # staging files: reproduce fsyncs at commit
+    atomic_write(path, text, durable=False)  # staging: reproduce fsyncs its copies in book/
 
 
 #: Unit round-off of IEEE double precision (half the machine epsilon).

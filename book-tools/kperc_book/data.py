@@ -376,9 +376,14 @@ def regenerate(
             raise ValueError(f"unknown dataset {name!r}; known: {sorted(REGISTRY)}.")
     try:
         manifest = _read_manifest(directory)
-    except ManifestError:
+    except ManifestError as err:
         if not write:
             raise
+        if set(names) != set(REGISTRY):  # the rewritten manifest would list only these
+            raise ValueError(
+                f"{err}; --write of only {', '.join(names)} would drop the other datasets "
+                "from the manifest: restore it first, or regenerate them all"
+            ) from None
         manifest = {}
     out = []
     for name in names:
@@ -418,10 +423,46 @@ def verify_all(directory: Path | str = DATA_DIR) -> list[str]:
         except ValueError as err:
             problems.append(str(err))
             continue
+        problems += _provenance_problems(name, stored, manifest[name])
         cmp = compare(name, stored, generate(name))
         if not cmp.ok:
             problems.append(str(cmp))
     return problems
+
+
+def _provenance_problems(name: str, stored: Dataset, entry: dict[str, Any]) -> list[str]:
+    """The manifest fields of ``name`` that disagree with the registry or the file.
+
+    ``file``, ``generator``, ``params``, ``seed`` and ``provenance`` must be what
+    :data:`REGISTRY` says (the regeneration above runs the registry's generator, so a
+    manifest naming another one would be "verified" falsely), and ``shape`` must be the
+    shape of the stored arrays.
+    """
+    func, kwargs, prov = REGISTRY[name]
+    want = json.loads(
+        json.dumps(
+            {
+                "file": f"{name}.npz",
+                "generator": f"kperc.datasets.{func}",
+                "params": kwargs,
+                "seed": kwargs.get("seed"),
+                "provenance": prov,
+                "shape": {"X": list(stored.X.shape), "y": list(stored.y.shape)},
+            }
+        )
+    )
+    fix = f"restore it with `git checkout data/{MANIFEST}`"
+    return [
+        f"{name}: its manifest entry says {field} = {json.dumps(entry.get(field))}, but "
+        + (
+            f"the stored arrays have {json.dumps(value)}"
+            if field == "shape"
+            else f"the registry gives {json.dumps(value)}"
+        )
+        + f"; {fix}"
+        for field, value in want.items()
+        if entry.get(field) != value
+    ]
 
 
 class ManifestError(ValueError):

@@ -35,6 +35,8 @@ __all__ = [
     "find_root",
     "is_checkout",
     "require_checkout",
+    "checkout_message",
+    "OutsideCheckout",
     "book_dir",
     "generated_dir",
     "figures_dir",
@@ -78,6 +80,15 @@ ROOT_ENV = "KPERC_BOOK_ROOT"
 
 class NotACheckout(SystemExit):
     """Raised by a book tool that runs outside a checkout of the repository."""
+
+
+class OutsideCheckout(RuntimeError):
+    """Raised by a chapter that runs outside a checkout: it reads ``data/`` and writes
+    its records under ``_build/`` of the clone, and never elsewhere (such as a virtual
+    environment's ``site-packages``). Jupyter shows only its one sentence."""
+
+    def _render_traceback_(self) -> list[str]:  # IPython's hook: no traceback
+        return [f"{type(self).__name__}: {self}"]
 
 
 def is_checkout(folder: Path | str) -> bool:
@@ -183,7 +194,7 @@ def figure_file(name: str) -> str:
 
 
 def generated_dir(root: Path | str | None = None) -> Path:
-    """``book/_generated/``: the chapters' records and ``runs.json``."""
+    """``book/_generated/``: the chapters' records."""
     return record_dirs(book_dir(root))[0]
 
 
@@ -198,8 +209,9 @@ def timings_dir(root: Path | str | None = None) -> Path:
 
 
 def runs_path(root: Path | str | None = None) -> Path:
-    """``book/_generated/runs.json``: the last run of each chapter."""
-    return generated_dir(root) / "runs.json"
+    """``_build/reproduce/runs.json``: this machine's log of the last run of each chapter
+    (runtime, versions, BLAS), outside git: it changes with every run."""
+    return reproduce_dir(root) / "runs.json"
 
 
 def reproducibility_page(root: Path | str | None = None) -> Path:
@@ -233,7 +245,7 @@ def build_dir(root: Path | str | None = None) -> Path:
 
 
 def reproduce_dir(root: Path | str | None = None) -> Path:
-    """``_build/reproduce/``: the pipeline's lock, journal and staging folders."""
+    """``_build/reproduce/``: the runs' temporary folders and their log."""
     return build_dir(root) / "reproduce"
 
 
@@ -272,17 +284,22 @@ BUILD_DIR = build_dir()
 TOC = toc_path()
 
 
+def checkout_message() -> str:
+    """The one sentence every tool says outside a checkout (see :func:`require_checkout`)."""
+    if os.environ.get(ROOT_ENV):
+        return (
+            f"kperc_book: {ROOT} (named by {ROOT_ENV}) is not a kperc-book checkout (a clone "
+            "of the repository: a folder with _toc.yml, book/ and data/); set it to a clone"
+        )
+    return (
+        "kperc_book: the current folder is not a kperc-book checkout, nor inside one (a "
+        "clone of the repository: a folder with _toc.yml, book/ and data/), so nothing was "
+        f"run or written; run this from a clone, or set {ROOT_ENV} to its folder"
+    )
+
+
 def require_checkout() -> Path:
     """Return :data:`ROOT`, or stop with a one-line message if it is not a checkout."""
     if not (TOC.is_file() and BOOK_DIR.is_dir() and DATA_DIR.is_dir()):
-        how = (
-            f"{ROOT_ENV} names it"
-            if os.environ.get(ROOT_ENV)
-            else f"no checkout above {Path(__file__).resolve().parent} or the current directory"
-        )
-        raise NotACheckout(
-            f"kperc_book: {ROOT} is not a kperc-book checkout (no _toc.yml, book/ and data/; "
-            f"{how}); the book tools run only inside a clone of the repository: run them "
-            f"from the clone, or set {ROOT_ENV} to its folder"
-        )
+        raise NotACheckout(checkout_message())
     return ROOT

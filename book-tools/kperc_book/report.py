@@ -1,19 +1,21 @@
 """The reproducibility page: ``python -m kperc_book.report [--check]``.
 
-``book/reproducibility.md`` is generated (never edited by hand) from
+``book/reproducibility.md`` is generated (never edited by hand) from committed files
+only, none of which changes when nothing changed, so rebuilding the page after an
+unchanged run leaves git clean on any machine:
 
-* ``book/_generated/runs.json``: parameters, runtime and package versions of the last
-  regeneration of each chapter (written by :mod:`kperc_book.reproduce`);
+* the notebooks: the parameters each chapter ran with (its ``parameters`` cell and the
+  values a run with ``-p``/``--preset`` injected), hence the command that repeats it;
+* ``requirements/constraints.txt``: the package versions the outputs were made with;
 * ``book/_generated/<chapter>.json``: each figure's sha256 and the datasets it read
   (written by :class:`kperc_book.chapter.Chapter`), matched with the notebook cell whose source
   calls ``ch.savefig(fig, "name")``;
 * ``data/manifest.json``: the stored datasets (see :mod:`kperc_book.data`).
 
-Runtimes differ from run to run, so they never appear in a notebook's outputs (nbval
-compares those, and re-execution must give byte-identical notebooks); they live in
-runs.json and in this generated Markdown page, which nothing executes or compares.
-``make`` regenerates the page before every build; ``--check`` exits 1 when the
-committed page is stale.
+Runtimes, dates, the BLAS kernel and thread count differ from run to run and machine to
+machine; they are logged in ``_build/reproduce/runs.json`` (this machine's runs, outside
+git), never here or in a notebook's outputs. ``make`` regenerates the page before every
+build; ``--check`` exits 1 when the committed page is stale.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import argparse
 import hashlib
 import json
 import re
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -34,7 +37,7 @@ __all__ = [
     "chapter_rows",
     "figure_rows",
     "dataset_rows",
-    "blas_text",
+    "pinned_versions",
     "render",
     "write_page",
     "main",
@@ -67,16 +70,27 @@ def _fmt_value(v: Any) -> str:
     return repr(v) if isinstance(v, str) else json.dumps(v, default=str)
 
 
+def _injected(nb) -> dict[str, Any]:
+    """The values a run with ``-p``/``--preset`` injected into the notebook (papermill's
+    cell tagged ``injected-parameters``), read like the ``parameters`` cell."""
+    for cell in nb.cells:
+        if cell.cell_type == "code" and nbu.INJECTED_TAG in cell.metadata.get("tags", []):
+            return nbu.parameters({"cells": [{**cell, "metadata": {"tags": ["parameters"]}}]})
+    return {}
+
+
 def chapter_rows(root: Path | str = paths.ROOT) -> list[dict[str, Any]]:
-    """One row per notebook of the table of contents, with its last recorded run.
+    """One row per notebook of the table of contents, with what its outputs came from.
 
     Returns
     -------
     list of dict
-        Keys ``stem``, ``exists`` and ``run`` (the runs.json entry or None).
+        Keys ``stem``, ``exists`` and ``run`` (None for a page not written yet, else a
+        dict with ``parameters``, ``preset`` and ``command``, read from the notebook).
     """
+    import nbformat
+
     root = Path(root)
-    runs = _read_json(paths.runs_path(root), {}).get("chapters", {})
     rows = []
     for entry, path in nbu.toc_pages(root):
         stem = Path(entry).name
@@ -84,8 +98,43 @@ def chapter_rows(root: Path | str = paths.ROOT) -> list[dict[str, Any]]:
             ""
         ).as_posix():
             continue  # Markdown pages are not executed (nor is this page)
-        rows.append({"stem": stem, "exists": path is not None, "run": runs.get(stem)})
+        run = None
+        if path is not None:
+            nb = nbformat.read(path, as_version=4)
+            injected = _injected(nb)
+            named = [k for k, v in nbu.presets(nb).items() if v and v == injected]
+            preset = named[0] if named else "default"
+            command = ["python", "-m", "kperc_book.reproduce", nbu.chapter_key(path)]
+            if named:
+                command += ["--preset", preset]
+            else:
+                for k, v in injected.items():
+                    command += ["-p", k, v if isinstance(v, str) else repr(v)]
+            run = {
+                "parameters": {**nbu.parameters(nb), **injected},
+                "preset": preset if named or not injected else "default, with -p",
+                "command": shlex.join(command),
+            }
+        rows.append({"stem": stem, "exists": path is not None, "run": run})
     return rows
+
+
+def pinned_versions(root: Path | str = paths.ROOT) -> dict[str, str]:
+    """The versions ``requirements/constraints.txt`` pins for the packages a run logs
+    (:data:`kperc_book.reproduce.VERSIONED`), and the checkout's ``kperc``."""
+    from .reproduce import VERSIONED
+
+    pins = {}
+    path = paths.constraints_path(root)
+    for line in path.read_text().splitlines() if path.exists() else []:
+        m = re.match(r"^([A-Za-z0-9_.-]+)==([^ ;]+)", line)
+        if m:
+            pins[m.group(1).lower().replace("_", "-")] = m.group(2)
+    out = {name: pins[name] for name in VERSIONED if name in pins}
+    import kperc
+
+    out["kperc"] = kperc.__version__
+    return dict(sorted(out.items()))
 
 
 def _figure_cells(nb_path: Path) -> list[tuple[str, int, str]]:
@@ -182,62 +231,6 @@ def dataset_rows(root: Path | str = paths.ROOT) -> list[dict[str, Any]]:
     return [{"name": name, **manifest[name]} for name in sorted(manifest)]
 
 
-def _versions_table(rows) -> list[str]:
-    by_pkg: dict[str, dict[str, list[str]]] = {}
-    for r in rows:
-        if r["run"]:
-            for pkg, ver in r["run"].get("versions", {}).items():
-                by_pkg.setdefault(pkg, {}).setdefault(ver, []).append(r["stem"])
-    if not by_pkg:
-        return []
-    body = []
-    for pkg in sorted(by_pkg):
-        vers = by_pkg[pkg]
-        if len(vers) == 1:
-            text = _code(next(iter(vers)))
-        else:
-            text = "; ".join(f"{_code(v)} ({', '.join(s)})" for v, s in sorted(vers.items()))
-        body.append([text_cell(pkg), text])
-    return table_lines(["Package", "Version (chapters, when they differ)"], body)
-
-
-def blas_text(lib: dict[str, Any]) -> str:
-    """One BLAS library of a run record as text.
-
-    Examples
-    --------
-    >>> blas_text({"library": "openblas", "version": "0.3.31", "kernel": "Haswell",
-    ...            "threads": 2, "threading_layer": "pthreads"})
-    'openblas 0.3.31, kernel Haswell, 2 threads (pthreads)'
-    >>> blas_text({"library": "mkl", "version": "2024.0", "kernel": "?", "threads": 1,
-    ...            "threading_layer": "?"})
-    'mkl 2024.0, kernel ?, 1 thread'
-    """
-    threads = lib.get("threads")
-    count = f"{threads} thread{'' if threads == 1 else 's'}" if threads is not None else "threads ?"
-    layer = lib.get("threading_layer")
-    return (
-        f"{lib.get('library', '?')} {lib.get('version', '?')}, kernel {lib.get('kernel', '?')}, "
-        f"{count}" + (f" ({layer})" if layer and layer != "?" else "")
-    )
-
-
-def _blas_list(rows) -> list[str]:
-    """One bullet per BLAS configuration, with the chapters that ran with it."""
-    by_conf: dict[str, list[str]] = {}
-    for r in rows:
-        if not r["run"]:
-            continue
-        libs = r["run"].get("blas")
-        text = (
-            "; ".join(blas_text(lib) for lib in libs)
-            if libs
-            else ("none loaded" if libs == [] else "not recorded (run before this was recorded)")
-        )
-        by_conf.setdefault(text, []).append(r["stem"])
-    return [f"* {text_cell(text)}: {', '.join(stems)}" for text, stems in sorted(by_conf.items())]
-
-
 def render(root: Path | str = paths.ROOT) -> str:
     """The Markdown text of the reproducibility page."""
     root = Path(root)
@@ -250,22 +243,25 @@ def render(root: Path | str = paths.ROOT) -> str:
     lines = [
         "# Reproducibility",
         "",
-        "<!-- Generated by `python -m kperc_book.report` from book/_generated/*.json and",
-        "     data/manifest.json: do not edit; `make` regenerates it. -->",
+        "<!-- Generated by `python -m kperc_book.report` from the notebooks,",
+        "     requirements/constraints.txt, book/_generated/*.json and data/manifest.json:",
+        "     do not edit; `make` regenerates it. -->",
         "",
         "Everything in this book is regenerated from the repository by two commands, and",
-        "this page records what the last regeneration did. It is generated (by",
-        "`python -m kperc_book.report`, run by `make` before each build and by",
-        "`python -m kperc_book.reproduce` after each chapter) from the run records in",
-        "`book/_generated/`, the chapters' figure records and the dataset manifest.",
-        "Runtimes are wall-clock seconds on the machine that ran the chapter; they vary",
-        "from run to run, which is why they appear only here and never in a notebook's",
-        "outputs (those are compared by nbval and must be byte-identical on re-execution).",
+        "this page records what the committed outputs came from: the parameters and the",
+        "command of each chapter, the package versions, each figure with the cell that",
+        "saved it, and the stored datasets. It is generated (by `python -m kperc_book.report`,",
+        "run by `make` before each build and by `python -m kperc_book.reproduce` after each",
+        "chapter) from committed files only, so it changes only when they do. Runtimes, the",
+        "BLAS library, its kernel and thread count differ from machine to machine; each run",
+        "logs them in `_build/reproduce/runs.json` on the machine that ran it, never in a",
+        "notebook's outputs (nbval compares those, and re-execution must give",
+        "byte-identical notebooks).",
         "",
         "## Commands",
         "",
         "```bash",
-        "make                                        # verify data, rerun every chapter, build",
+        "make                                        # verify data, re-run changed chapters, build",
         "make test                                   # every check (see README.md)",
         "python -m kperc_book.data --check                # verify data/ (never rewrites it)",
         "python -m kperc_book.reproduce                   # re-execute every chapter",
@@ -300,48 +296,37 @@ def render(root: Path | str = paths.ROOT) -> str:
         "## Chapters",
         "",
     ]
-    ran = [r for r in chapters if r["run"]]
     if chapters:
         lines += [
-            "One entry per notebook: the preset, the runtime in seconds and the time the "
-            "run finished, then the parameters it ran with and the command that ran it.",
+            "One entry per notebook: the preset, the parameters it ran with and the command "
+            "that runs it again.",
             "",
         ]
         for r in chapters:
             run = r["run"]
             if not run:
-                status = (
-                    "not regenerated by `kperc_book.reproduce` yet"
-                    if r["exists"]
-                    else "not written yet"
-                )
-                lines.append(f"* {doc(r['stem'])}: {status}")
+                lines.append(f"* {doc(r['stem'])}: not written yet")
                 continue
             params = ", ".join(f"{k}={_fmt_value(v)}" for k, v in run["parameters"].items())
             lines += [
-                f"* {doc(r['stem'])}: preset {text_cell(run['preset'])}, "
-                f"{run['runtime_s']:.1f} s, finished {text_cell(run.get('finished_utc', ''))}",
+                f"* {doc(r['stem'])}: preset {text_cell(run['preset'])}",
                 f"  - parameters: {_code(params) if params else '(none)'}",
                 f"  - command: {_code(run['command'])}",
             ]
         lines.append("")
-    if ran:
+    pins = pinned_versions(root)
+    if pins:
         lines += [
             "### Package versions",
             "",
-            "Versions recorded with the last run of each chapter.",
+            "The versions `requirements/constraints.txt` pins, which the README's install "
+            "line installs and the committed outputs were made with.",
             "",
         ]
-        lines += _versions_table(chapters) + [""]
-        lines += [
-            "### BLAS library, kernel and threads",
-            "",
-            "The BLAS library each chapter's last run used, the kernel it selected for the "
-            "CPU (another kernel rounds sums in another order, so the last digits of "
-            "floating-point results may differ) and the number of threads it ran with.",
-            "",
-        ]
-        lines += _blas_list(chapters) + [""]
+        lines += table_lines(
+            ["Package", "Version"], [[text_cell(k), _code(v)] for k, v in pins.items()]
+        )
+        lines.append("")
     lines += [
         "## Figures",
         "",

@@ -6,30 +6,35 @@ Examples::
     python -m kperc_book.reproduce ch04 -p n_seeds 3    # one chapter, one parameter overridden
     python -m kperc_book.reproduce ch04 ch07 --preset full
 
-Each notebook is executed by papermill in its own folder, written to a temporary file
-under ``_build/reproduce/`` (never under ``book/``) and normalised. While it runs, the
-chapter writes its records and figures to a staging folder under ``_build/reproduce/``
-(named in ``KPERC_BOOK_STAGING``, see :mod:`kperc_book.chapter`). A failing chapter
-stops the run, names the notebook and the failing cell, and changes nothing under
-``book/``; so do a dead kernel, a full disk and a read-only folder (one-line errors).
+A chapter runs in three steps, one chapter at a time (a lock, ``_build/reproduce.lock``
+held with :mod:`filelock`, makes two commands take turns):
 
-A succeeded chapter is committed as one unit: its notebook, records, figures and
-``runs.json`` entry are staged, a journal of the renames is written atomically (the
-commit point), the files are renamed into ``book/``, the reproducibility page
-(:mod:`kperc_book.report`) is refreshed and the journal deleted. Ctrl-C and SIGTERM are
-handled alike: before the commit point the chapter is left untouched; during the commit
-they are acted upon once it is complete (Python's handler, which runs in the main
-thread whatever thread the signal reached, only notes them). SIGKILL cannot be
-handled: the next start finishes a journal it finds (:func:`recover`), so after it the
-chapter is wholly old or wholly new, and removes what dead runs left behind. Every run
-holds an exclusive lock (``_build/reproduce/lock``): two commands take turns.
+1. **Run.** papermill executes the notebook in its own folder and writes the result to a
+   temporary folder under ``_build/reproduce/``; the chapter writes its records and
+   figures to ``stage/`` there (named in ``KPERC_BOOK_STAGING``, see
+   :mod:`kperc_book.chapter`). A failing cell, a dead kernel, Ctrl-C or SIGTERM stop
+   here and nothing under ``book/`` has changed.
+2. **Check.** The notebook is normalised (no timestamps, machine paths or random ids),
+   figures that differ from the committed ones only by round-off keep their committed
+   bytes, and every file is copied next to its target in ``book/``. Each target that
+   exists is then replaced by a byte-identical copy of itself, which proves that the
+   real replacement can happen (a read-only folder, an immutable file, a file that is a
+   mount point, a full disk fail here, with one line), before anything has changed.
+3. **Write.** Each file is moved onto its target with one atomic ``os.replace``
+   (records and figures first, the notebook last), and the reproducibility page is
+   rebuilt.
+
+git is the journal. A run killed during step 3 (SIGKILL, a power cut) may leave the
+chapter half updated; its files are all tracked, so ``git restore`` puts back the
+committed chapter, and the next run prints that command (:func:`restore_command`).
+The run log (runtime, versions, BLAS of each run) is ``_build/reproduce/runs.json``,
+outside git.
 
 ``-p`` values are checked before anything runs: a value must have the type of the
 notebook's default (an integer is accepted for a float), numbers must be finite, and a
-parameter whose default is positive must stay positive.
-
-Without ``-p``/``--preset`` a chapter runs with the defaults of its ``parameters``
-cell: a cell injected by an earlier run with overrides is removed first.
+parameter whose default is positive must stay positive. Without ``-p``/``--preset`` a
+chapter runs with the defaults of its ``parameters`` cell: a cell injected by an earlier
+run with overrides is removed first.
 """
 
 from __future__ import annotations
@@ -43,9 +48,8 @@ import platform
 import re
 import shlex
 import shutil
-import signal
 import sys
-import threading
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -60,19 +64,15 @@ from .chapter import STAGING_ENV
 
 __all__ = [
     "ChapterFailed",
-    "CommitIncomplete",
-    "Interrupted",
     "run_notebook",
     "reproduce",
-    "recover",
+    "restore_command",
     "record_run",
     "blas_info",
     "main",
-    "RUNS_PATH",
     "VERSIONED",
 ]
 
-RUNS_PATH = paths.runs_path()
 #: Distributions whose versions are recorded with every run.
 VERSIONED = (
     "kperc",
@@ -90,7 +90,8 @@ VERSIONED = (
 
 
 class ChapterFailed(RuntimeError):
-    """A notebook raised while executing; the message names the notebook and the cell."""
+    """A notebook raised while executing, or its files cannot be replaced; ``book/`` is
+    unchanged and the message says why in one line."""
 
 
 @dataclass
@@ -195,374 +196,231 @@ def np_isfinite(value: float) -> bool:
     return isinstance(value, int) or (value == value and abs(value) != float("inf"))
 
 
-def _owned(p: Path, key: str | None) -> bool:
-    """Whether ``p`` is one of chapter ``key``'s records (``key.json``, ``key-*.png``)."""
-    return p.is_file() and (key is None or p.name.startswith((f"{key}.", f"{key}-")))
-
-
-def _snapshot(dirs: list[Path], key: str | None = None) -> dict[Path, bytes | None]:
-    snap: dict[Path, bytes | None] = {}
-    for d in dirs:
-        if d.is_dir():
-            for p in d.iterdir():
-                if _owned(p, key):
-                    snap[p] = p.read_bytes()
-    return snap
-
-
-def _restore(snap: dict[Path, bytes | None], dirs: list[Path], key: str | None = None) -> None:
-    """Undo what a failed chapter wrote in ``dirs`` itself (its own files added or changed).
-
-    A chapter writes through the staging folder; this only repairs a notebook that wrote
-    into ``book/`` directly. Only files named after the chapter key are touched.
-    """
-    for d in dirs:
-        if not d.is_dir():
-            continue
-        for p in d.iterdir():
-            if _owned(p, key) and p not in snap:
-                p.unlink()
-    for p, blob in snap.items():
-        if not p.exists() or p.read_bytes() != blob:
-            p.parent.mkdir(parents=True, exist_ok=True)
-            _fsio.atomic_write(p, blob)
-
-
-def _move_into_place(src: Path, dst: Path) -> None:
-    """Rename ``src`` onto ``dst`` atomically (through a sibling if on another disk).
-
-    Every file operation of a commit goes through this function (the fault-injection
-    tests count its calls to interrupt a commit at each step).
-    """
-    try:
-        os.replace(src, dst)
-    except OSError as err:
-        if err.errno != errno.EXDEV:
-            raise
-        # build dir on another file system: copy next to the target, then rename
-        _fsio.atomic_write(dst, Path(src).read_bytes())
-        Path(src).unlink()
-
-
 # --------------------------------------------------------------------------------------
-# Lock, journal and recovery
-#
-# A chapter's regeneration writes everything it will change (notebook, records, figures,
-# runs.json) into its staging folder under _build/reproduce/. The commit then
-#   1. checks that every target folder accepts new files;
-#   2. writes the journal (_build/reproduce/journal.json: the list of renames) by one
-#      atomic rename: the commit point;
-#   3. performs the renames, refreshes the reproducibility page and deletes the journal.
-# A process killed before step 2 changed nothing under book/; one killed after it left a
-# journal, and the next run (or any reproduce command) rolls it forward before anything
-# else. All of it happens under an exclusive lock (_build/reproduce/lock), so two
-# commands take turns instead of mixing their files.
+# The lock, the write and the note a killed write leaves
 # --------------------------------------------------------------------------------------
-
-JOURNAL = "journal.json"
-LOCK = "lock"
-
-
-def control_dir(root: Path | str) -> Path:
-    """``_build/reproduce`` of ``root``: home of the lock and the commit journal."""
-    return paths.reproduce_dir(Path(root).resolve())
 
 
 @contextmanager
 def repo_lock(root: Path | str, out=sys.stderr) -> Iterator[None]:
-    """Hold the repository's reproduce lock; say once that we wait if another holds it."""
-    ctl = control_dir(root)
-    ctl.mkdir(parents=True, exist_ok=True)
+    """Hold the repository's reproduce lock (``_build/reproduce.lock``); say once that
+    we wait if another command holds it."""
+    from filelock import FileLock, Timeout
 
-    def waiting(holder: str) -> None:
-        if out is None:
-            return
+    build = paths.build_dir(Path(root).resolve())
+    build.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(build / "reproduce.lock")
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        if out is not None:
+            print(
+                "waiting: another kperc_book.reproduce is updating the book; this run "
+                "continues when it ends",
+                file=out,
+                flush=True,
+            )
+        lock.acquire()
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _marker(root: Path, key: str) -> Path:
+    """The note that chapter ``key``'s files are being written into ``book/``."""
+    return paths.reproduce_dir(root) / f"{key}.writing"
+
+
+def chapter_files(root: Path | str, notebook: Path) -> list[str]:
+    """The paths (relative to ``root``, as git wants them) of a chapter's files.
+
+    Examples
+    --------
+    >>> chapter_files("/r", Path("/r/book/ch04_smoothed_perceptron.ipynb"))
+    ['book/ch04_smoothed_perceptron.ipynb', 'book/_generated/ch04.json', 'book/figures/ch04-*']
+    """
+    root = Path(root)
+    key = nbu.chapter_key(notebook)
+    gen, figs = (d.relative_to(root).as_posix() for d in paths.record_dirs(paths.book_dir(root)))
+    return [
+        Path(notebook).relative_to(root).as_posix(),
+        f"{gen}/{key}.json",
+        f"{figs}/{key}-*",
+    ]
+
+
+def restore_command(root: Path | str, notebook: Path) -> str:
+    """The command that puts a chapter's committed files back (git is the journal).
+
+    Only the paths git tracks are named (``git restore`` refuses a path it does not
+    know); a file new in the interrupted run stays, untracked, until the next run.
+    """
+    specs = chapter_files(root, notebook)
+    tracked = [s for s in specs if _git(root, "ls-files", "--", s)]
+    return shlex.join(["git", "restore", "--", *(tracked or specs)])
+
+
+def _git(root: Path | str, *args: str) -> str:
+    """The output of a git command in ``root`` ('' if git cannot tell)."""
+    import subprocess
+
+    try:
+        res = subprocess.run(
+            ["git", "-C", str(root), *args], capture_output=True, text=True, timeout=60
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return res.stdout.strip() if res.returncode == 0 else ""
+
+
+def _interrupted_writes(root: Path, notebooks: list[Path], out) -> None:
+    """Say how to restore each chapter whose write a killed run left half done.
+
+    Called with the lock held, so a note found belongs to a dead run. A note whose
+    chapter git reports unmodified (it was restored) is removed silently.
+    """
+    folder = paths.reproduce_dir(root)
+    by_key = {nbu.chapter_key(p): p for p in notebooks}
+    for note in sorted(folder.glob("*.writing")) if folder.is_dir() else []:
+        nb = by_key.get(note.stem)
+        if nb is None:
+            continue
+        if _git_clean(root, chapter_files(root, nb)):  # restored with git
+            note.unlink(missing_ok=True)
+            continue
         print(
-            f"waiting: another kperc_book.reproduce (process {holder}) is updating "
-            f"{Path(root).name}/book; this run continues when it ends",
+            f"note: an earlier run was stopped while writing {nb.name} and its records, "
+            f"which may be half updated; `{restore_command(root, nb)}` restores the "
+            "committed chapter, and a successful run of it replaces them all",
             file=out,
             flush=True,
         )
 
-    with _fsio.locked(ctl / LOCK, on_wait=waiting):
-        yield
+
+def _git_clean(root: Path, pathspecs: list[str]) -> bool:
+    """Whether git reports no change in ``pathspecs`` (False if git cannot tell)."""
+    if not _git(root, "rev-parse", "--git-dir"):
+        return False
+    return not _git(root, "status", "--porcelain", "--untracked-files=no", "--", *pathspecs)
 
 
-def _book_dirs(root: Path) -> list[Path]:
+def _clean_after_dead_runs(root: Path) -> None:
+    """Remove what killed runs left: their folders in ``_build/reproduce/`` and their
+    temporary siblings (``.<name>.<pid>.<hex>.tmp``) in ``book/``. Call with the lock
+    held: every such folder then belongs to a dead run, and a sibling is removed only
+    if the process its name carries is gone."""
+    work = paths.reproduce_dir(root)
+    for d in work.iterdir() if work.is_dir() else []:
+        if d.is_dir():
+            shutil.rmtree(d, ignore_errors=True)
     book = paths.book_dir(root)
-    return [book, *paths.record_dirs(book)]
+    for folder in (book, *paths.record_dirs(book)):
+        for p in folder.glob(".*.tmp") if folder.is_dir() else []:
+            m = re.match(r"^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$", p.name)
+            if m and not _pid_alive(int(m.group(1))):
+                p.unlink(missing_ok=True)
 
 
-def recover(root: Path | str = paths.ROOT, out=None) -> str | None:
-    """Finish a commit that a killed run left half done, then remove its leftovers.
-
-    Call with the lock held. A journal found in ``_build/reproduce`` is rolled forward
-    (its renames redone where the source is still staged, the reproducibility page
-    refreshed); temporary files of dead processes are removed from ``book/``,
-    ``book/_generated``, ``book/figures`` and ``_build/reproduce``.
-
-    Returns
-    -------
-    str or None
-        The chapter key whose commit was finished, if any.
-    """
-    root = Path(root).resolve()
-    ctl = control_dir(root)
-    journal = ctl / JOURNAL
-    done = None
-    if journal.exists():
-        try:
-            record = json.loads(journal.read_text())
-            moves = [(Path(a), Path(b)) for a, b in record["moves"]]
-        except (ValueError, KeyError, TypeError, OSError) as err:
-            raise ValueError(
-                f"{journal} is unreadable ({err}); it was written atomically, so the disk "
-                "is at fault: check it, then delete the file and re-run the chapter"
-            ) from None
-        _roll_forward(record, moves, root, journal)
-        done = str(record.get("chapter"))
-        if out is not None:
-            print(f"note: finished the interrupted update of {done} in book/", file=out)
-    for d in _book_dirs(root):
-        _fsio.sweep_debris(d)
-        for old in ("runs.json.tmp", "reproducibility.md.tmp"):  # names of older versions
-            (d / old).unlink(missing_ok=True)
-    clean_stale(ctl)
-    return done
-
-
-def _roll_forward(record: dict, moves: list[tuple[Path, Path]], root: Path, journal: Path):
-    """Carry out a journal: every staged file renamed onto its target, then the page."""
-    for src, dst in moves:
-        _step("move", dst)
-        if src.exists():
-            _move_into_place(src, dst)
-    for folder in {dst.parent for _, dst in moves}:
-        _fsio._fsync_dir(folder)
-    if record.get("report"):
-        from . import report
-
-        _step("report", root / report.PAGE)
-        report.write_page(root)
-    _step("journal-removed", journal)
-    journal.unlink()
-    _fsio._fsync_dir(journal.parent)
-    stage = record.get("stage")
-    if stage:
-        shutil.rmtree(stage, ignore_errors=True)
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _step(kind: str, path: Path) -> None:
-    """A step of a commit; the fault-injection tests replace this to stop there."""
+    """A step of the write; the fault-injection tests replace this to stop there."""
 
 
-def _probe_writable(folder: Path) -> None:
-    """Raise the OSError that writing a new file into ``folder`` would raise."""
-    folder.mkdir(parents=True, exist_ok=True)
-    probe = _fsio.tmp_name(folder / "probe")
-    with open(probe, "xb"):
-        pass
-    probe.unlink()
+def _owned(p: Path, key: str) -> bool:
+    """Whether ``p`` is one of chapter ``key``'s records (``key.json``, ``key-*.png``)."""
+    return p.name.startswith((f"{key}.", f"{key}-"))
 
 
-def _commit(
-    stage: Path,
-    book_dir: Path,
-    key: str,
-    *,
-    notebook: tuple[Path, Path] | None = None,
-    runs: tuple[dict[str, Any], Path] | None = None,
-    root: Path | None = None,
-    report: bool = False,
-) -> list[Path]:
-    """Move a succeeded chapter's staged files into ``book_dir``, all or nothing.
-
-    Parameters
-    ----------
-    stage : path
-        Staging folder: ``_generated/`` and ``figures/`` hold the chapter's records.
-    book_dir : path
-        The book folder the records belong in.
-    key : str
-        Chapter key; staged files not named ``<key>.*`` or ``<key>-*`` are refused, so
-        that a chapter cannot overwrite another chapter's records.
-    notebook : (path, path), optional
-        (executed and normalised notebook, the notebook it replaces).
-    runs : (dict, path), optional
-        (the new content of runs.json, its path).
-    root : path
-        Repository root (where the journal lives); default: the parent of ``book_dir``.
-    report : bool
-        Refresh the reproducibility page as part of the commit.
-
-    Returns
-    -------
-    list of Path
-        The files of ``book_dir`` (and runs.json) that were replaced or created.
-    """
-    root = Path(root or book_dir.parent).resolve()
+def _planned(stage: Path, notebook: tuple[Path, Path], key: str) -> list[tuple[Path, Path]]:
+    """(new file, target) pairs of a chapter: records and figures, the notebook last."""
     moves: list[tuple[Path, Path]] = []
+    book_dir = notebook[1].parent
     for folder, target in zip(paths.record_dirs(stage), paths.record_dirs(book_dir), strict=True):
-        sub = folder.name
         if not folder.is_dir():
             continue
         for p in sorted(folder.iterdir()):
             if p.name.startswith("."):  # a temporary file of an interrupted write
                 continue
-            if not _owned(p, key):
+            if not (p.is_file() and _owned(p, key)):
                 raise ChapterFailed(
-                    f"{key}: wrote {sub}/{p.name}, which is not one of its own records "
-                    f"(names start with {key}. or {key}-); nothing was moved into book/"
+                    f"{key}: wrote {folder.name}/{p.name}, which is not one of its own "
+                    f"records (names start with {key}. or {key}-); book/ is unchanged"
                 )
             moves.append((p, target / p.name))
-    if runs is not None:
-        content, runs_path = runs
-        staged = stage / "runs.json"
-        _fsio.atomic_write(staged, _dump_runs(content))
-        moves.append((staged, Path(runs_path)))
-    if notebook is not None:
-        src, dst = notebook
-        staged = stage / dst.name
-        if Path(src) != staged:
-            _move_into_place(Path(src), staged)
-        moves.append((staged, dst))
-    for folder in sorted({dst.parent for _, dst in moves}):
-        _probe_writable(folder)
-    for src, _ in moves:  # staged files reach the disk before the journal names them
-        with open(src, "rb") as fh:
-            os.fsync(fh.fileno())
-    ctl = control_dir(root)
-    ctl.mkdir(parents=True, exist_ok=True)
-    record = {
-        "chapter": key,
-        "moves": [[str(a.resolve()), str(b.resolve())] for a, b in moves],
-        "report": bool(report),
-        "stage": str(stage.resolve()),
-    }
-    journal = ctl / JOURNAL
-    if journal.exists():
-        raise RuntimeError(f"{journal} exists: an unfinished commit must be recovered first")
-    with _signals_deferred():  # SIGINT/SIGTERM are acted upon once the commit is whole
-        _step("journal", journal)
-        _fsio.atomic_write(journal, json.dumps(record, indent=1) + "\n")  # commit point
-        try:
-            _roll_forward(record, moves, root, journal)
-        except OSError as err:
-            raise CommitIncomplete(
-                f"{key}: the update of book/ was interrupted by {err}; the next "
-                "`python -m kperc_book.reproduce` finishes it before it does anything else"
-            ) from None
-    return [dst for _, dst in moves]
+    moves.append(notebook)
+    return moves
 
 
-class CommitIncomplete(RuntimeError):
-    """A commit passed its commit point but a rename failed; the next run finishes it."""
+def _prepare(moves: list[tuple[Path, Path]]) -> list[tuple[Path, Path]]:
+    """Copy each new file next to its target and prove each target can be replaced.
 
-
-def clean_stale(work_dir: Path) -> list[Path]:
-    """Remove what runs killed by SIGKILL left in ``work_dir`` (their process is gone).
-
-    Temporary files are named ``<stem>.<pid>.*``; those of a live process are kept, and
-    so is a staging folder that an unfinished commit journal still refers to.
+    Returns the (temporary sibling, target) pairs whose content changes. On any
+    failure the siblings are removed and nothing under ``book/`` has changed: a target
+    is only ever replaced here by a byte-identical copy of itself, which is how a
+    read-only folder, an immutable file or a file that is a mount point (``EPERM``,
+    ``EBUSY`` on rename) shows before the real write.
     """
-    removed = []
-    if not work_dir.is_dir():
-        return removed
-    keep = set()
-    journal = work_dir / JOURNAL
-    if journal.exists():
-        try:
-            keep.add(Path(json.loads(journal.read_text())["stage"]).resolve())
-        except (ValueError, KeyError, TypeError, OSError):
-            return removed  # recover() reports it
-    for p in work_dir.iterdir():
-        m = re.match(
-            r"^[^.]+\.(\d+)\.(in\.ipynb|out\.ipynb|final\.ipynb|stage|kernel\.log)$", p.name
-        )
-        if not m:
-            continue
-        pid = int(m.group(1))
-        if pid == os.getpid() or _alive(pid) or p.resolve() in keep:
-            continue
-        if p.is_dir():
-            shutil.rmtree(p, ignore_errors=True)
-        else:
-            p.unlink(missing_ok=True)
-        removed.append(p)
-    removed += _fsio.sweep_debris(work_dir)
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    return _fsio.pid_alive(pid)
-
-
-@contextmanager
-def _environ(name: str, value: str) -> Iterator[None]:
-    """Set an environment variable (inherited by the kernel) for the block."""
-    old = os.environ.get(name)
-    os.environ[name] = value
+    ready: list[tuple[Path, Path]] = []
     try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = old
+        for src, dst in moves:
+            blob = src.read_bytes()
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            if dst.exists():
+                old = dst.read_bytes()
+                if old == blob:
+                    continue  # unchanged: not touched at all
+                _step("probe", dst)
+                same = _fsio.tmp_name(dst)
+                ready.append((same, dst))
+                _fsio.write_new(same, old, mode_of=dst)
+                os.replace(same, dst)  # the real replacement, with the same bytes
+                ready.pop()
+            _step("copy", dst)
+            tmp = _fsio.tmp_name(dst)
+            ready.append((tmp, dst))
+            _fsio.write_new(tmp, blob, mode_of=dst if dst.exists() else None)
+    except BaseException:
+        for tmp, _ in ready:
+            tmp.unlink(missing_ok=True)
+        raise
+    return ready
 
 
-class Interrupted(KeyboardInterrupt):
-    """SIGINT or SIGTERM stopped the run; ``str()`` says what was left in which state."""
+def _write(root: Path, key: str, ready: list[tuple[Path, Path]]) -> None:
+    """Move the prepared files onto their targets (one ``os.replace`` each).
 
-
-class _SignalState(threading.local):
-    deferring = 0
-    pending: int | None = None
-
-
-_signals = _SignalState()
-
-
-def _on_signal(signum, frame):  # noqa: ARG001 - signal handler signature
-    """Python runs signal handlers in the main thread, between two bytecodes; during a
-    commit the signal is only noted (whichever thread the OS delivered it to)."""
-    if _signals.deferring:
-        _signals.pending = signum
-        return
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
-@contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """Handle SIGTERM like SIGINT (``KeyboardInterrupt``) so that clean-up runs."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = {s: signal.signal(s, _on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
-
-
-@contextmanager
-def _signals_deferred() -> Iterator[None]:
-    """Note SIGINT and SIGTERM while a commit runs; act on them once it is complete.
-
-    A signal mask would not do: it applies to one thread only, and the process has
-    several (ZMQ, asyncio), any of which may receive a process-directed signal. Python's
-    handler, however, always runs in the main thread, so it can simply be told to wait.
+    While it runs, a note in ``_build/reproduce/`` says that the chapter is being
+    written; a run that dies meanwhile leaves it for the next run to report. Once every
+    file is in place the chapter is whole, and so is it when nothing had to change.
     """
-    with _sigterm_as_interrupt():
-        _signals.deferring += 1
+    note = _marker(root, key)
+    if not ready:
+        note.unlink(missing_ok=True)
+        return
+    for k, (tmp, dst) in enumerate(ready):
         try:
-            yield
-        finally:
-            _signals.deferring -= 1
-        if not _signals.deferring and _signals.pending is not None:
-            signum, _signals.pending = _signals.pending, None
-            raise KeyboardInterrupt(f"signal {signum}")
+            _step("replace", dst)
+            if k == 0:  # durable: it must outlive a power cut that the replaces outlive
+                note.parent.mkdir(parents=True, exist_ok=True)
+                _fsio.atomic_write(note, " ".join(shlex.quote(str(d)) for _, d in ready) + "\n")
+            os.replace(tmp, dst)
+        except BaseException:  # an error, Ctrl-C or SIGTERM: no copies left in book/
+            for t, _ in ready[k:]:
+                t.unlink(missing_ok=True)
+            raise
+    for folder in {d.parent for _, d in ready}:
+        _fsio._fsync_dir(folder)
+    note.unlink()
 
 
 @contextmanager
@@ -616,8 +474,8 @@ def _failed_cell(out_path: Path, err: Exception, source_nb) -> str:
         bad = next(
             c for c in out.cells if c.get("metadata", {}).get("papermill", {}).get("exception")
         )
-        first = nbu._source(bad).strip().splitlines()
-        first = first[0] if first else ""
+        lines = nbu._source(bad).strip().splitlines()
+        first = lines[0] if lines else ""
         if nbu.INJECTED_TAG in bad.get("metadata", {}).get("tags", []):
             where = "the injected parameters cell"
         else:
@@ -637,20 +495,16 @@ def run_notebook(
     *,
     overrides: dict[str, str] | None = None,
     preset: str = "default",
-    work_dir: Path | str | None = None,
     root: Path | str = paths.ROOT,
-    restore_dirs: list[Path] | None = None,
     kernel_name: str = "python3",
     progress: bool = False,
     runs_path: Path | str | None = None,
     update_report: bool = False,
 ) -> RunResult:
-    """Execute one notebook with papermill and replace it, with its records, on success.
+    """Execute one notebook with papermill and, on success, replace it and its records.
 
-    The chapter's notebook, records, figures and (with ``runs_path``) its runs.json
-    entry are replaced together by one journaled commit (see :func:`recover`): after
-    any interruption, even SIGKILL, they are either all old or all new. The run holds
-    the repository's reproduce lock (a second command waits for it).
+    Call with the repository's lock held (:func:`reproduce` does). See the module's
+    docstring for the three steps.
 
     Parameters
     ----------
@@ -660,29 +514,22 @@ def run_notebook(
         Command-line values (parsed as Python literals when possible).
     preset : str
         A preset of ``metadata.kperc.presets``; ``default`` means the parameters cell.
-    work_dir : path, optional
-        Where the temporary executed notebook and the staging folder are written (never
-        the notebook's folder); default: ``_build/reproduce`` of ``root``.
     root : path
-        Repository root, replaced by ``<repo>`` if it appears in outputs.
-    restore_dirs : list of path, optional
-        Folders whose files are restored if the run fails: the chapter's own generated
-        records and figures (files named ``<key>.*`` or ``<key>-*``), in case the
-        notebook wrote there itself instead of through the staging folder.
+        Repository root (``_build/`` is there; replaced by ``<repo>`` in outputs).
     runs_path : path, optional
-        ``runs.json`` to record the run in, as part of the same commit.
+        The run log to add this run to (after the write).
     update_report : bool
-        Refresh the reproducibility page as part of the commit.
+        Rebuild the reproducibility page after the write.
 
     Raises
     ------
     ValueError
         Unknown preset or parameter name (nothing is executed).
     ChapterFailed
-        A cell raised; the notebook is left untouched.
+        A cell raised, the kernel died, or a file of the chapter cannot be replaced;
+        ``book/`` is unchanged.
     OSError
-        A file could not be written (disk full, read-only folder); ``book/`` is left
-        untouched.
+        A file could not be written (disk full, read-only folder) before the write began.
     """
     import nbclient.exceptions
     import nbformat
@@ -690,103 +537,88 @@ def run_notebook(
 
     path = Path(path).resolve()
     root = Path(root).resolve()
-    work_dir = Path(work_dir) if work_dir else paths.reproduce_dir(root)
     nb = nbformat.read(path, as_version=4)
     params, inject, cli = _effective(nb, preset, dict(overrides or {}), path)
     nbu.strip_injected(nb)
-    work_dir.mkdir(parents=True, exist_ok=True)
-    stem = f"{path.stem}.{os.getpid()}"
-    src_tmp = work_dir / f"{stem}.in.ipynb"
-    out_tmp = work_dir / f"{stem}.out.ipynb"
-    final_tmp = work_dir / f"{stem}.final.ipynb"
-    kernel_log = work_dir / f"{stem}.kernel.log"
-    stage = work_dir / f"{stem}.stage"
-    restore_dirs = list(restore_dirs or [])
     key = nbu.chapter_key(path)
-    ok = False
-    with _sigterm_as_interrupt(), repo_lock(root), _environ(STAGING_ENV, str(stage)):
-        recover(root, out=sys.stderr)
-        clean_stale(work_dir)
+    work = paths.reproduce_dir(root)
+    work.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f"{path.stem}.", dir=work))
+    src_tmp, out_tmp, kernel_log = tmp / "in.ipynb", tmp / "out.ipynb", tmp / "kernel.log"
+    stage = tmp / "stage"
+    stage.mkdir()
+    failed = work / f"{path.stem}.failed.ipynb"
+    try:
         t0 = time.perf_counter()
-        snap = _snapshot(restore_dirs, key)
+        src_tmp.write_text(nbu.dumps(nb))
         try:
-            if stage.exists():
-                shutil.rmtree(stage)
-            stage.mkdir()
-            _fsio.atomic_write(src_tmp, nbu.dumps(nb), durable=False)
-            try:
-                with _papermill_logs_to(kernel_log):
-                    pm.execute_notebook(
-                        str(src_tmp),
-                        str(out_tmp),
-                        parameters=inject or None,
-                        cwd=str(path.parent),
-                        kernel_name=kernel_name,
-                        progress_bar=progress,
-                        log_output=False,
-                        request_save_on_cell_execute=False,
-                        kernel_manager_class=_kernel_manager_class(kernel_log),
-                    )
-            except pm.PapermillExecutionError as err:
-                failed = work_dir / f"{path.stem}.failed.ipynb"
-                detail = _failed_cell(out_tmp, err, nb)
-                if out_tmp.exists():
-                    out_tmp.replace(failed)
-                shown = (
-                    failed.relative_to(root) if failed.resolve().is_relative_to(root) else failed
+            with _papermill_logs_to(kernel_log), _environ(STAGING_ENV, str(stage)):
+                pm.execute_notebook(
+                    str(src_tmp),
+                    str(out_tmp),
+                    parameters=inject or None,
+                    cwd=str(path.parent),
+                    kernel_name=kernel_name,
+                    progress_bar=progress,
+                    log_output=False,
+                    request_save_on_cell_execute=False,
+                    kernel_manager_class=_kernel_manager_class(kernel_log),
                 )
-                raise ChapterFailed(
-                    f"{path.name}: {detail}; {path.name} is unchanged "
-                    f"(executed copy kept at {shown})"
-                ) from None
-            except nbclient.exceptions.DeadKernelError:
-                raise ChapterFailed(
-                    f"{path.name}: the kernel died while running it (out of memory? check "
-                    f"the -p values); {path.name} and its records are unchanged"
-                ) from None
-            except nbclient.exceptions.CellTimeoutError as err:
-                raise ChapterFailed(
-                    f"{path.name}: a cell timed out ({str(err).splitlines()[0]}); "
-                    f"{path.name} and its records are unchanged"
-                ) from None
-            runtime = time.perf_counter() - t0
-            _step("executed", out_tmp)
-            done = nbformat.read(out_tmp, as_version=4)
-            nbu.normalise(done, nb_dir=path.parent, root=root)
-            # images that differ from the committed ones only by round-off keep their
-            # committed bytes (another machine's rounding must not dirty the checkout)
-            figure_drift.keep_committed_figures(stage, path.parent, key)
-            figure_drift.keep_committed_notebook_images(done, path)
-            _fsio.atomic_write(final_tmp, nbu.dumps(done), durable=False)
-            result = RunResult(path, params, cli, preset, runtime)
-            runs = None
-            if runs_path is not None:
-                runs = (_runs_with(result, Path(runs_path), root), Path(runs_path))
-            with _signals_deferred():  # a SIGTERM/SIGINT is acted on once all is in place
-                _commit(
-                    stage,
-                    path.parent,
-                    key,
-                    notebook=(final_tmp, path),
-                    runs=runs,
-                    root=root,
-                    report=update_report,
-                )
-                ok = True
-            # the executed copy of an earlier failure is out of date now
-            (work_dir / f"{path.stem}.failed.ipynb").unlink(missing_ok=True)
-        except KeyboardInterrupt as err:
-            if ok:  # the signal came during the commit, which was completed first
-                err.committed = result
-            raise
-        finally:
-            # past the commit point (a journal is left) the next start rolls forward
-            committed = ok or (control_dir(root) / JOURNAL).exists()
-            for p in (src_tmp, out_tmp, final_tmp, kernel_log):
-                p.unlink(missing_ok=True)
-            if not committed:
-                shutil.rmtree(stage, ignore_errors=True)
-                _restore(snap, restore_dirs, key)
+        except pm.PapermillExecutionError as err:
+            detail = _failed_cell(out_tmp, err, nb)
+            if out_tmp.exists():
+                shutil.move(out_tmp, failed)
+            shown = failed.relative_to(root) if failed.is_relative_to(root) else failed
+            raise ChapterFailed(
+                f"{path.name}: {detail}; {path.name} is unchanged (executed copy kept at {shown})"
+            ) from None
+        except nbclient.exceptions.DeadKernelError:
+            raise ChapterFailed(
+                f"{path.name}: the kernel died while running it (out of memory? check the "
+                f"-p values); {path.name} and its records are unchanged"
+            ) from None
+        except nbclient.exceptions.CellTimeoutError as err:
+            raise ChapterFailed(
+                f"{path.name}: a cell timed out ({str(err).splitlines()[0]}); "
+                f"{path.name} and its records are unchanged"
+            ) from None
+        runtime = time.perf_counter() - t0
+        _step("executed", out_tmp)
+        done = nbformat.read(out_tmp, as_version=4)
+        nbu.normalise(done, nb_dir=path.parent, root=root)
+        # images that differ from the committed ones only by round-off keep their
+        # committed bytes (another machine's rounding must not dirty the checkout)
+        figure_drift.keep_committed_figures(stage, path.parent, key)
+        figure_drift.keep_committed_notebook_images(done, path)
+        final = tmp / path.name
+        final.write_text(nbu.dumps(done))
+        try:
+            ready = _prepare(_planned(stage, (final, path), key))
+        except OSError as err:
+            raise ChapterFailed(f"{path.name}: {_os_error(err)}; book/ is unchanged") from None
+        try:
+            _write(root, key, ready)
+        except OSError as err:  # a disk that failed between two renames
+            state = (
+                f"{path.name} and its records may be half updated: "
+                f"`{restore_command(root, path)}` restores them"
+                if _marker(root, key).exists()
+                else "book/ is unchanged"
+            )
+            raise ChapterFailed(f"{path.name}: {_os_error(err)}; {state}") from None
+        failed.unlink(missing_ok=True)  # the executed copy of an earlier failure is stale
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    result = RunResult(path, params, cli, preset, runtime)
+    try:  # the chapter is complete; the log and the page are rebuilt on the next run
+        if runs_path is not None:
+            record_run(result, runs_path, root)
+        if update_report:
+            from . import report
+
+            report.write_page(root)
+    except OSError as err:
+        print(f"note: {path.name} was written, but {_os_error(err)}", file=sys.stderr)
     return result
 
 
@@ -830,44 +662,31 @@ def _entry(result: RunResult, root: Path) -> dict[str, Any]:
 
 
 def _read_runs(runs_path: Path) -> dict[str, Any]:
-    from .report import _read_json
-
-    runs = _read_json(runs_path, {})
-    if not isinstance(runs, dict) or not isinstance(runs.setdefault("chapters", {}), dict):
-        raise ValueError(
-            f"{runs_path.parent.name}/{runs_path.name} is not a run record (no 'chapters' "
-            f"table); restore it with `git checkout -- {runs_path.name}` in "
-            f"{runs_path.parent.name}/"
-        )
+    """The run log; an unreadable one (it is a local log, not a record) starts afresh."""
+    try:
+        runs = json.loads(runs_path.read_text())
+    except (OSError, ValueError):
+        runs = {}
+    if not isinstance(runs, dict) or not isinstance(runs.get("chapters"), dict):
+        runs = {"chapters": {}}
     return runs
-
-
-def _runs_with(result: RunResult, runs_path: Path, root: Path) -> dict[str, Any]:
-    """runs.json as it is now (read under the lock) with ``result``'s entry added."""
-    runs = _read_runs(runs_path)
-    runs["chapters"][result.notebook.stem] = _entry(result, root)
-    return runs
-
-
-def _dump_runs(runs: dict[str, Any]) -> str:
-    return json.dumps(runs, indent=2, sort_keys=True, default=str) + "\n"
 
 
 def record_run(
-    result: RunResult, runs_path: Path | str = RUNS_PATH, root: Path | str = paths.ROOT
+    result: RunResult, runs_path: Path | str | None = None, root: Path | str = paths.ROOT
 ) -> dict[str, Any]:
-    """Add ``result`` to ``runs.json`` (parameters, runtime, versions, BLAS) and return it.
+    """Add ``result`` to the run log (parameters, runtime, versions, BLAS); return the entry.
 
-    The read-modify-write happens under the repository's reproduce lock and the file is
-    replaced atomically, so concurrent callers never lose or corrupt an entry.
+    The log, ``_build/reproduce/runs.json``, is this machine's: it changes with every
+    run and is not part of the book. Call with the repository's lock held.
     """
-    runs_path = Path(runs_path)
     root = Path(root).resolve()
-    with repo_lock(root, out=None):  # held for milliseconds: no message
-        runs = _runs_with(result, runs_path, root)
-        runs_path.parent.mkdir(parents=True, exist_ok=True)
-        _fsio.atomic_write(runs_path, _dump_runs(runs))
-    return runs["chapters"][result.notebook.stem]
+    runs_path = Path(runs_path) if runs_path else paths.runs_path(root)
+    runs = _read_runs(runs_path)
+    entry = runs["chapters"][result.notebook.stem] = _entry(result, root)
+    runs_path.parent.mkdir(parents=True, exist_ok=True)
+    _fsio.atomic_write(runs_path, json.dumps(runs, indent=2, sort_keys=True, default=str) + "\n")
+    return entry
 
 
 def reproduce(
@@ -877,7 +696,6 @@ def reproduce(
     preset: str = "default",
     root: Path | str = paths.ROOT,
     runs_path: Path | str | None = None,
-    work_dir: Path | str | None = None,
     update_report: bool = True,
     out=sys.stdout,
 ) -> list[RunResult]:
@@ -885,14 +703,11 @@ def reproduce(
 
     Everything is validated before the first notebook runs: unknown chapters, presets
     or parameters raise ``ValueError``. With several chapters, ``-p`` names must be a
-    parameter of every one of them. Each chapter is committed on its own (notebook,
-    records, figures, runs.json entry and the reproducibility page together); an
-    interruption raises :class:`Interrupted`, whose message names the chapters that
-    were completed and the one left untouched.
+    parameter of every one of them. Each chapter is written on its own; an interruption
+    raises :class:`Interrupted`, whose message names the chapters that were completed.
     """
     root = Path(root).resolve()
     runs_path = Path(runs_path) if runs_path else paths.runs_path(root)
-    work_dir = Path(work_dir) if work_dir else paths.reproduce_dir(root)
     available = nbu.toc_notebooks(root)
     if chapters:
         notebooks = []
@@ -911,14 +726,13 @@ def reproduce(
 
     for p in notebooks:  # validate everything before running anything
         _effective(nbformat.read(p, as_version=4), preset, dict(overrides or {}), p)
-    restore = list(paths.record_dirs(paths.book_dir(root)))
     results: list[RunResult] = []
     current = None
-    _read_runs(runs_path)  # a corrupt runs.json is an error now, not after a chapter ran
     t_all = time.perf_counter()
     try:
-        with _sigterm_as_interrupt(), repo_lock(root):
-            recover(root, out=out)
+        with repo_lock(root):
+            _clean_after_dead_runs(root)
+            _interrupted_writes(root, available, out)
             for k, p in enumerate(notebooks, 1):
                 current = p
                 label = f"[{k}/{len(notebooks)}] {p.stem}"
@@ -927,9 +741,7 @@ def reproduce(
                     p,
                     overrides=overrides,
                     preset=preset,
-                    work_dir=work_dir,
                     root=root,
-                    restore_dirs=restore,
                     progress=sys.stderr.isatty(),
                     runs_path=runs_path,
                     update_report=update_report,
@@ -942,20 +754,27 @@ def reproduce(
                     file=out,
                     flush=True,
                 )
-    except KeyboardInterrupt as err:
-        if getattr(err, "committed", None) is not None:
-            results.append(err.committed)
-            current = None
+    except KeyboardInterrupt:
         done = ", ".join(r.notebook.stem for r in results)
         what = [f"{done} updated completely" if done else ""]
         if current is not None:
-            what.append(f"{current.name} and its records left untouched")
+            if _marker(root, nbu.chapter_key(current)).exists():
+                what.append(
+                    f"{current.name} was being written and may be half updated: "
+                    f"`{restore_command(root, current)}` restores it"
+                )
+            else:
+                what.append(f"{current.name} and its records left untouched")
         raise Interrupted("; ".join(w for w in what if w) or "nothing changed") from None
     if update_report:
         from . import report
 
         print(f"updated {report.PAGE}", file=out)
     return results
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM stopped the run; ``str()`` says what was left in which state."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -993,18 +812,36 @@ def main(argv: list[str] | None = None) -> int:
         for p in nbu.toc_notebooks():
             print(p.relative_to(paths.ROOT).as_posix())
         return 0
-    overrides = {}
-    for name, value in args.parameter:
-        overrides[name] = value
+    overrides = dict(args.parameter)
     return guarded(lambda: reproduce(args.chapters, overrides=overrides, preset=args.preset))
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Handle SIGTERM like Ctrl-C (``KeyboardInterrupt``), so that clean-up runs."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):  # noqa: ARG001 - signal handler signature
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    old = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 def guarded(run) -> int:
     """Call ``run()`` and turn its failures into one line on stderr and an exit status.
 
     2: invalid request (nothing ran); 1: a chapter failed or a file could not be written
-    (``book/`` unchanged) or a commit must be finished by the next run; 130: interrupted
-    by SIGINT or SIGTERM (the line says which chapters were completed).
+    (``book/`` unchanged); 130: interrupted by SIGINT or SIGTERM (the line says which
+    chapters were completed, and how to restore one that was being written).
     """
     with _sigterm_as_interrupt():  # no signal ends the process without its one line
         try:
@@ -1012,11 +849,11 @@ def guarded(run) -> int:
         except ValueError as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
-        except (ChapterFailed, CommitIncomplete) as err:
+        except ChapterFailed as err:
             print(f"FAILED: {err}", file=sys.stderr)
             return 1
         except OSError as err:
-            print(f"error: {_os_error(err)}; book/ was left untouched", file=sys.stderr)
+            print(f"error: {_os_error(err)}", file=sys.stderr)
             return 1
         except KeyboardInterrupt as err:
             # The interrupted kernel's tasks fail afterwards ("Task exception was never
@@ -1032,11 +869,29 @@ def guarded(run) -> int:
 
 def _os_error(err: OSError) -> str:
     """One line for a failed file operation: what, where and why."""
-    where = err.filename if err.filename is not None else ""
+    replace = getattr(err, "filename2", None) is not None  # a rename onto filename2
+    where = err.filename2 if replace else err.filename
     why = err.strerror or type(err).__name__
     if err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        why += " (a read-only file or folder?)"
-    return f"cannot write {where}: {why}" if where else f"file operation failed: {why}"
+        why += " (a read-only or immutable file or folder?)"
+    elif err.errno == errno.EBUSY:
+        why += " (a file that is a mount point?)"
+    verb = "replace" if replace else "write"
+    return f"cannot {verb} {where}: {why}" if where else f"file operation failed: {why}"
+
+
+@contextmanager
+def _environ(name: str, value: str) -> Iterator[None]:
+    """Set an environment variable (inherited by the kernel) for the block."""
+    old = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = old
 
 
 if __name__ == "__main__":

@@ -1,67 +1,85 @@
-"""The PDF of the book (``make pdf``) numbers its chapters as the HTML book does.
+"""The PDF of the book (``make pdf``, part of ``make``) holds every page of the book,
+and the landing page of the HTML book links it.
 
-Reads the table of contents that LaTeX wrote next to the PDF
-(``_build/latex/kperc-book.toc``). Without a PDF build the test skips; with
-``KPERC_REQUIRE_PDF=1`` a missing build is a failure.
-
-In the HTML book only the paper's part is numbered (1-7, as the prose's "Chapter 4");
-LaTeX numbers every chapter unless told otherwise, so ``_config.yml`` gives it a
-preamble that leaves the first part unnumbered, restarts at 1 for the paper's part and
-letters the back matter (A, B, ...).
+The PDF is the single-page HTML build printed by Chromium (no TeX). Its text is read
+with ``pdftotext`` (Debian's poppler-utils, installed by ``make test``). Without a PDF
+build the tests skip; with ``KPERC_REQUIRE_PDF=1`` (``make test``) a missing build or a
+missing ``pdftotext`` is a failure.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
+import nbformat
 import pytest
-import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
-CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
-TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
-TARGET = Path(CONFIG["latex"]["latex_documents"]["targetname"]).stem
-LATEX_TOC = ROOT / "_build" / "latex" / f"{TARGET}.toc"
+from kperc_book import _notebooks as nbu
+from kperc_book import paths
 
-#: \contentsline {chapter}{\numberline {4}Title}{page}... or without \numberline
-_ENTRY = re.compile(r"\\contentsline \{(part|chapter)\}\{(?:\\numberline \{([^}]*)\})?(.*?)\}\{")
+pytestmark = pytest.mark.browser
+
+PDF = paths.build_dir() / "html" / "kperc-book.pdf"
+LANDING = paths.build_dir() / "html" / "book" / "index.html"
 
 
-def _entries() -> list[tuple[str, str | None, str]]:
-    if not LATEX_TOC.is_file():
-        msg = f"{LATEX_TOC} is missing: build the PDF first (make pdf)"
-        if os.environ.get("KPERC_REQUIRE_PDF") == "1":
-            pytest.fail(msg)
-        pytest.skip(msg)
-    text = LATEX_TOC.read_text(encoding="utf-8", errors="replace")
-    return [(m.group(1), m.group(2), m.group(3)) for m in _ENTRY.finditer(text)]
+def _unavailable(msg: str):
+    if os.environ.get("KPERC_REQUIRE_PDF") == "1":
+        pytest.fail(msg)
+    pytest.skip(msg)
 
 
-def test_pdf_chapters_are_numbered_as_in_the_html():
-    entries = _entries()
-    parts = TOC["parts"]
-    # group chapter entries by the part that precedes them
-    groups: list[list[str | None]] = []
-    for kind, number, _title in entries:
-        if kind == "part":
-            groups.append([])
-        elif groups:
-            groups[-1].append(number)
-    assert len(groups) == len(parts), f"{len(groups)} parts in the PDF, {len(parts)} in _toc.yml"
-    # Sphinx appends its generated chapters (bibliography, indices) unnumbered at the end
-    extra = groups[-1][len(parts[-1]["chapters"]) :]
-    assert extra == [None] * len(extra), "the generated chapters at the end are unnumbered"
-    groups[-1] = groups[-1][: len(parts[-1]["chapters"])]
-    appendix = iter("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-    seen_numbered = False
-    for part, numbers in zip(parts, groups, strict=True):
-        assert len(numbers) == len(part["chapters"]), part["caption"]
-        if part.get("numbered"):
-            assert numbers == [str(k) for k in range(1, len(numbers) + 1)], part["caption"]
-            seen_numbered = True
-        elif not seen_numbered:
-            assert numbers == [None] * len(numbers), f"{part['caption']} must be unnumbered"
+def _words(text: str) -> str:
+    """Letters and digits only, lower case: how a title must reappear in the PDF's text
+    (which drops hyphens at line ends and spaces in math)."""
+    return re.sub(r"[^0-9a-z]+", "", text.lower())
+
+
+def page_titles(root: Path = paths.ROOT) -> dict[str, str]:
+    """The first heading of every page of ``_toc.yml``, with its math left out."""
+    titles = {}
+    for entry, path in nbu.toc_pages(root):
+        if path is None:
+            continue
+        if path.suffix == ".ipynb":
+            nb = nbformat.read(path, as_version=4)
+            text = "\n".join(nbu._source(c) for c in nb.cells if c.cell_type == "markdown")
         else:
-            assert numbers == [next(appendix) for _ in numbers], f"{part['caption']}: A, B, ..."
+            text = path.read_text()
+        m = re.search(r"^# (.+)$", text, re.M)
+        assert m, f"{entry} has no title"
+        titles[entry] = re.sub(r"\$[^$]*\$", " ", m.group(1))
+    return titles
+
+
+def test_every_page_has_a_title_to_look_for():
+    titles = page_titles()
+    assert len(titles) >= 10 and all(len(_words(t)) >= 5 for t in titles.values()), titles
+
+
+def test_the_pdf_holds_every_page_of_the_book():
+    if not PDF.is_file():
+        _unavailable(f"{PDF} is missing: build it first (make pdf)")
+    if shutil.which("pdftotext") is None:
+        _unavailable("pdftotext is missing: apt-get install poppler-utils (make test does)")
+    text = subprocess.run(
+        ["pdftotext", str(PDF), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    found = _words(text)
+    missing = [e for e, t in page_titles().items() if _words(t) not in found]
+    assert not missing, f"pages missing from the PDF: {missing}"
+    assert "\\(" not in text and "\\[" not in text, "math left unrendered (MathJax did not run)"
+
+
+def test_the_landing_page_links_the_pdf():
+    if not LANDING.is_file():
+        _unavailable(f"{LANDING} is missing: build the book first (make html)")
+    links = re.findall(r'href="([^"]*kperc-book\.pdf)"', LANDING.read_text())
+    assert links, "the landing page does not link the PDF"
+    for href in links:
+        assert (LANDING.parent / href).resolve() == PDF.resolve()
+    assert PDF.is_file() or os.environ.get("KPERC_REQUIRE_PDF") != "1"

@@ -267,3 +267,42 @@ def test_a_malformed_manifest_or_file_is_a_one_line_error(copy, capsys, case):
         err = _one_line_error(capsys, ["--check", "--dir", str(copy)])
         assert message in err
         _one_line_error(capsys, ["--regenerate", "--dir", str(copy)])
+
+
+#: A corruption of one provenance field of a manifest entry, and what it must be named.
+_PROVENANCE_CORRUPTIONS = {
+    "generator": lambda e: {**e, "generator": "kperc.datasets.moons"},
+    "shape": lambda e: {**e, "shape": {"X": [e["shape"]["X"][0] + 1, 2], "y": e["shape"]["y"]}},
+    "params": lambda e: {**e, "params": {**e["params"], "seed": 12345}},
+    "file": lambda e: {**e, "file": "other.npz"},
+    "seed": lambda e: {**e, "seed": 999},
+    "provenance": lambda e: {**e, "provenance": "made up"},
+}
+
+
+@pytest.mark.parametrize("field", sorted(_PROVENANCE_CORRUPTIONS))
+def test_check_does_not_verify_a_corrupted_provenance_field(copy, capsys, field):
+    """A manifest whose generator, shape, params or file is wrong is not "verified"."""
+    path = copy / "manifest.json"
+    doc = json.loads(path.read_text())
+    name = "circles"
+    doc["datasets"][name] = _PROVENANCE_CORRUPTIONS[field](doc["datasets"][name])
+    path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    assert data.main(["--check", "--dir", str(copy)]) == 1
+    out = capsys.readouterr().out
+    assert "verified" not in out
+    mismatch = [line for line in out.splitlines() if line.startswith("MISMATCH")]
+    assert len(mismatch) == 1 and f"{name}: its manifest entry says {field} =" in mismatch[0]
+
+
+def test_a_partial_write_over_an_unreadable_manifest_is_refused(copy, capsys):
+    """--regenerate NAME --write would list only NAME in the manifest it rewrites."""
+    (copy / "manifest.json").write_text("{")
+    before = {p.name: p.read_bytes() for p in copy.iterdir()}
+    err = _one_line_error(capsys, ["--regenerate", "circles", "--write", "--dir", str(copy)])
+    assert "would drop the other datasets" in err
+    assert {p.name: p.read_bytes() for p in copy.iterdir()} == before
+    # an empty name (an unset shell variable) is an unknown dataset, not "all"
+    err = _one_line_error(capsys, ["--regenerate", "", "--write", "--dir", str(copy)])
+    assert "unknown dataset ''" in err
+    assert {p.name: p.read_bytes() for p in copy.iterdir()} == before

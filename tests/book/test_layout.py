@@ -178,7 +178,7 @@ def test_no_module_renames_the_root_or_shadows_a_path_constant():
 def test_paths_functions_follow_the_root(tmp_path):
     assert paths.generated_dir() == paths.GENERATED_DIR
     assert paths.figures_dir() == paths.FIGURES_DIR
-    assert paths.runs_path(tmp_path) == tmp_path / "book" / "_generated" / "runs.json"
+    assert paths.runs_path(tmp_path) == tmp_path / "_build" / "reproduce" / "runs.json"
     assert paths.record_dirs(tmp_path / "stage") == (
         tmp_path / "stage" / "_generated",
         tmp_path / "stage" / "figures",

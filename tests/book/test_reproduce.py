@@ -1,4 +1,9 @@
-"""``python -m kperc_book.reproduce`` on tiny notebooks in a temporary book."""
+"""``python -m kperc_book.reproduce`` on tiny notebooks in a temporary book.
+
+The faults (a kill at each step of the write, two runs at once, read-only and
+unreplaceable files) are tried in ``test_pipeline_commit.py`` and
+``test_pipeline_faults.py``.
+"""
 
 from __future__ import annotations
 
@@ -62,8 +67,7 @@ def book(tmp_path):
         _notebook(
             "fail = False",
             [
-                "import pathlib\npathlib.Path('_generated/ch02.json').write_text('{}')\n"
-                "pathlib.Path('figures/ch02-new.png').write_bytes(b'x')",
+                "print('start')",
                 "if fail:\n    raise RuntimeError('planted failure')\nprint('fine')",
             ],
         ),
@@ -73,9 +77,14 @@ def book(tmp_path):
 
 
 def _leftovers(book):
-    """Files in _build/reproduce other than the lock file (which stays, empty)."""
+    """What runs left in _build/reproduce besides the run log and a failed copy."""
     d = book / "_build" / "reproduce"
-    return sorted(p.name for p in d.iterdir() if p.name != rp.LOCK) if d.is_dir() else []
+    keep = ("runs.json",) + tuple(p.name for p in d.glob("*.failed.ipynb"))
+    return sorted(p.name for p in d.iterdir() if p.name not in keep) if d.is_dir() else []
+
+
+def _runs(book):
+    return json.loads(paths.runs_path(book).read_text())["chapters"]
 
 
 def _run(book, chapters, **kw):
@@ -121,7 +130,7 @@ def test_unknown_parameter_or_preset_runs_nothing(book):
     with pytest.raises(ValueError, match=r"ch02_beta.ipynb: unknown parameter 'n'"):
         _run(book, ["ch01", "ch02"], overrides={"n": "3"})
     assert (book / "book" / "ch01_alpha.ipynb").read_bytes() == before
-    assert not (book / "book" / "_generated" / "runs.json").exists()
+    assert not paths.runs_path(book).exists() and not (book / "_build").exists()
 
 
 def test_cli_reports_unknown_chapter(capsys):
@@ -138,9 +147,8 @@ def test_failure_leaves_notebook_and_records_untouched(book):
     assert "ch02_beta.ipynb" in msg and "RuntimeError: planted failure" in msg
     assert "code cell 3 (id " in msg and "'if fail:'" in msg  # the cell, by number and source
     assert nb_path.read_bytes() == before
-    # what the failed chapter wrote is undone; no temporary file is left under book/
-    assert not (book / "book" / "_generated" / "ch02.json").exists()
-    assert not (book / "book" / "figures" / "ch02-new.png").exists()
+    # no temporary file is left under book/ or _build/reproduce
+    assert _leftovers(book) == []
     assert sorted(p.name for p in (book / "book").iterdir()) == [
         "_generated",
         "ch01_alpha.ipynb",
@@ -148,7 +156,7 @@ def test_failure_leaves_notebook_and_records_untouched(book):
         "figures",
         "index.md",
     ]
-    assert not (book / "book" / "_generated" / "runs.json").exists()
+    assert not paths.runs_path(book).exists()  # a failed run is not logged
     # the same chapter without the planted failure succeeds
     _run(book, ["ch02"])
     assert "fine" in _text_outputs(nb_path)
@@ -195,8 +203,7 @@ def test_defaults_remove_earlier_overrides_and_preset_yields_to_p(book):
     nb_path = book / "book" / "ch01_alpha.ipynb"
     _run(book, ["ch01"], preset="full", overrides={"n": "5"})
     assert "value 2.5 a 4\n" in _text_outputs(nb_path)
-    runs = json.loads((book / "book" / "_generated" / "runs.json").read_text())
-    entry = runs["chapters"]["ch01_alpha"]
+    entry = _runs(book)["ch01_alpha"]
     assert entry["preset"] == "full" and entry["parameters"]["n"] == 5
     assert entry["command"] == "python -m kperc_book.reproduce ch01 --preset full -p n 5"
     assert entry["runtime_s"] > 0 and entry["versions"]["numpy"] != "missing"
@@ -204,12 +211,11 @@ def test_defaults_remove_earlier_overrides_and_preset_yields_to_p(book):
     nb = nbformat.read(nb_path, as_version=4)
     assert not any("injected-parameters" in c.metadata.get("tags", []) for c in nb.cells)
     assert "value 1.0 a 4\n" in _text_outputs(nb_path)
-    entry = json.loads((book / "book" / "_generated" / "runs.json").read_text())["chapters"][
-        "ch01_alpha"
-    ]
+    entry = _runs(book)["ch01_alpha"]
     assert entry["overrides"] == {} and entry["command"] == "python -m kperc_book.reproduce ch01"
     page = (book / "book" / "reproducibility.md").read_text()
-    assert "{doc}`ch01_alpha`" in page and "python -m kperc_book.reproduce ch01" in page
+    assert "{doc}`ch01_alpha`" in page and "python -m kperc_book.reproduce ch01`" in page
+    assert "n=2," in page  # built from the notebook: its defaults now
 
 
 def test_float_parameter_accepts_an_integer_value():
@@ -317,7 +323,7 @@ def test_records_reach_book_only_after_the_notebook_succeeded(book):
     with pytest.raises(rp.ChapterFailed, match="late failure"):
         _run(book, ["ch03"], overrides={"fail": "True"})
     assert not (gen / "ch03.json").exists() and not (figs / "ch03-f.png").exists()
-    assert not any((book / "_build" / "reproduce").glob("*.stage"))
+    assert _leftovers(book) == []
     _run(book, ["ch03"])
     record = json.loads((gen / "ch03.json").read_text())
     assert record["checks"]["lemma-x"]["ok"] is True
@@ -374,33 +380,50 @@ def test_cli_outside_a_checkout_is_a_one_line_error(monkeypatch, tmp_path, capsy
 def test_sigterm_is_handled_like_ctrl_c():
     import signal
 
+    before = signal.getsignal(signal.SIGTERM)
     with rp._sigterm_as_interrupt():
         with pytest.raises(KeyboardInterrupt):
             signal.raise_signal(signal.SIGTERM)
-    assert signal.getsignal(signal.SIGTERM) is not rp._on_signal
+    assert signal.getsignal(signal.SIGTERM) is before
 
 
-def test_clean_stale_keeps_live_runs_and_failed_copies(tmp_path):
-    import os
-
-    dead = 2**22 + 12345  # above the default pid_max: no such process
-    live = tmp_path / f"ch01_x.{os.getpid()}.in.ipynb"
-    gone = tmp_path / f"ch01_x.{dead}.out.ipynb"
-    stage = tmp_path / f"ch01_x.{dead}.stage"
-    failed = tmp_path / "ch01_x.failed.ipynb"
-    for p in (live, gone, failed):
-        p.write_text("{}")
-    (stage / "_generated").mkdir(parents=True)
-    removed = rp.clean_stale(tmp_path)
-    assert sorted(p.name for p in removed) == sorted([gone.name, stage.name])
-    assert live.exists() and failed.exists() and not gone.exists() and not stage.exists()
+def test_an_unreadable_run_log_starts_afresh(book):
+    """The run log is this machine's, outside git: a truncated one is not an error."""
+    log = paths.runs_path(book)
+    log.parent.mkdir(parents=True)
+    log.write_text('{"chapters": {"ch01_alpha": {"notebook"')
+    _run(book, ["ch01"])
+    assert list(_runs(book)) == ["ch01_alpha"]
 
 
-def test_a_truncated_runs_json_is_a_one_line_error_before_anything_runs(book):
-    runs = book / "book" / "_generated" / "runs.json"
-    runs.write_text('{"chapters": {"ch01_alpha": {"notebook"')
-    nb_path = book / "book" / "ch01_alpha.ipynb"
-    before = nb_path.read_bytes()
-    with pytest.raises(ValueError, match=r"_generated/runs.json is not valid JSON \(truncated"):
-        _run(book, ["ch01"])
-    assert nb_path.read_bytes() == before and not (book / "_build").exists()
+def test_an_unchanged_rerun_touches_no_file_of_the_book(book):
+    """Files whose bytes did not change are not replaced (their times stay)."""
+    _run(book, ["ch01"])
+    files = [p for p in (book / "book").rglob("*") if p.is_file()]
+    before = {p: p.stat().st_mtime_ns for p in files}
+    _run(book, ["ch01"])
+    assert {p: p.stat().st_mtime_ns for p in files} == before
+
+
+def test_restore_command_names_every_file_of_the_chapter(book):
+    nb = book / "book" / "ch01_alpha.ipynb"
+    assert rp.restore_command(book, nb) == (
+        "git restore -- book/ch01_alpha.ipynb book/_generated/ch01.json 'book/figures/ch01-*'"
+    )
+
+
+def test_a_whole_rerun_clears_the_note_of_an_interrupted_write(book):
+    """The note a killed write leaves is reported by the next run, and a run of that
+    chapter makes it whole, even when no file had to change."""
+    import io
+
+    _run(book, ["ch01"])
+    note = paths.reproduce_dir(book) / "ch01.writing"
+    note.write_text("book/ch01_alpha.ipynb\n")
+    out = io.StringIO()
+    rp.reproduce(["ch02"], root=book, update_report=False, out=out)
+    assert "ch01_alpha.ipynb and its records, which may be half updated" in out.getvalue()
+    assert "`git restore -- book/ch01_alpha.ipynb" in out.getvalue()
+    assert note.exists()
+    rp.reproduce(["ch01"], root=book, update_report=False, out=io.StringIO())
+    assert not note.exists()

@@ -59,6 +59,11 @@ def main(argv: list[str] | None = None) -> int:
         cfg = quick_config(**over) if args.quick else default_config(**over)
         default_out = DEFAULT_OUT
     out = Path(args.out) if args.out else default_out
+    if args.quick and out.resolve() == default_out.resolve():  # never erase the record
+        ap.error(
+            f"--quick would replace the measurements of {display_path(out)} by a smoke "
+            "run: give --out a scratch file (nothing was measured or written)"
+        )
     if args.family and not out.exists():
         ap.error(f"--family {args.family} merges into --out, but {out} does not exist")
     shown = ["python -m benchmarks.peers"]

@@ -35,7 +35,7 @@ def _toc_chapters() -> list[str]:
 def suite_regen(cfg: BenchConfig, log: Callable[[str], None] = print) -> dict[str, Any]:
     """Regeneration times recorded by ``python -m kperc_book.reproduce`` (and the book build).
 
-    Reads ``book/_generated/runs.json``: the runtime of the last run of each chapter
+    Reads ``_build/reproduce/runs.json``: the runtime of the last run of each chapter
     with its default parameters. With ``cfg.build`` it also times
     ``jupyter-book build`` into a temporary folder.
     """
