@@ -176,7 +176,7 @@ def _snkpvn_core(
         messages[how] = f"||p||_G = {exact:.3g} < delta = {delta:.3g} after {k} iterations"
         extra["norm_p_G"] = exact
     elif how == "max_iter":
-        floor = seminorm_floor(gram)
+        floor = seminorm_floor(gram, data=data)
         note = (
             f" (delta={delta:g} is below the certifiable floor {floor:.2g} of ||p||_G, "
             "so the certificate exit cannot fire)"
