@@ -366,6 +366,20 @@ def isnkpvn(
     >>> res = kperc.isnkpvn(G, eps=1e-4)
     >>> res.outcome, res.norm_p_G <= 1e-4
     ('certificate', True)
+
+    One point under both labels: ``||q_0||_G = 0``, but ``eps = 1e-8`` is below what
+    can be certified for the data (their Gram matrix rounded, ``delta`` about
+    ``1.6e-15``); a copy of ``G`` is a matrix taken as given.
+
+    >>> import warnings, numpy as np
+    >>> G = kperc.gram_matrix([[1.0, 2.0], [1.0, 2.0]], [1, -1])
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     res = kperc.isnkpvn(G, eps=1e-8)
+    >>> res.outcome, res.success, caught[0].category.__name__
+    ('undecided', False, 'RuntimeWarning')
+    >>> kperc.isnkpvn(np.array(G), eps=1e-8).outcome
+    'certificate'
     """
     check_flags(trace=trace, check_input=check_input)
     gram = as_gram(G) if check_input else as_gram(G, validate=False)
