@@ -905,10 +905,16 @@ def gram_operator(X: ArrayLike, y: ArrayLike) -> GramOperator:
     # exact direction (a power-of-two scaling, a norm, a division), and rows that are
     # exactly proportional to the signed data are known (exact cancellations in them are
     # the data's)
-    d = op.row_nnz
-    op.row_error = (d + 6.0) * _U * 1.01 + 4.0 * np.sqrt(d) * _ETA
+    op.row_error = factor_row_error(op.row_nnz)
     op.exact_rows = exact_rows
     return op
+
+
+def factor_row_error(d: int) -> float:
+    """A bound on ``||z_i - a*_i||`` for a row ``z_i`` of :func:`signed_normalized_points`
+    with ``d`` (stored) entries and its exact direction ``a*_i = y_i x_i / ||x_i||``: a
+    power-of-two scaling (exact), a norm and a division, ``(d + 6) u`` (with underflow)."""
+    return (d + 6.0) * _U * 1.01 + 4.0 * np.sqrt(d) * _ETA
 
 
 def _proportional_rows(X, y: np.ndarray, Z) -> np.ndarray:
@@ -1070,13 +1076,16 @@ def undecided_certificate(name: str, value: float, gram, stacklevel: int = 3) ->
     return message
 
 
-def certified_separates(Z, w: np.ndarray) -> tuple[bool, float]:
+def certified_separates(Z, w: np.ndarray, row_error: float = 0.0) -> tuple[bool, float]:
     """Whether ``Z w > 0`` holds beyond rounding; also the computed ``min_i (Z w)_i``.
 
     Each ``(Z w)_i`` is a sum of ``d`` products; its error is at most
     ``(d + 2) u (|Z| |w|)_i`` (``u`` the unit round-off), computed here entry-wise. For a
     scipy.sparse ``Z`` row ``i`` sums only its ``r_i`` stored entries, so ``d`` becomes
     ``r_i``: the bound depends on the nonzeros per row, not on the number of features.
+    With ``row_error`` (each row within that of the point ``a*_i`` it stands for, as
+    :func:`factor_row_error`), ``|(z_i - a*_i)^T w| <= row_error ||w||`` is added, so
+    that ``a*_i^T w > 0`` holds for the data.
     """
     m = np.asarray(Z @ w).reshape(-1)
     if scipy.sparse.issparse(Z):
@@ -1084,6 +1093,8 @@ def certified_separates(Z, w: np.ndarray) -> tuple[bool, float]:
         bound = terms * _U * np.asarray(abs(Z) @ np.abs(w)).reshape(-1)
     else:
         bound = (Z.shape[1] + 2) * _U * (np.abs(Z) @ np.abs(w))
+    if row_error:
+        bound = bound + row_error * float(np.linalg.norm(w)) * 1.01
     return bool(np.all(m > bound)), float(m.min())
 
 

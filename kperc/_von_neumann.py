@@ -22,6 +22,7 @@ from ._kernels import (
     certified_separates,
     check_attainable,
     data_certifiable,
+    factor_row_error,
     signed_normalized_points,
     undecided_certificate,
 )
@@ -310,8 +311,11 @@ def von_neumann_linear(
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     Z = signed_normalized_points(X, y)
     n = Z.shape[0]
-    # ||A p|| has rounding error up to (n + 2) u sqrt(d) on the simplex
-    floor = (n + 2) * _U * np.sqrt(Z.shape[1])
+    # ||A p|| has rounding error up to (n + 2) u sqrt(d) on the simplex, and each row of Z
+    # is within r of the data's exact direction a*_i, so ||A* p - A p|| <= r on the simplex:
+    # a certificate and a separator w (a*_i^T w > 0) hold for the data
+    r = factor_row_error(Z.shape[1])
+    floor = (n + 2) * _U * np.sqrt(Z.shape[1]) + r
     if eps <= 2.0 * floor:
         raise ValueError(
             f"eps={eps:g} is below the accuracy with which ||A p|| can be certified here "
@@ -330,7 +334,7 @@ def von_neumann_linear(
         if s <= eps * eps and np.sqrt(s) + floor <= eps:  # certified despite rounding
             how = "certificate"
             break
-        if primal_exit and mmin > 0 and certified_separates(Z, w)[0]:
+        if primal_exit and mmin > 0 and certified_separates(Z, w, r)[0]:
             how = "separator"
             break
         if k >= max_iter:

@@ -83,6 +83,14 @@ class ExactData:
                 return False
         return True
 
+    def separated_by(self, w: np.ndarray) -> bool:
+        """Whether ``y_i x_i^T w > 0`` for every ``i`` (exact: no square root)."""
+        wf = [Fraction(v) for v in w.tolist()]
+        return all(
+            yi * sum((a * b for a, b in zip(xi, wf, strict=True)), Fraction(0)) > 0
+            for xi, yi in zip(self.X, self.y, strict=True)
+        )
+
     def seminorm_at_most(self, p: np.ndarray, eps: float) -> bool:
         """Whether ``||p||_{G*} <= eps`` surely."""
         v = self.combination(p)
@@ -158,6 +166,23 @@ def test_every_answer_holds_for_the_exact_gram_matrix_of_the_data(seed, kind, d,
                 assert exact.separates(r.alpha), name
             elif r.outcome == "certificate":
                 assert exact.seminorm_at_most(r.p, bound), name
+    # the linear forms on the data themselves: a separator w with y_i x_i^T w > 0, and
+    # von_neumann_linear's certificate for the exact directions
+    for name, call in (
+        ("perceptron", lambda: kperc.perceptron(X, y, max_iter=2000)),
+        ("normalized_perceptron", lambda: kperc.normalized_perceptron(X, y, max_iter=2000)),
+        ("winnow", lambda: kperc.winnow(X, y, max_iter=2000)),
+        ("von_neumann_linear", lambda: kperc.von_neumann_linear(X, y, eps=eps, max_iter=2000)),
+    ):
+        try:
+            r = call()
+        except ValueError as exc:  # eps below the floor of the rounded points
+            assert "eps=" in str(exc) and "below the accuracy" in str(exc)
+            continue
+        if r.outcome == "separator":
+            assert exact.separated_by(r.w), name
+        elif r.outcome == "certificate":
+            assert exact.seminorm_at_most(r.p, eps), name
 
 
 def test_the_issues_reproducer_answers_undecided_below_the_floor_of_the_data():
