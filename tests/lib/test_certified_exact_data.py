@@ -133,11 +133,11 @@ def _problem(seed: int, kind: str, d: int, duplicate: str) -> tuple[np.ndarray, 
 def _runs(G, eps: float):
     """``(name, result, claimed bound)`` of every algorithm on ``G`` (small budgets)."""
     calls = [
-        ("nkp", lambda: kperc.nkp(G, max_iter=2000), None),
-        ("snkp", lambda: kperc.snkp(G, max_iter=300), None),
-        ("nvn", lambda: kperc.nvn(G, eps=eps, max_iter=2000), eps),
-        ("snkpvn", lambda: kperc.snkpvn(G, None, eps, max_iter=300), eps),
-        ("isnkpvn", lambda: kperc.isnkpvn(G, eps=eps, max_iter=300), eps),
+        ("nkp", lambda: kperc.nkp(G, max_iter=400), None),
+        ("snkp", lambda: kperc.snkp(G, max_iter=150), None),
+        ("nvn", lambda: kperc.nvn(G, eps=eps, max_iter=400), eps),
+        ("snkpvn", lambda: kperc.snkpvn(G, None, eps, max_iter=150), eps),
+        ("isnkpvn", lambda: kperc.isnkpvn(G, eps=eps, max_iter=150), eps),
     ]
     for name, call, bound in calls:
         try:
@@ -169,10 +169,10 @@ def test_every_answer_holds_for_the_exact_gram_matrix_of_the_data(seed, kind, d,
     # the linear forms on the data themselves: a separator w with y_i x_i^T w > 0, and
     # von_neumann_linear's certificate for the exact directions
     for name, call in (
-        ("perceptron", lambda: kperc.perceptron(X, y, max_iter=2000)),
-        ("normalized_perceptron", lambda: kperc.normalized_perceptron(X, y, max_iter=2000)),
-        ("winnow", lambda: kperc.winnow(X, y, max_iter=2000)),
-        ("von_neumann_linear", lambda: kperc.von_neumann_linear(X, y, eps=eps, max_iter=2000)),
+        ("perceptron", lambda: kperc.perceptron(X, y, max_iter=400)),
+        ("normalized_perceptron", lambda: kperc.normalized_perceptron(X, y, max_iter=400)),
+        ("winnow", lambda: kperc.winnow(X, y, max_iter=400)),
+        ("von_neumann_linear", lambda: kperc.von_neumann_linear(X, y, eps=eps, max_iter=400)),
     ):
         try:
             r = call()
