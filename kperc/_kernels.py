@@ -905,10 +905,16 @@ def gram_operator(X: ArrayLike, y: ArrayLike) -> GramOperator:
     # exact direction (a power-of-two scaling, a norm, a division), and rows that are
     # exactly proportional to the signed data are known (exact cancellations in them are
     # the data's)
-    d = op.row_nnz
-    op.row_error = (d + 6.0) * _U * 1.01 + 4.0 * np.sqrt(d) * _ETA
+    op.row_error = factor_row_error(op.row_nnz)
     op.exact_rows = exact_rows
     return op
+
+
+def factor_row_error(d: int) -> float:
+    """A bound on ``||z_i - a*_i||`` for a row ``z_i`` of :func:`signed_normalized_points`
+    with ``d`` (stored) entries and its exact direction ``a*_i = y_i x_i / ||x_i||``: a
+    power-of-two scaling (exact), a norm and a division, ``(d + 6) u`` (with underflow)."""
+    return (d + 6.0) * _U * 1.01 + 4.0 * np.sqrt(d) * _ETA
 
 
 def _proportional_rows(X, y: np.ndarray, Z) -> np.ndarray:
@@ -978,8 +984,10 @@ def _dense_seminorm_bound(G: np.ndarray, p: np.ndarray, block: int = 512) -> tup
     return float(np.sqrt(qf)), float(np.sqrt(qf + err))
 
 
-def quick_seminorm_bound(gram, p: np.ndarray) -> tuple[float, float]:
-    """``gram.seminorm_bound(p)``, from one BLAS product when that is accurate enough.
+def quick_seminorm_bound(gram, p: np.ndarray, *, data: bool = True) -> tuple[float, float]:
+    """``gram.seminorm_bound(p)``, from one BLAS product when that is accurate enough;
+    with ``data`` (the default) the bound holds for the exact Gram matrix of the data
+    when ``G`` was built from data (:meth:`_DenseGram.data_bound`).
 
     On a dense ``G`` the bound accumulates ``p^T G p`` in extended precision without BLAS,
     which costs about 25 products at ``n = 2000``. In double precision ``p^T (G p)`` is
@@ -989,35 +997,45 @@ def quick_seminorm_bound(gram, p: np.ndarray) -> tuple[float, float]:
     extended one); otherwise, where the sum cancels, the extended computation decides.
     """
     if not isinstance(gram, _DenseGram):
-        return gram.seminorm_bound(p)
-    q = float(p @ (gram.G @ p))
-    l1 = float(np.abs(p).sum())
-    err = 2.0 * (gram.n + 2) * _U * l1 * l1
-    if not (q > 0 and err <= 1e-8 * q):
-        return gram.seminorm_bound(p)
-    return float(np.sqrt(q)), float(np.sqrt(q + err))
+        val, upper = gram.seminorm_bound(p)
+    else:
+        q = float(p @ (gram.G @ p))
+        l1 = float(np.abs(p).sum())
+        err = 2.0 * (gram.n + 2) * _U * l1 * l1
+        if q > 0 and err <= 1e-8 * q:
+            val, upper = float(np.sqrt(q)), float(np.sqrt(q + err))
+        else:
+            val, upper = gram.seminorm_bound(p)
+    return val, (gram.data_bound(p, upper) if data else upper)
 
 
-def seminorm_floor(gram) -> float:
+def seminorm_floor(gram, *, data: bool = True) -> float:
     """The smallest ``||p||_G`` bound attainable for ``p`` in the simplex (``p = 0`` ideal).
 
     An ``eps`` (or ``delta``) at or below this value cannot be certified in floating
-    point; the algorithms refuse it.
+    point; the algorithms refuse it. With ``data`` (the default), for a ``G`` built from
+    data (:func:`gram_matrix`, :func:`gram_operator`) the floor is that of the exact
+    Gram matrix ``G*`` of the data (:meth:`_DenseGram.data_bound`): about
+    ``sqrt(entry_error)`` for a dense ``G``, ``row_error`` more for a factor.
     """
     if isinstance(gram, _DenseGram):
         ul = np.finfo(np.longdouble).eps / 2
-        return float(np.sqrt(2 * (gram.n + 2) * ul))
+        floor2 = 2 * (gram.n + 2) * ul + (gram.entry_error if data else 0.0)
+        return float(np.sqrt(floor2))
     G = getattr(gram, "G", None)
     if isinstance(G, GramOperator):
         if G.sparse:  # see GramOperator.seminorm_bound
-            return float((G.col_nnz + 2) * _U)
-        return float((G.shape[0] + 2) * _U * np.sqrt(G.Z.shape[1]))
+            floor = float((G.col_nnz + 2) * _U)
+        else:
+            floor = float((G.shape[0] + 2) * _U * np.sqrt(G.Z.shape[1]))
+        return floor + (G.row_error if data else 0.0)
     return float(np.sqrt(2 * (gram.n + 2) * _U))
 
 
 def check_attainable(value: float, name: str, gram) -> float:
-    """Refuse a tolerance on ``||p||_G`` that floating point cannot certify."""
-    floor = seminorm_floor(gram)
+    """Refuse a tolerance on ``||p||_G`` that floating point cannot certify for ``G`` as
+    given (:func:`data_certifiable` tells whether it can be for the data)."""
+    floor = seminorm_floor(gram, data=False)
     if value <= 2.0 * floor:
         raise ValueError(
             f"{name}={value:g} is below the accuracy with which ||p||_G can be certified "
@@ -1028,13 +1046,46 @@ def check_attainable(value: float, name: str, gram) -> float:
     return value
 
 
-def certified_separates(Z, w: np.ndarray) -> tuple[bool, float]:
+def data_certifiable(value: float, gram) -> bool:
+    """Whether a bound ``||p||_G <= value`` can be certified for what ``G`` stands for.
+
+    True for a matrix or operator taken as given (its own floor is checked by
+    :func:`check_attainable`). For one built from data, whether ``value`` is above twice
+    the floor of the exact Gram matrix of the data (:func:`seminorm_floor`); when it is
+    not, the algorithms test their certificate on ``G`` as rounded and report the
+    outcome ``"undecided"`` (:func:`undecided_certificate`) instead of a certificate.
+    """
+    return not gram.from_data or value > 2.0 * seminorm_floor(gram)
+
+
+def undecided_certificate(name: str, value: float, gram, stacklevel: int = 3) -> str:
+    """Warn (RuntimeWarning) that a certificate at ``name=value`` holds for ``G`` as
+    rounded but cannot be certified for the data; the sentence is returned for the
+    result's message."""
+    import warnings
+
+    floor = 2.0 * seminorm_floor(gram)
+    message = (
+        f"undecided: a point p of the simplex has ||p||_G <= {name}={value:g} for G as "
+        f"rounded, but G was built from data (its entries within {gram.entry_error:.2g} "
+        f"of the data's exact Gram matrix), for which ||p|| can be certified only above "
+        f"{floor:.2g}: {name}={value:g} is below that floor. Use {name} > {floor:.2g}, or "
+        "pass np.array(G) to certify the matrix as given."
+    )
+    warnings.warn(message, RuntimeWarning, stacklevel=stacklevel)
+    return message
+
+
+def certified_separates(Z, w: np.ndarray, row_error: float = 0.0) -> tuple[bool, float]:
     """Whether ``Z w > 0`` holds beyond rounding; also the computed ``min_i (Z w)_i``.
 
     Each ``(Z w)_i`` is a sum of ``d`` products; its error is at most
     ``(d + 2) u (|Z| |w|)_i`` (``u`` the unit round-off), computed here entry-wise. For a
     scipy.sparse ``Z`` row ``i`` sums only its ``r_i`` stored entries, so ``d`` becomes
     ``r_i``: the bound depends on the nonzeros per row, not on the number of features.
+    With ``row_error`` (each row within that of the point ``a*_i`` it stands for, as
+    :func:`factor_row_error`), ``|(z_i - a*_i)^T w| <= row_error ||w||`` is added, so
+    that ``a*_i^T w > 0`` holds for the data.
     """
     m = np.asarray(Z @ w).reshape(-1)
     if scipy.sparse.issparse(Z):
@@ -1042,6 +1093,8 @@ def certified_separates(Z, w: np.ndarray) -> tuple[bool, float]:
         bound = terms * _U * np.asarray(abs(Z) @ np.abs(w)).reshape(-1)
     else:
         bound = (Z.shape[1] + 2) * _U * (np.abs(Z) @ np.abs(w))
+    if row_error:
+        bound = bound + row_error * float(np.linalg.norm(w)) * 1.01
     return bool(np.all(m > bound)), float(m.min())
 
 
@@ -1084,6 +1137,9 @@ class _DenseGram:
         delta = None if info is None else info.entry_error
         extra = 0 if delta is None else math.ceil(delta / _U) if delta < 1.0 else 2**53
         self.rounding_terms = self.n + extra
+        #: built from data: certificates are bounded for ``G*`` (:meth:`data_bound`)
+        self.from_data = delta is not None
+        self.entry_error = 0.0 if delta is None else float(delta)
 
     def matvec(self, v):
         return self.G @ v
@@ -1122,6 +1178,20 @@ class _DenseGram:
         round-off (the same as double on platforms without extended precision).
         """
         return _dense_seminorm_bound(self.G, p)
+
+    def data_bound(self, p, upper: float) -> float:
+        """An upper bound on ``||p||_{G*}`` from one (``upper``) on ``||p||_G``.
+
+        ``G*`` is the exact Gram matrix of the data, ``|G_ij - G*_ij| <= delta``
+        (``entry_error``), so ``|p^T (G - G*) p| <= delta ||p||_1^2`` and
+        ``||p||_{G*}^2 <= upper^2 + delta ||p||_1^2`` (``delta ||p||_1^2 = delta`` on the
+        simplex: the floor of a certificate is about ``sqrt(delta)``). ``upper`` itself
+        for a matrix taken as given.
+        """
+        if not self.from_data:
+            return upper
+        l1 = float(np.abs(p).sum()) * (1.0 + 2 * self.n * _U)
+        return float(np.sqrt(upper * upper + self.entry_error * l1 * l1)) * (1.0 + 4 * _U)
 
 
 class _ColumnCache:
@@ -1195,6 +1265,17 @@ class _OperatorGram:
         #: ``(Z (Z^T v))_i`` sums ``n`` products, then the most nonzeros in a row of
         #: ``Z`` (``d`` for a dense factor), so ``n + row_nnz + 2``; ``n`` otherwise
         self.rounding_terms = self.n + G.row_nnz + 2 if factored else self.n
+        #: a factor built from data (:func:`gram_operator`): each row ``z_i`` within
+        #: ``r = row_error`` of the exact direction ``a*_i`` (a unit vector), so
+        #: ``|z_i^T z_j - a*_i^T a*_j| <= |(z_i - a*_i)^T z_j| + |a*_i^T (z_j - a*_j)|
+        #: <= r (1 + r) + r = r (2 + r)``: each ``(G alpha)_i`` is within
+        #: ``r (2 + r) ||alpha||_1`` of the data's, ``r (2 + r) / u`` terms more, so that
+        #: a separator holds for the exact Gram matrix of the data
+        self.row_error = float(G.row_error) if factored else 0.0
+        self.from_data = self.row_error > 0
+        self.entry_error = self.row_error * (2.0 + self.row_error)
+        if self.from_data:
+            self.rounding_terms += math.ceil(self.entry_error / _U)
         self._cache = _ColumnCache(self._compute_column_into, self.n, cache_size)
         self.column_into = self._cache.get
 
@@ -1281,6 +1362,18 @@ class _OperatorGram:
         l1 = float(np.abs(p).sum())
         val = float(np.sqrt(max(q, 0.0)))
         return val, float(np.sqrt(max(q, 0.0) + 2 * (self.n + 2) * _U * l1 * l1))
+
+    def data_bound(self, p, upper: float) -> float:
+        """An upper bound on ``||p||_{G*}`` from one (``upper``) on ``||p||_G``.
+
+        For a factor built from data, ``||A* p|| <= ||Z^T p|| + ||(A* - Z)^T p||`` and
+        ``||(A* - Z)^T p|| <= sum_i |p_i| ||a*_i - z_i|| <= row_error ||p||_1`` (see
+        ``rounding_terms``): ``upper + row_error ||p||_1``. ``upper`` itself otherwise.
+        """
+        if not self.from_data:
+            return upper
+        l1 = float(np.abs(p).sum()) * (1.0 + 2 * self.n * _U)
+        return (upper + self.row_error * l1) * (1.0 + 2 * _U)
 
 
 def as_gram(G, *, check_psd: bool | None = None, validate: bool = True, cache_size: float = 0.0):

@@ -18,10 +18,13 @@ from ._kernels import (
     as_gram,
     certified_positive,
     check_attainable,
+    data_certifiable,
     quick_seminorm_bound,
     seminorm_floor,
+    undecided_certificate,
 )
 from ._result import (
+    STATUS,
     CallbackType,
     KpercResult,
     Tracer,
@@ -77,9 +80,13 @@ class _ProxWorkspace:
         np.maximum(out, 0.0, out=out)
 
 
-def _snkpvn_core(gram, q, delta, max_iter, mu0, trace, callback=None, offset=0, outer=None):
+def _snkpvn_core(
+    gram, q, delta, max_iter, mu0, trace, callback=None, offset=0, outer=None, data=True
+):
     """SNKPVN's loop. The callback sees ``nit = offset + k`` (and ``nouter = outer`` when
-    given): ISNKPVN numbers the iterations of its successive calls consecutively."""
+    given): ISNKPVN numbers the iterations of its successive calls consecutively. With
+    ``data`` the certificate exit bounds ``||p||`` for the exact Gram matrix of the data
+    (``gram.data_bound``); without, for ``G`` as rounded."""
     n = gram.n
     mu = 2.0 * n if mu0 is None else mu0
     # Performance (benchmarks.bench): as in kperc.snkp, the pairs (alpha, G alpha), (p, G p)
@@ -125,7 +132,7 @@ def _snkpvn_core(gram, q, delta, max_iter, mu0, trace, callback=None, offset=0, 
                 break
         if normp < delta:  # reached only when G alpha_k > 0 fails (after a refresh)
             exact, upper = gram.seminorm_bound(p)  # stable value and rounding-aware bound
-            if upper < delta:
+            if (gram.data_bound(p, upper) if data else upper) < delta:
                 gram.check_certificate(p)
                 how = "certificate"
                 break
@@ -169,7 +176,7 @@ def _snkpvn_core(gram, q, delta, max_iter, mu0, trace, callback=None, offset=0, 
         messages[how] = f"||p||_G = {exact:.3g} < delta = {delta:.3g} after {k} iterations"
         extra["norm_p_G"] = exact
     elif how == "max_iter":
-        floor = seminorm_floor(gram)
+        floor = seminorm_floor(gram, data=data)
         note = (
             f" (delta={delta:g} is below the certifiable floor {floor:.2g} of ||p||_G, "
             "so the certificate exit cannot fire)"
@@ -221,7 +228,9 @@ def snkpvn(
         Dual tolerance, ``delta > 0``. The certificate exit fires only when
         ``||p||_G < delta`` is certified despite rounding; below that floor (about
         ``sqrt(2 n u)`` for a dense ``G``, ``u`` the round-off of ``np.longdouble``) the
-        run ends at ``max_iter``, and the message says why.
+        run ends at ``max_iter``, and the message says why. For a ``G`` built from data
+        the certificate holds for the data's exact Gram matrix, and below twice the
+        floor of that the run ends ``"undecided"`` (see :func:`kperc.isnkpvn`).
     max_iter : int, default=100_000
         Cap on the number of iterations. Each iteration costs one product with ``G`` (``O(n^2)`` for
         a dense ``G``), and Section 6 bounds their number by ``2 sqrt(2 n) / delta``, so the cap is
@@ -271,7 +280,13 @@ def snkpvn(
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     if mu0 is not None:
         mu0 = check_mu0(mu0)
-    return _snkpvn_core(gram, q, delta, max_iter, mu0, trace, check_callback(callback))
+    on_data = data_certifiable(delta, gram)
+    res = _snkpvn_core(gram, q, delta, max_iter, mu0, trace, check_callback(callback), data=on_data)
+    if res.outcome == "certificate" and not on_data:  # holds for G as rounded only
+        message = undecided_certificate("delta", delta, gram)
+        res.update(outcome="undecided", success=False, status=STATUS["undecided"])
+        res.message = message
+    return res
 
 
 def isnkpvn(
@@ -309,7 +324,15 @@ def isnkpvn(
         Certificate tolerance, ``eps > 0``. Certificates are certified despite rounding;
         an ``eps`` below twice the attainable accuracy of ``||q||_G`` (about
         ``sqrt(2 n u)`` for a dense ``G``, ``u`` the round-off of ``np.longdouble``) is
-        refused with a ValueError.
+        refused with a ValueError. For a ``G`` built from data
+        (:func:`kperc.gram_matrix`, :func:`kperc.gram_operator`) the certificate holds
+        for the exact Gram matrix ``G*`` of the data: with ``|G_ij - G*_ij| <= delta``,
+        ``||q||_{G*}^2 <= ||q||_G^2 + delta`` on the simplex, so its floor is about
+        ``sqrt(delta)`` (``4e-8`` for the linear kernel in 2 features; a factor's is
+        near ``n u``). Below twice that floor a certificate of ``G`` as rounded says
+        nothing about the data: the run ends with outcome ``"undecided"`` (``success``
+        False) and a RuntimeWarning naming ``eps`` and the floor; pass ``np.array(G)``
+        to certify the matrix as given.
     max_iter : int, default=100_000
         Cap on the total number of inner (SNKPVN) iterations. Each iteration costs one product with
         ``G`` (``O(n^2)`` for a dense ``G``), and the default of :func:`snkpvn` is kept for their
@@ -343,6 +366,20 @@ def isnkpvn(
     >>> res = kperc.isnkpvn(G, eps=1e-4)
     >>> res.outcome, res.norm_p_G <= 1e-4
     ('certificate', True)
+
+    One point under both labels: ``||q_0||_G = 0``, but ``eps = 1e-8`` is below what
+    can be certified for the data (their Gram matrix rounded, ``delta`` about
+    ``1.6e-15``); a copy of ``G`` is a matrix taken as given.
+
+    >>> import warnings, numpy as np
+    >>> G = kperc.gram_matrix([[1.0, 2.0], [1.0, 2.0]], [1, -1])
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     res = kperc.isnkpvn(G, eps=1e-8)
+    >>> res.outcome, res.success, caught[0].category.__name__
+    ('undecided', False, 'RuntimeWarning')
+    >>> kperc.isnkpvn(np.array(G), eps=1e-8).outcome
+    'certificate'
     """
     check_flags(trace=trace, check_input=check_input)
     gram = as_gram(G) if check_input else as_gram(G, validate=False)
@@ -352,7 +389,10 @@ def isnkpvn(
     eps = check_attainable(check_positive(eps, "eps"), "eps", gram)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     n = gram.n
-    floor = 2.0 * seminorm_floor(gram)
+    # for a G built from data the certificate must hold for the data's exact Gram matrix;
+    # below the floor of that, the run certifies G as rounded and reports "undecided"
+    on_data = data_certifiable(eps, gram)
+    floor = 2.0 * seminorm_floor(gram, data=on_data)
     q = np.full(n, 1.0 / n)
     tr = Tracer(trace, ("t", "norm_q_G", "delta", "inner_nit", "outcome"))
     callback = check_callback(callback)
@@ -361,13 +401,19 @@ def isnkpvn(
     while True:
         # the first q is the centre of the simplex, far from cancellation on most data: one
         # product decides it (a call's fixed cost); later q go through the extended bound
-        nq, upper = quick_seminorm_bound(gram, q) if t == 0 else gram.seminorm_bound(q)
+        if t == 0:
+            nq, upper = quick_seminorm_bound(gram, q, data=on_data)
+        else:
+            nq, upper = gram.seminorm_bound(q)
+            upper = gram.data_bound(q, upper) if on_data else upper
         if upper <= eps:
             tr.add(t=t, norm_q_G=nq, delta=0.0, inner_nit=0, outcome="guard")
             how, alpha, below = "certificate", q.copy(), "<="  # q_t is already one
             break
         delta = max(nq / gamma, floor)  # an inner tolerance that can be certified
-        r = _snkpvn_core(gram, q, delta, max_iter - total, None, False, callback, total, t)
+        r = _snkpvn_core(
+            gram, q, delta, max_iter - total, None, False, callback, total, t, data=on_data
+        )
         total += r.nit
         tr.add(t=t, norm_q_G=nq, delta=delta, inner_nit=r.nit, outcome=r.outcome)
         q = r.p
@@ -392,6 +438,9 @@ def isnkpvn(
             f"{total} iterations"
         )
         extra["norm_p_G"] = nq
+        if not on_data:  # certified for G as rounded only
+            how = "undecided"
+            messages[how] = undecided_certificate("eps", eps, gram)
     return exit_result(
         how,
         total,

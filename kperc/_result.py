@@ -9,7 +9,7 @@ import numpy as np
 from scipy.optimize import OptimizeResult
 
 #: ``status`` codes shared by every algorithm.
-STATUS = {"separator": 0, "certificate": 1, "max_iter": 2, "callback": 3}
+STATUS = {"separator": 0, "certificate": 1, "max_iter": 2, "callback": 3, "undecided": 4}
 
 
 class KpercResult(OptimizeResult):
@@ -23,14 +23,17 @@ class KpercResult(OptimizeResult):
 
     Attributes
     ----------
-    outcome : {"separator", "certificate", "max_iter", "callback"}
+    outcome : {"separator", "certificate", "max_iter", "callback", "undecided"}
         How the run ended; ``"callback"`` when the ``callback`` raised
-        :class:`StopIteration` before an exit test passed.
+        :class:`StopIteration` before an exit test passed; ``"undecided"`` (the
+        certificate methods) when a certificate holds for ``G`` as rounded but its
+        ``eps`` is below what can be certified for the data ``G`` was built from (a
+        RuntimeWarning names ``eps`` and that floor).
     success : bool
         ``True`` when the run ended with a separator or a certificate.
     status : int
         0 for a separator, 1 for a certificate, 2 when ``max_iter`` was reached, 3 when
-        the run was stopped by its callback.
+        the run was stopped by its callback, 4 when undecided.
     message : str
         A sentence that says what happened.
     nit : int
@@ -146,7 +149,8 @@ def exit_result(
       iterate separates) it starts with ``"stopped by callback; "``.
     * ``"max_iter"``: ``"no separator within max_iter={max_iter} {unit}"``.
     * ``"callback"``: :func:`stopped_message` of ``nit``.
-    * ``"certificate"``: none; an algorithm with that exit words it in ``messages``.
+    * ``"certificate"``, ``"undecided"``: none; an algorithm with that exit words it in
+      ``messages``.
     """
     message = (messages or {}).get(how)
     if message is None:

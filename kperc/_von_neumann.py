@@ -21,7 +21,10 @@ from ._kernels import (
     certified_positive,
     certified_separates,
     check_attainable,
+    data_certifiable,
+    factor_row_error,
     signed_normalized_points,
+    undecided_certificate,
 )
 from ._result import (
     CallbackType,
@@ -97,7 +100,9 @@ def nvn(
     G : ndarray of shape (n, n) or LinearOperator
     eps : float
         Target ``||p||_G`` of the certificate, certified despite rounding; an ``eps``
-        below twice the attainable accuracy (see :func:`kperc.isnkpvn`) is refused.
+        below twice the attainable accuracy (see :func:`kperc.isnkpvn`) is refused. For
+        a ``G`` built from data, below twice the floor of the data's exact Gram matrix
+        the run ends ``"undecided"`` (see :func:`kperc.isnkpvn`).
     primal_exit : bool
         Stop with a separator when ``G p > 0``, an exit that the paper's Algorithm 5
         does not have: without it the method stalls on separable data.
@@ -127,8 +132,9 @@ def nvn(
     -------
     KpercResult
         A certificate ``p`` (outcome ``"certificate"``) with ``||p||_G <= eps``,
-        re-verified with a fresh product, or a separator ``alpha = p``; also ``ncol``,
-        the number of columns of ``G`` computed.
+        re-verified with a fresh product (for a ``G`` built from data, for the data's
+        exact Gram matrix), or a separator ``alpha = p``; also ``ncol``, the number of
+        columns of ``G`` computed.
 
     See Also
     --------
@@ -151,6 +157,9 @@ def nvn(
     cache_size = check_nonnegative(cache_size, "cache_size")
     gram = as_gram(G, validate=check_input, cache_size=cache_size)
     eps = check_attainable(eps, "eps", gram)
+    # for a G built from data the certificate must hold for the data's exact Gram matrix;
+    # below the floor of that, it is tested on G as rounded and reported "undecided"
+    on_data = data_certifiable(eps, gram)
     n = gram.n
     # Performance (benchmarks.bench): the iterate is stored scaled, p = c * pt and
     # g = c * gt, so that the step p <- (1 - theta) p + theta e_j touches one entry of
@@ -186,7 +195,8 @@ def nvn(
         certificate = separator = False
         if s <= eps2:  # cheap test on the maintained s; confirm with a fresh norm
             refresh()
-            certificate = gram.seminorm_bound(pt)[1] <= eps  # certified despite rounding
+            upper = gram.seminorm_bound(pt)[1]  # certified despite rounding
+            certificate = (gram.data_bound(pt, upper) if on_data else upper) <= eps
         i = int(gt.argmin())
         gmin = c * float(gt[i])  # == min(g): argmin also gives the min
         if not certificate and primal_exit and gmin > 0:
@@ -227,16 +237,19 @@ def nvn(
             add(gt, step, out=gt)
         k += 1
     p = pt * c
+    messages = _messages(f"||p||_G <= {eps:g}", k, max_iter)
     if certificate:
         gram.check_certificate(p)
-        how = "certificate"
+        how = "certificate" if on_data else "undecided"
+        if not on_data:
+            messages[how] = undecided_certificate("eps", eps, gram)
     else:
         how = "separator" if separator else "callback" if stopped else "max_iter"
     return exit_result(
         how,
         k,
         max_iter=max_iter,
-        messages=_messages(f"||p||_G <= {eps:g}", k, max_iter),
+        messages=messages,
         alpha=p,
         p=p.copy(),
         trace=tr.data,
@@ -298,8 +311,11 @@ def von_neumann_linear(
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     Z = signed_normalized_points(X, y)
     n = Z.shape[0]
-    # ||A p|| has rounding error up to (n + 2) u sqrt(d) on the simplex
-    floor = (n + 2) * _U * np.sqrt(Z.shape[1])
+    # ||A p|| has rounding error up to (n + 2) u sqrt(d) on the simplex, and each row of Z
+    # is within r of the data's exact direction a*_i, so ||A* p - A p|| <= r on the simplex:
+    # a certificate and a separator w (a*_i^T w > 0) hold for the data
+    r = factor_row_error(Z.shape[1])
+    floor = (n + 2) * _U * np.sqrt(Z.shape[1]) + r
     if eps <= 2.0 * floor:
         raise ValueError(
             f"eps={eps:g} is below the accuracy with which ||A p|| can be certified here "
@@ -318,7 +334,7 @@ def von_neumann_linear(
         if s <= eps * eps and np.sqrt(s) + floor <= eps:  # certified despite rounding
             how = "certificate"
             break
-        if primal_exit and mmin > 0 and certified_separates(Z, w)[0]:
+        if primal_exit and mmin > 0 and certified_separates(Z, w, r)[0]:
             how = "separator"
             break
         if k >= max_iter:

@@ -776,13 +776,20 @@ def test_sparse_nan_is_refused_even_without_check_input():
 
 def test_sparse_separators_are_certified_beyond_rounding():
     """SNKP's separator on a sparse factored G: G alpha > 0 in long double too, and the
-    test it passed used n + (most nonzeros in a row) + 2 rounding terms."""
+    test it passed used n + (most nonzeros in a row) + 2 rounding terms for the product,
+    plus r (2 + r) / u for the rounding of the factor itself: each row z_i is within
+    r = row_error of its exact unit direction a*_i, so |z_i^T z_j - a*_i^T a*_j| <=
+    r ||z_j|| + r <= r (2 + r), and a separator must beat that to hold for the data."""
     from kperc._kernels import as_gram
 
+    u = np.finfo(np.float64).eps / 2
     Xs, y = _sparse_separable(120, 300, seed=4)
     op = kperc.gram_operator(Xs, np.where(y == "yes", 1.0, -1.0))
     gram = as_gram(op)
-    assert gram.rounding_terms == op.shape[0] + int(np.diff(op.Z.indptr).max()) + 2
+    nnz = int(np.diff(op.Z.indptr).max())
+    factor = int(np.ceil(op.row_error * (2 + op.row_error) / u))
+    assert 2 * (nnz + 6) <= factor <= 2 * (nnz + 6) * 1.02 + 1  # row_error ~ (nnz + 6) u
+    assert gram.rounding_terms == op.shape[0] + nnz + 2 + factor
     res = kperc.snkp(op)
     assert res.outcome == "separator"
     Z = op.Z.toarray().astype(np.longdouble)

@@ -156,10 +156,16 @@ def test_factored_rounding_terms_bound_the_product_error(seed, d):
     rng = np.random.default_rng(seed)
     n = 3
     X = rng.standard_normal((n, d)) * rng.uniform(0.1, 10.0, size=(n, 1))
-    op = kperc.gram_operator(X, np.ones(n))
+    op = kperc.GramOperator(kperc.gram_operator(X, np.ones(n)).Z)  # the factor as given
     v = rng.random(n)
     gram = _OperatorGram(op)
     assert gram.rounding_terms == n + d + 2
+    # built from data, the count also covers the rounding of the factor itself: each row
+    # within r = row_error of its exact unit direction, so each entry of G within
+    # r (2 + r) of the data's, r (2 + r) / u more terms (a separator holds for the data)
+    built = kperc.gram_operator(X, np.ones(n))
+    extra = built.row_error * (2 + built.row_error) / u
+    assert n + d + 2 + extra <= _OperatorGram(built).rounding_terms <= n + d + 2 + extra + 1
     computed = gram.matvec(v)
     exact = _exact_factored_product(op.Z, v)
     err = max(abs(float(c - e)) for c, e in zip(computed.tolist(), exact, strict=True))

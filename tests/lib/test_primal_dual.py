@@ -224,7 +224,10 @@ def test_isnkpvn_guard_when_q0_is_an_exact_witness():
 def test_isnkpvn_max_iter_is_not_an_error():
     prob = infeasible_problem(4, d=2, rho=-0.02)
     G = prob.gram()
-    res = kperc.isnkpvn(G, eps=1e-8, max_iter=5)
+    # eps = 1e-6: above the floor of a certificate for the data's exact Gram matrix (about
+    # 8e-8 here, twice sqrt of G's construction rounding), so that the run could end with
+    # a certificate and max_iter is what stops it (1e-8 would end "undecided" if reached)
+    res = kperc.isnkpvn(G, eps=1e-6, max_iter=5)
     assert res.outcome == "max_iter" and res.nit == 5 and not res.success
     assert "max_iter" in res.message
 
@@ -241,7 +244,11 @@ def test_gordan_in_rkhs_exactly_one_alternative(seed):
     if seed % 3 == 0:  # x and -x have the same degree-2 homogeneous features
         X = np.vstack([X, -X[:1]]) if kernel == "poly" else np.vstack([X, X[:1]])
         y = np.concatenate([y, -y[:1]])
-    G = kperc.gram_matrix(X, y, kernel, **params)
+    # eps = 1e-7 is below what can be certified for the data's exact Gram matrix (the
+    # kernel's construction rounding delta ~ 1e-14 puts that floor near sqrt(delta) ~ 2e-7,
+    # where isnkpvn(gram_matrix(...)) answers "undecided"); Theorem 2 is about a matrix,
+    # so the test takes G as given: a copy, which is certified as the matrix it is
+    G = np.array(kperc.gram_matrix(X, y, kernel, **params))
     res = kperc.isnkpvn(G, eps=1e-7)
     assert res.success
     if res.outcome == "separator":
@@ -292,8 +299,13 @@ def test_quick_seminorm_bound_hands_a_cancelling_sum_to_the_extended_one(monkeyp
         _kernels, "_dense_seminorm_bound", lambda G, p: calls.append(1) or real(G, p)
     )
     p = np.array([0.5, 0.5, 0.0])
-    val, upper = _kernels.quick_seminorm_bound(_kernels.as_gram(G), p)
+    gram = _kernels.as_gram(G)
+    val, upper = _kernels.quick_seminorm_bound(gram, p, data=False)  # G as rounded
     assert calls and val == 0.0 and upper < 1e-8
+    # for the data's exact Gram matrix the bound adds the construction rounding delta of
+    # G: ||p||_{G*}^2 <= upper^2 + delta ||p||_1^2
+    _, data_upper = _kernels.quick_seminorm_bound(gram, p)
+    assert upper**2 + gram.entry_error <= data_upper**2 <= (upper**2 + gram.entry_error) * 1.01
 
 
 def test_isnkpvn_first_step_needs_no_extended_precision(monkeypatch):
