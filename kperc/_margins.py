@@ -340,7 +340,11 @@ def margin_details(G: GramLike) -> OptimizeResult:
       from the optimality sandwich ``2 min_i (G p)_i - p^T G p <= rho_K^2 <= p^T G p``.
       For a :class:`~kperc.GramOperator` (or :func:`data_margin`) a ``w`` with every
       ``a_i^T w > 0`` decided by an error-free dot product is also accepted, which
-      resolves margins down to about ``n u``.
+      resolves margins down to about ``n u``; the result then holds that certified
+      separator as ``w`` (in the coordinates of the operator's factor, the data's
+      features for the linear kernel), while ``alpha``, the max-margin direction computed
+      in floating point, need not separate at margins that close to the rounding. ``w``
+      is None whenever ``alpha`` itself was certified.
     * ``"inseparable"``: ``min ||p||_G`` over the simplex is zero within rounding and
       the origin lies inside the hull of the signed points at a depth above the
       rounding slack of the factor (and of ``delta``) (Theorem 3); ``rho = -depth``.
@@ -411,9 +415,10 @@ def _certified_margin(
     up = math.sqrt(max(pGp, 0.0) + err)
     gap = max(0.0, value**2 - min_gp)
 
-    def separable(low_bound, up_bound):
+    def separable(low_bound, up_bound, w=None):
         rho = min(max(value, low_bound), up_bound)
         return OptimizeResult(
+            w=w,
             rho=rho,
             separable=True,
             status="separable",
@@ -432,7 +437,8 @@ def _certified_margin(
         cert_low = certifier.separator(p)
         if cert_low is not None:
             up_c = min(up, certifier.upper(p)) if hasattr(certifier, "upper") else up
-            return separable(max(cert_low, low), max(up_c, cert_low, low))
+            w = getattr(certifier, "w", None)  # a _RowCertifier's separator is a primal w
+            return separable(max(cert_low, low), max(up_c, cert_low, low), w)
     # The hull is taken in the span of every direction above the rounding level (the
     # RANK_TOL span of gram_factor would discard a small but genuine eigen-direction that
     # carries the depth), when that span is small enough for facet enumeration.
@@ -599,7 +605,7 @@ class _RowCertifier:
     def _check(self, w: np.ndarray) -> float | None:
         if not np.all(np.isfinite(w)) or not np.any(w):
             return None
-        w = _pow2_rows(w[None, :])[0]
+        w = _pow2_rows(w[None, :])[0]  # a positive scaling: the signs are those of w's
         n, d = self.A.shape
         m, e = dot2_rows(self.A, w)
         lower = m - e - 8.0 * d * _ETA  # also the entries that underflowed in _pow2_rows
@@ -608,6 +614,7 @@ class _RowCertifier:
             lower = lower - self.row_error * (self.norms * (1.0 + 4.0 * (d + 4) * _U)) * w_norm
         if not lower.min() > 0:
             return None
+        self.w = w  # the certified separator, in the coordinates of the rows
         return float(np.min(lower / self.unit)) / w_norm * (1.0 - 8 * _U)
 
     def upper(self, p: np.ndarray) -> float:

