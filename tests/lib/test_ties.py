@@ -121,8 +121,9 @@ def test_kernel_and_linear_forms_break_ties_alike(seed):
 def test_von_neumann_forms_agree_on_near_ties(d, rho, seed):
     """Two runs where margins differ by less than 2^-26 but more than 2^-26 ||w||.
 
-    With a tie width relative to 1 in the kernel form and to ||w|| in the linear form,
-    the forms chose different points on these instances and their certificates differed.
+    A tie width relative to 1 in the kernel form and to ||w|| in the linear form once made
+    the forms choose different points here. Each form's width now bounds its own
+    rounding, so they can part only on gaps that rounding cannot decide.
     """
     ds = kperc.datasets.infeasible(40, d, rho, seed=seed)
     X, y = ds.X, ds.y
