@@ -31,9 +31,12 @@ gamma_{a+b}``. Each loop updates ``m`` by adding one term per point per update:
   bounds ``|t_i|`` and ``r`` counts the roundings that produced it: ``d`` for a dot
   product of ``d`` features, ``3 d + 8`` when the points were also normalised (each
   normalised row is off by ``gamma_{d+4}``), and for a given ``G`` the number of terms
-  of its products (:attr:`rounding_terms`: ``n`` for a dense ``G``; a ``G`` built from
-  ``d <= n`` features by any BLAS is within ``gamma_n`` of its exact entries, and
-  ``|G*_ij| <= 1`` since the exact ``G*`` is positive semidefinite with unit diagonal).
+  of its products (the ``rounding_terms`` of the wrapped Gram matrix: ``n`` for a dense
+  ``G``, ``n + d + 2`` for a factored one). The bound for a dense ``G`` thus takes its
+  entries within ``gamma_n`` of the exact kernel values, which holds when they come
+  from data with ``3 d + 8 <= n`` features (linear kernel) by any BLAS; ``|G*_ij| <= 1``
+  since the exact ``G*`` is positive semidefinite with unit diagonal. For a ``G`` whose
+  entries are less accurate, ties can be missed by at most their error.
 * *The running sum.* The addition ``m_i + t_i`` rounds by at most ``u`` times the new
   value, and the new exact value is bounded by Cauchy-Schwarz, ``|a_i^T w| <= ||a_i||
   ||w||``: by ``||u_s||_G`` for NKP (``u_s`` the update counts), by ``c ||u_s||`` for the
