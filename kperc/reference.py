@@ -69,9 +69,9 @@ def nkp(G: np.ndarray, n_iter: int) -> tuple[np.ndarray, list[int]]:
     -----
     Ties go to the first index, as in :func:`numpy.argmin`, and so do entries of
     ``G u_k`` whose order rounding cannot decide: those within twice a bound on their
-    rounding error (``ties.err``, which grows with ``k``, ``n`` and ``||u_k||_G``; see
-    ``kperc._ties``) of the smallest. Where rounding can decide, this is the exact
-    ``argmin`` of the paper.
+    rounding error (``ties.err``: about ``k u ||u_k||_G + k n u`` after ``k`` updates,
+    ``u = 2^-53``, with ``G`` taken within ``n u`` of the exact kernel matrix) of the
+    smallest. Where rounding can decide, this is the exact ``argmin`` of the paper.
 
     Examples
     --------
@@ -199,8 +199,8 @@ def nvn(G: np.ndarray, n_iter: int) -> tuple[np.ndarray, list[int]]:
     Notes
     -----
     Ties go to the first index, and so do entries of ``G p_k`` whose order rounding
-    cannot decide (see :func:`kperc.reference.nkp`; the bound ``err`` grows by
-    :func:`kperc._ties.step_error` at each step).
+    cannot decide (see :func:`kperc.reference.nkp`; the bound ``err`` on their rounding
+    grows by a few ``u (||w_k|| + theta_k)`` and ``n u theta_k`` at each step).
 
     Examples
     --------
