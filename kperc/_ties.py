@@ -50,8 +50,9 @@ For ``k`` updates by plain sums (NKP and the Perceptrons), with ``S_k`` the sum 
 
 the factor ``1 + gamma_k`` covering the error carried into each later rounding. Von
 Neumann's step ``m <- (1 - theta) m + theta t`` multiplies, adds and rounds the product
-``theta t``: it adds at most ``4 u (B + theta T) + theta gamma_r T`` to the bound, on
-top of the bound of the first, fresh product (``gamma`` of its number of terms). Winnow
+``theta t``: it adds at most ``4 u (B + theta T) + theta gamma_r T`` to the bound, plus
+``2 u`` for the rounding of the iterate ``p`` itself (its exact margins are the target),
+on top of the bound of the first, fresh product (``gamma`` of its number of terms). Winnow
 computes ``B v`` afresh each time: ``E = gamma_{2d+3}`` (``2 d`` terms, rows of
 ``l_inf`` norm 1 rounded once, ``||v||_1 = 1``).
 
