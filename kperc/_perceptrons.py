@@ -33,7 +33,7 @@ from ._result import (
     notify,
 )
 from ._smoothing import EXP_FLOOR, entropy_prox, log_mean_exp
-from ._ties import first_min_index
+from ._ties import GramSumBound, first_min_index, gamma, summed_error
 from ._typing import ArrayLike, GramLike
 from ._validation import (
     check_flags,
@@ -67,14 +67,9 @@ def _fresh_certified(gram, counts: np.ndarray, k: int) -> bool:
     return certified_positive(float(g.min()), gram.rounding_terms, float(k))
 
 
-def _first_index_rule(m: np.ndarray, scale: float) -> int:
-    """Most violated point; ties (within ``TIE_RTOL * scale``, see :mod:`kperc._ties`) go
-    to the first index, so that rounding cannot decide between equal margins."""
-    return first_min_index(m, scale)
-
-
 def _linear_counts_loop(
     Z: np.ndarray,
+    term_roundings: int,
     max_iter: int,
     trace: bool,
     record_w: bool,
@@ -89,17 +84,28 @@ def _linear_counts_loop(
     ``w_k = u / k`` (Algorithm 2, ``average=True``). Returns counts, u, the halting
     index, the trace and how the loop ended (``"separator"``, ``"max_iter"`` or
     ``"callback"``). ``fields(counts, u, k, mmin, nu)`` gives the callback's fields.
+
+    Ties of the most violated point follow :mod:`kperc._ties`: each added ``(Z z_j)_i``
+    is within ``gamma_r c^2`` of its exact value (``r = term_roundings``, ``c`` the
+    largest row norm), and the running value ``|z_i^T u|`` is at most ``c ||u||``.
     """
     n, d = Z.shape
     counts = np.zeros(n)
     u = np.zeros(d)
     m = np.zeros(n)
     tr = Tracer(trace, ("k", "min_margin", "norm_w", "j") + (("w",) if record_w else ()))
-    zmax = float(np.sqrt(np.einsum("ij,ij->i", Z, Z).max())) if n else 0.0  # |m_i| <= nu zmax
+    # c >= max_i ||z_i|| despite the rounding of the norms (d products, a sqrt)
+    c = float(np.sqrt(np.einsum("ij,ij->i", Z, Z).max())) * (1.0 + gamma(d + 2)) if n else 0.0
+    term_error = gamma(term_roundings) * c * c  # of each added (Z z_j)_i
+    grow = 1.0 + gamma(d + 1)  # ||u|| <= its computed value * grow
+    running = 0.0  # sum over the updates of a bound on |exact (Z u)_i|
     k = 0
     while True:
         mmin = float(m.min())
         nu = float(np.sqrt(u @ u))
+        if k:
+            # the exact u is within k c gamma_{k + r} of the computed one (k rows added)
+            running += c * min(k * c, nu * grow + k * c * gamma(k + term_roundings))
         if tr.enabled:
             extra = {}
             if record_w:
@@ -111,7 +117,7 @@ def _linear_counts_loop(
             return counts, u, k, tr, "max_iter"
         if callback is not None and notify(callback, nit=k, **fields(counts, u, k, mmin, nu)):
             return counts, u, k, tr, "callback"
-        j = _first_index_rule(m, nu * zmax)
+        j = first_min_index(m, summed_error(k, term_error, running))
         tr.amend(j=j)
         zj = Z[j]
         u += zj
@@ -192,8 +198,16 @@ def perceptron(
             "norm_w": nu * scale,
         }
 
+    # Z = X y / 2^e is exact, so each (Z z_j)_i is a dot product of d terms
     counts, u, k, tr, how = _linear_counts_loop(
-        Z, max_iter, trace, record_w=True, average=False, callback=callback, fields=fields
+        Z,
+        X.shape[1],
+        max_iter,
+        trace,
+        record_w=True,
+        average=False,
+        callback=callback,
+        fields=fields,
     )
     with np.errstate(over="ignore"):
         u = u * scale
@@ -273,8 +287,17 @@ def normalized_perceptron(
             "norm_w": nu / k if k else nu,
         }
 
+    # each normalised row is within gamma_{d+4} of a_i, so (Z z_j)_i is within
+    # gamma_d + 2 gamma_{d+4} + ... <= gamma_{3d+8} of a_i^T a_j
     counts, u, k, tr, how = _linear_counts_loop(
-        Z, max_iter, trace, record_w=True, average=True, callback=callback, fields=fields
+        Z,
+        3 * X.shape[1] + 8,
+        max_iter,
+        trace,
+        record_w=True,
+        average=True,
+        callback=callback,
+        fields=fields,
     )
     alpha = counts / k if k else counts
     w = u / k if k else u
@@ -371,14 +394,13 @@ def nkp(
     column_into = gram.column_into
     col = np.empty(n)
     callback = check_callback(callback)
+    ties = GramSumBound(gram.rounding_terms)  # the tie rule of kperc._ties
     stopped = False
     k = 0
     while True:
         i = int(g.argmin())
         gmin = float(g[i])  # == g.min(): one pass over g gives both
-        # the point of the update: the tie rule of kperc._ties with the scale of the
-        # Normalised Perceptron, |g_i| = |a_i^T w| <= ||w|| = ||u||_G, so both choose alike
-        j = first_min_index(g, np.sqrt(max(sq, 0.0)), i)
+        j = first_min_index(g, ties.err(k, sq), i)  # the point of the update
         if tr.enabled:
             nu = np.sqrt(max(sq, 0.0))
             scale = 1.0 / k if k else 0.0
@@ -403,7 +425,9 @@ def nkp(
         ):
             stopped = True
             break
-        sq += 2.0 * float(g[j]) + diag_list[j]
+        gj, gjj = float(g[j]), diag_list[j]
+        sq += 2.0 * gj + gjj
+        ties.update(gj, gjj, sq)
         np.add(g, column_into(j, col), out=g)
         counts[j] += 1.0
         k += 1
@@ -674,6 +698,8 @@ def winnow(
     D = B.shape[1]
     d = X.shape[1]
     logv = np.full(D, -np.log(D))
+    # m = B v afresh each time: 2 d products, rows of B rounded once, |B| <= 1, ||v||_1 = 1
+    m_error = gamma(2 * d + 3)
     tr = Tracer(trace, ("k", "min_margin"))
     callback = check_callback(callback)
     stopped = False
@@ -697,7 +723,7 @@ def winnow(
         with np.errstate(over="ignore"):
             # kept at max 0: entries only go down, to -inf at worst (weight 0), never to
             # +inf - inf = NaN, whatever eta (1e308 included)
-            logv = logv + eta * B[_first_index_rule(m, 1.0)]  # |m_i| <= 1
+            logv = logv + eta * B[first_min_index(m, m_error)]
             logv -= logv.max()
         k += 1
     how = "separator" if ok else "callback" if stopped else "max_iter"

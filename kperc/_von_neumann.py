@@ -12,6 +12,8 @@ exit (not part of the paper's Algorithm 5), a separator.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._kernels import (
@@ -34,7 +36,7 @@ from ._result import (
     exit_result,
     notify,
 )
-from ._ties import first_min_index
+from ._ties import first_min_index, gamma, step_error
 from ._typing import ArrayLike, GramLike
 from ._validation import check_flags, check_nonnegative, check_positive, check_Xy
 
@@ -189,6 +191,15 @@ def nvn(
         s = max(float(pt @ gt), 0.0)
 
     callback = check_callback(callback)
+    # The tie rule of kperc._ties: G is within gamma_r of a positive semidefinite G* with
+    # unit diagonal (r = gram.rounding_terms); the first g = G p sums n terms, each step
+    # adds the rounding of one update (step_error); a refresh only makes g more accurate.
+    # In units of gt = g / c the bound is divided by c (c's own rounding is common to all
+    # entries and cannot reorder them).
+    gamma_r = gamma(gram.rounding_terms)
+    err0 = gamma(n + gram.rounding_terms)
+    floor = math.sqrt(err0)
+    acc = 0.0
     stopped = False
     k = 0
     while True:
@@ -204,9 +215,8 @@ def nvn(
             i = int(gt.argmin())
             gmin = float(gt[i])
             separator = certified_positive(gmin, gram.rounding_terms, float(pt.sum()))
-        # the point of the step: the tie rule of kperc._ties with the scale of the linear
-        # form, |g_i| = |a_i^T w| <= ||w|| = sqrt(s), so that both forms choose alike
-        j = first_min_index(gt, np.sqrt(s) / c, i)
+        # the point of the step (kperc._ties)
+        j = first_min_index(gt, (1.0 + gamma(2 * k)) * (err0 + acc) / c, i)
         gj = c * float(gt[j])
         if tr.enabled:
             tr.add(k=k, norm_w=np.sqrt(s), min_Galpha=gmin, j=-1, theta=0.0)
@@ -221,6 +231,7 @@ def nvn(
         theta = line_search_step(s, gj, gjj)
         tr.amend(j=j, theta=theta)
         one = 1.0 - theta
+        acc = step_error(acc, theta, s, floor, gamma_r)
         s = max(one * one * s + 2.0 * theta * one * gj + theta * theta * gjj, 0.0)
         if one * c < _MIN_SCALE:  # theta = 1 (p = e_j) or a tiny scale: start unscaled
             mul(pt, one * c, out=pt)
@@ -324,6 +335,12 @@ def von_neumann_linear(
     p = np.full(n, 1.0 / n)
     w = Z.T @ p
     m = Z @ w
+    # The tie rule of kperc._ties: each normalised row is within gamma_{d+4} of a_i, so
+    # a product z_i^T z_j is within gamma_{3d+8} of a_i^T a_j, and the first m within
+    # gamma_{n+3d+8}; each step adds the rounding of one update (step_error)
+    term_error = gamma(3 * Z.shape[1] + 8)
+    err0 = gamma(n + 3 * Z.shape[1] + 8)
+    acc = 0.0
     tr = Tracer(trace, ("k", "w", "norm_w", "min_margin", "j", "theta"))
     callback = check_callback(callback)
     k = 0
@@ -351,9 +368,10 @@ def von_neumann_linear(
         ):
             how = "callback"
             break
-        j = first_min_index(m, np.sqrt(s))  # |m_i| <= ||w|| (unit z_i); kperc._ties
+        j = first_min_index(m, (1.0 + gamma(2 * k)) * (err0 + acc))  # kperc._ties
         zj = Z[j]
         theta = line_search_step(s, float(m[j]), float(zj @ zj))
+        acc = step_error(acc, theta, s, math.sqrt(err0), term_error)
         tr.amend(j=j, theta=theta)
         one = 1.0 - theta
         p *= one

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._smoothing import entropy_prox, euclidean_prox
+from ._ties import GramSumBound, first_min_index, gamma, step_error
 from ._typing import ArrayLike
 from ._validation import check_simplex
 
@@ -66,9 +67,11 @@ def nkp(G: np.ndarray, n_iter: int) -> tuple[np.ndarray, list[int]]:
 
     Notes
     -----
-    Ties go to the first index (:func:`numpy.argmin`). :func:`kperc.nkp` also sends
-    entries that differ by rounding only (within ``2^-26`` of the scale of the
-    smallest) to the first index, so the two can part ways on instances with near-ties.
+    Ties go to the first index, as in :func:`numpy.argmin`, and so do entries of
+    ``G u_k`` whose order rounding cannot decide: those within twice a bound on their
+    rounding error (``ties.err``: about ``k u ||u_k||_G + k n u`` after ``k`` updates,
+    ``u = 2^-53``, with ``G`` taken within ``n u`` of the exact kernel matrix) of the
+    smallest. Where rounding can decide, this is the exact ``argmin`` of the paper.
 
     Examples
     --------
@@ -87,11 +90,16 @@ def nkp(G: np.ndarray, n_iter: int) -> tuple[np.ndarray, list[int]]:
     n = G.shape[0]
     u = np.zeros(n)  # u_k = k alpha_k: how often each point was chosen
     G_u = np.zeros(n)  # G u_k
+    norm2_u = 0.0  # ||u_k||_G^2, for the bound on the rounding of G u_k
+    ties = GramSumBound(rounding_terms=n)
     chosen = []
-    for _ in range(n_iter):
-        j = int(np.argmin(G_u))  # the most violated point
+    for k in range(n_iter):
+        j = first_min_index(G_u, ties.err(k, norm2_u))  # the most violated point
         chosen.append(j)
-        G_u += G[:, j]
+        G_j = G[:, j]
+        norm2_u += 2.0 * float(G_u[j]) + float(G_j[j])
+        ties.update(float(G_u[j]), float(G_j[j]), norm2_u)
+        G_u += G_j
         u[j] += 1.0
     alpha = u / n_iter if n_iter else u
     return alpha, chosen
@@ -190,7 +198,9 @@ def nvn(G: np.ndarray, n_iter: int) -> tuple[np.ndarray, list[int]]:
 
     Notes
     -----
-    Ties go to the first index (:func:`numpy.argmin`); see :func:`kperc.reference.nkp`.
+    Ties go to the first index, and so do entries of ``G p_k`` whose order rounding
+    cannot decide (see :func:`kperc.reference.nkp`; the bound ``err`` on their rounding
+    grows by a few ``u (||w_k|| + theta_k)`` and ``n u theta_k`` at each step).
 
     Examples
     --------
@@ -209,10 +219,13 @@ def nvn(G: np.ndarray, n_iter: int) -> tuple[np.ndarray, list[int]]:
     n = G.shape[0]
     p = np.full(n, 1.0 / n)
     G_p = G @ p  # A^T w_k
+    err0 = gamma(2 * n)  # rounding of G p_0 and of G itself (n terms each), |G_ij| <= 1
+    acc = 0.0  # what the steps add to it
     chosen = []
-    for _ in range(n_iter):
+    for k in range(n_iter):
         norm2_w = max(float(p @ G_p), 0.0)  # ||w_k||^2
-        j = int(np.argmin(G_p))  # the most violated point
+        err = (1.0 + gamma(2 * k)) * (err0 + acc)  # bound on the rounding of G p_k
+        j = first_min_index(G_p, err)  # the most violated point
         chosen.append(j)
         G_j = G[:, j]
         a_j_w, norm2_a_j = float(G_p[j]), float(G_j[j])  # a_j^T w_k and ||a_j||^2
@@ -220,6 +233,7 @@ def nvn(G: np.ndarray, n_iter: int) -> tuple[np.ndarray, list[int]]:
         # (its denominator is ||w_k - a_j||^2); theta_k is t* clipped to [0, 1]
         denom = norm2_w - 2.0 * a_j_w + norm2_a_j
         theta = 0.0 if denom <= 0.0 else min(max((norm2_w - a_j_w) / denom, 0.0), 1.0)
+        acc = step_error(acc, theta, norm2_w, err0**0.5, gamma(n))
         p = (1.0 - theta) * p
         p[j] += theta
         G_p = (1.0 - theta) * G_p + theta * G_j

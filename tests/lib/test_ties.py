@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import kperc
-from kperc._ties import TIE_RTOL, first_min_index
+from kperc._ties import U, first_min_index
 
 pytestmark = pytest.mark.blas  # make test runs these under other BLAS kernels too
 
@@ -52,19 +52,20 @@ def _exact_normalized_perceptron(X: np.ndarray, y: np.ndarray, max_iter: int = 1
 def test_choice_ignores_rounding_noise(values, noise_seed):
     """Perturbing margins by rounding-sized noise never changes the chosen index."""
     m = np.array(values, dtype=float)
-    scale = float(np.abs(m).max()) or 1.0
-    j = first_min_index(m, scale)
+    err = 64 * U * (float(np.abs(m).max()) or 1.0)
+    j = first_min_index(m, err)
     # the exact rule: the first index of the smallest value
     assert j == int(np.flatnonzero(m == m.min())[0])
     rng = np.random.default_rng(noise_seed)
-    noisy = m + rng.uniform(-1, 1, m.size) * 64 * np.finfo(float).eps * scale
-    assert first_min_index(noisy, scale) == j
+    noisy = m + rng.uniform(-1, 1, m.size) * err
+    assert first_min_index(noisy, err) == j
 
 
 def test_real_differences_are_not_ties():
-    m = np.array([1.0, 3 * TIE_RTOL, 0.0])
-    assert first_min_index(m, 1.0) == 2
-    assert first_min_index(np.array([0.5 * TIE_RTOL, 0.0]), 1.0) == 0
+    """A gap above twice the error bound is real; within it, the first index wins."""
+    assert first_min_index(np.array([1.0, 4.5 * U, 0.0]), U) == 2
+    assert first_min_index(np.array([1.0, 2.0 * U, 0.0]), U) == 1
+    assert first_min_index(np.array([2**-28, 0.0]), U) == 1  # below 2^-26, above rounding
 
 
 @pytest.mark.parametrize("d,seed", [(8, 0), (8, 1), (16, 0), (16, 2)])
@@ -120,8 +121,9 @@ def test_kernel_and_linear_forms_break_ties_alike(seed):
 def test_von_neumann_forms_agree_on_near_ties(d, rho, seed):
     """Two runs where margins differ by less than 2^-26 but more than 2^-26 ||w||.
 
-    With a tie width relative to 1 in the kernel form and to ||w|| in the linear form,
-    the forms chose different points on these instances and their certificates differed.
+    A tie width relative to 1 in the kernel form and to ||w|| in the linear form once made
+    the forms choose different points here. Each form's width now bounds its own
+    rounding, so they can part only on gaps that rounding cannot decide.
     """
     ds = kperc.datasets.infeasible(40, d, rho, seed=seed)
     X, y = ds.X, ds.y
