@@ -26,7 +26,6 @@ import warnings
 from fractions import Fraction
 
 import numpy as np
-import pytest
 from conftest import seeds
 from hypothesis import example, given
 from hypothesis import strategies as st
