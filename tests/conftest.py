@@ -78,7 +78,7 @@ lemma-8 lemma-9 snkpvn-bound snkpvn-infeasible-bound isnkpvn
 SLOW_TESTS = frozenset(
     {
         ("test_sweeps.py", "test_sweep_on_local_processes_equals_serial"),
-        ("test_sweeps.py", "test_rows_do_not_depend_on_the_callers_blas_threads"),
+        ("test_sweeps.py", "test_points_run_on_one_blas_thread_whatever_the_caller_has"),
         ("test_dist_to_witness.py", "test_agrees_with_reference_on_inseparable_data"),
         ("test_dist_to_witness.py", "test_thin_witness_sets_against_closed_form_and_reference"),
         ("test_kernel_columns.py", "test_smoothed_algorithms_accept_the_operator"),
