@@ -61,8 +61,9 @@ def nvn_2d(path_inf: Mapping[str, Any], path_feas: Mapping[str, Any], *, rho_fea
     Parameters
     ----------
     path_inf, path_feas : mapping
-        Outputs of :func:`kperc_book.experiments.ch05.nvn_path` (keys ``A``, ``W``,
-        ``hull``, ``outcome``, ``nit`` and, for a separator, ``w``).
+        A run of :func:`kperc.von_neumann_linear` as Chapter 5 draws it: keys ``A``
+        (signed points, rows), ``W`` (the iterates ``w_k``, rows), ``hull`` (closed
+        polygon of the hull of the ``A``), ``outcome``, ``nit`` and, for a separator, ``w``.
     rho_feas : float
         Planted margin of the separable set (shown in its title).
 
@@ -73,11 +74,11 @@ def nvn_2d(path_inf: Mapping[str, Any], path_feas: Mapping[str, Any], *, rho_fea
 
     Examples
     --------
-    >>> import kperc
-    >>> from kperc_book.experiments import ch05, plots
-    >>> inf = kperc.datasets.infeasible(12, 2, -0.2, seed=0)
-    >>> sep = kperc.datasets.planted(12, 2, 0.1, seed=0)
-    >>> fig = plots.nvn_2d(ch05.nvn_path(inf.X, inf.y), ch05.nvn_path(sep.X, sep.y), rho_feas=0.1)
+    >>> import numpy as np
+    >>> from kperc_book.experiments import plots
+    >>> A = np.array([[1.0, 0.0], [0.0, 1.0], [-0.6, -0.8]])
+    >>> path = {"A": A, "W": A[:2] / 2, "hull": A[[0, 1, 2, 0]], "outcome": "certificate", "nit": 1}
+    >>> fig = plots.nvn_2d(path, path, rho_feas=0.1)
     >>> len(fig.axes)
     2
     """
