@@ -33,7 +33,7 @@ from ._kernels import (
     kernel_diagonal,
 )
 from ._perceptrons import snkp
-from ._rbf import rbf_values_bounded
+from ._rbf import RbfBound, rbf_values_affine
 from ._typing import ArrayLike, KernelLike, RandomStateLike
 from ._validation import as_real_array, check_positive, check_Xy
 
@@ -347,36 +347,83 @@ def exact_margin_check(
             raise ValueError("rows must be a non-empty 1-D array of point indices.")
         if rows.min() < -n or rows.max() >= n:
             raise ValueError(f"rows must index the {n} points; got values out of range.")
-    support = np.flatnonzero(a)
-    Xs = X[support]
-    w = (s * a)[support]
-    m = rows.size
-    if block_size is None:
-        block_size = max(1, CHECK_BLOCK_BYTES // (8 * max(support.size, 1)))
-    Galpha = np.zeros(m)
-    l1 = float(a.sum())
-    # the rounding bound of certified_positive, and for the RBF kernel each entry's own
-    # bound: the error of its kernel values (kperc._rbf) plus the sum's rounding
-    bound = np.full(m, n * _U64 * l1)
-    for i0 in range(0, m if support.size else 0, block_size):
-        r = rows[i0 : i0 + block_size]
-        if kernel == "rbf":
-            gamma = _rbf_gamma(kernel_params, X.shape[1])
-            K, err = rbf_values_bounded(X[r], Xs, gamma)
-            aw = np.abs(w)
-            kerr = err @ aw + (support.size + 2) * _U64 * (K @ aw)
-            bound[i0 : i0 + r.size] = np.maximum(bound[i0 : i0 + r.size], kerr * (1 + 4 * _U64))
-        else:
-            K = _kernel_values(X[r], Xs, kernel, kernel_params)  # finite, from scaled data
-        Galpha[i0 : i0 + r.size] = s[r] * (K @ w)
+    Galpha, bound = _exact_galpha(X, a, s, kernel, kernel_params, rows, block_size)
     gmin = float(Galpha.min())
     separated = Galpha > bound
     return ExactMarginCheck(
         Galpha=Galpha,
         min_Galpha=gmin,
         fraction_separated=float(np.mean(separated)),
-        certified=bool(certified_positive(gmin, n, l1) and np.all(separated)),
+        certified=bool(certified_positive(gmin, n, float(a.sum())) and np.all(separated)),
     )
+
+
+def _exact_galpha(X, a, s, kernel, kernel_params: dict, rows, block_size) -> tuple:
+    """``G alpha`` on ``rows`` for checked data, and a bound on each entry's error: the
+    rounding bound of :func:`certified_positive` and, for the RBF kernel, the error of
+    its kernel values (:func:`kperc._rbf.rbf_values_affine`) plus the sum's rounding.
+
+    For the RBF kernel on every row with every ``alpha_j > 0`` (SNKP's iterates), the
+    kernel matrix is symmetric: each off-diagonal block is evaluated once and used for
+    both of its row blocks (half the kernel values). A block and its transpose may
+    differ in rounding; either is within the bound of the exact values, which is all
+    the check uses.
+    """
+    n = X.shape[0]
+    support = np.flatnonzero(a)
+    w = s * a
+    aw = np.abs(w)
+    l1 = float(a.sum())
+    m = rows.size
+    if block_size is None:
+        block_size = max(1, CHECK_BLOCK_BYTES // (8 * max(support.size, 1)))
+    Galpha, scale, kerr = np.zeros(m), np.zeros(m), np.zeros(m)
+    if kernel == "rbf":
+        gamma = _rbf_gamma(kernel_params, X.shape[1])
+        if support.size == n and m == n and np.array_equal(rows, np.arange(n)):
+            b = max(1, int(np.sqrt(CHECK_BLOCK_BYTES / 8)))
+            starts = range(0, n, b)
+            for i0 in starts:
+                rb = slice(i0, i0 + b)
+                for j0 in starts[i0 // b :]:
+                    cb = slice(j0, j0 + b)
+                    bk = rbf_values_affine(X[rb], X[cb], gamma)
+                    _add_block(bk, w[cb], aw[cb], Galpha[rb], scale[rb], kerr[rb])
+                    if j0 != i0:
+                        _add_block(bk, w[rb], aw[rb], Galpha[cb], scale[cb], kerr[cb], T=True)
+            Galpha *= s
+            terms = n + len(starts) + 2  # the partial sums of the blocks, then their sum
+        else:
+            Xs, ws, aws = X[support], w[support], aw[support]
+            for i0 in range(0, m if support.size else 0, block_size):
+                r = rows[i0 : i0 + block_size]
+                blk = slice(i0, i0 + r.size)
+                bk = rbf_values_affine(X[r], Xs, gamma)
+                _add_block(bk, ws, aws, Galpha[blk], scale[blk], kerr[blk])
+            Galpha *= s[rows]
+            terms = support.size + 2
+        # nonnegative sums rounded: inflate by their own relative rounding
+        kerr = (kerr + terms * _U64 * scale) * (1 + 2 * (terms + 4) * _U64)
+    else:
+        Xs, ws = X[support], w[support]
+        for i0 in range(0, m if support.size else 0, block_size):
+            r = rows[i0 : i0 + block_size]
+            K = _kernel_values(X[r], Xs, kernel, kernel_params)  # finite, from scaled data
+            Galpha[i0 : i0 + r.size] = s[r] * (K @ ws)
+    return Galpha, np.maximum(n * _U64 * l1, kerr)
+
+
+def _add_block(bk: RbfBound, w, aw, g, scale, kerr, T: bool = False) -> None:
+    """Add ``K w`` to ``g``, ``K |w|`` to ``scale`` and the bound of the kernel values'
+    error times ``|w|`` to ``kerr``, for the RBF values ``K = bk.K`` or their transpose
+    (``T``)."""
+    K = bk.K.T if T else bk.K
+    kw = K @ np.column_stack([w, aw])
+    g += kw[:, 0]
+    scale += kw[:, 1]
+    kerr += bk.absolute * float(aw.sum()) + bk.relative * kw[:, 1]
+    if bk.err is not None:
+        kerr += (bk.err.T if T else bk.err) @ aw
 
 
 class _Float32Products(LinearOperator):
@@ -608,14 +655,18 @@ def _exact_certificate(X, y, p, gamma: float, tol) -> dict[str, Any] | None:
     """``p`` and a bound on ``||p||_G`` under the exact RBF kernel, if the bound is at most
     ``tol``; else None.
 
-    ``(G p)_i`` is a sum of ``n`` products with ``|G_ij| <= 1``: its float64 error is at
-    most ``(n + 2) u ||p||_1``; ``p^T (G p)`` adds at most as much again, so
-    ``p^T G p <= computed + 2 (n + 2) u`` on the simplex (``u = 2^-53``).
+    Each computed ``(G p)_i`` is within ``e_i`` of the exact one (:func:`_exact_galpha`:
+    the kernel values' errors and the sum's rounding), and ``p^T (G p)`` rounds by at most
+    ``(n + 2) u sum_i p_i |(G p)_i| <= (n + 2) u ||p||_1^2 (1 + max e)``
+    (``|G_ij| <= 1``), so ``p^T G p <= computed + p^T e + that`` (``u = 2^-53``).
     """
-    chk = exact_margin_check(X, y, p, "rbf", gamma=gamma)
     n = len(p)
-    value = float(p @ chk.Galpha)
-    bound = float(np.sqrt(max(value, 0.0) + 2.0 * (n + 2) * _U64 * float(np.sum(p)) ** 2))
+    X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    Gp, err = _exact_galpha(X, p, y, "rbf", {"gamma": gamma}, np.arange(n), None)
+    l1 = float(np.sum(p))
+    value = float(p @ Gp)
+    slack = float(p @ err) + (n + 2) * _U64 * l1 * l1 * (1 + float(err.max()))
+    bound = float(np.sqrt(max(value, 0.0) + slack * (1 + 4 * _U64)))
     return {"p": p, "bound": bound} if bound <= tol else None
 
 
