@@ -574,6 +574,7 @@ class NystroemResult(OptimizeResult):
         ``snkp`` (SNKP's outcome on the Nystroem features, ``"certificate screen"``
         when the screen of ``tol`` stopped it), ``screened`` (whether the screen fired),
         ``certified``, ``certificate`` (whether the exact-kernel bound passed),
+        ``sampled_out`` (whether a sampled estimate of ``p^T G p`` skipped that check),
         ``min_yf`` (``min_i`` of ``yf``, or None without a proposal), ``seconds``.
 
     Examples
@@ -649,6 +650,33 @@ def _stage_separator(res, op, X, y, gamma: float, certify: str):
         return v, beta, chk.certified, chk.yf
     dual = exact_margin_check(X, y, res.alpha, "rbf", gamma=gamma)
     return v, beta, dual.certified, dual.Galpha
+
+
+#: :func:`snkp_nystroem` estimates ``p^T G p`` from this many sampled rows of the exact
+#: kernel before the ``O(n^2)`` certificate check, from :data:`SAMPLED_SCREEN_MIN_N` points.
+SAMPLED_SCREEN_ROWS = 128
+SAMPLED_SCREEN_MIN_N = 4096
+
+
+def _certificate_hopeless(X, y, p, gamma: float, tol: float, seed: int) -> bool:
+    """Whether the exact check of the certificate ``p`` would almost surely fail: an
+    estimate of ``p^T G p`` (exact kernel) exceeds ``tol^2`` by four standard errors.
+
+    ``p^T G p = ||p||_1 E[(G p)_I]`` for a row ``I`` drawn with probability
+    ``p_I / ||p||_1``; :data:`SAMPLED_SCREEN_ROWS` rows (seeded) cost that many times
+    ``n`` kernel values, against ``n^2 / 2`` for the check. A wrong "hopeless" only
+    skips a check (the rank doubles, as after a failed one): no answer depends on it.
+    Never hopeless below :data:`SAMPLED_SCREEN_MIN_N` points, where the check is cheap.
+    """
+    n = len(p)
+    if n < SAMPLED_SCREEN_MIN_N:
+        return False
+    l1 = float(np.sum(p))
+    rows = np.random.default_rng(seed).choice(n, size=SAMPLED_SCREEN_ROWS, p=p / l1)
+    Gp, _ = _exact_galpha(X, p, y, "rbf", {"gamma": gamma}, rows, None)
+    vals = l1 * Gp
+    se = float(np.std(vals, ddof=1)) / np.sqrt(rows.size)
+    return float(np.mean(vals)) - 4.0 * se > tol * tol
 
 
 def _exact_certificate(X, y, p, gamma: float, tol) -> dict[str, Any] | None:
@@ -756,6 +784,9 @@ def snkp_nystroem(
         (``G - Z Z^T`` is positive semidefinite), so the first test only screens; the
         second decides. If the exact bound is at most ``tol`` the run stops with that
         ``p``; otherwise the stage ends and the rank doubles, as for a refused separator.
+        From 4096 points an estimate of ``p^T G p`` from 128 sampled rows of the exact
+        kernel comes first: when it exceeds ``tol^2`` by four standard errors, the
+        ``O(n^2)`` check is skipped as hopeless (a skipped check only costs a stage).
     random_state : int, RandomState instance, Generator or None
         Seeds the landmarks (one seed for every stage).
 
@@ -807,7 +838,8 @@ def snkp_nystroem(
         watch, found = _certificate_screen(op, tol, n)
         res = snkp(op, max_iter=it, check_input=False, callback=watch)
         stage_nit = res.nit
-        cert = _exact_certificate(X, y, found["p"], gamma, tol) if found else None
+        hopeless = bool(found) and _certificate_hopeless(X, y, found["p"], gamma, tol, seed)
+        cert = _exact_certificate(X, y, found["p"], gamma, tol) if found and not hopeless else None
         if found and not cert and last and total + stage_nit < max_iter:
             # the rank cannot grow: the last stage starts again, without the screen
             res = snkp(op, max_iter=max_iter - total - stage_nit, check_input=False)
@@ -824,6 +856,7 @@ def snkp_nystroem(
                 if found and res.outcome == "callback"
                 else res.outcome,
                 "screened": bool(found),
+                "sampled_out": hopeless,
                 "certified": ok,
                 "certificate": cert is not None,
                 "min_yf": None if yf is None else float(yf.min()),

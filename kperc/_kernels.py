@@ -357,11 +357,12 @@ def gram_matrix(
     Rounding. For the built-in kernels (``"poly"`` with ``coef0 >= 0``) a bound
     ``delta`` on ``|G_ij - G*_ij|`` is derived from the construction, ``G*`` being the
     exact normalised signed Gram matrix of the data (for example
-    ``(2 d + 10) u`` for the linear kernel in ``d`` features, ``u = 2^-53``). ``G*`` is
-    positive semidefinite, so ``G`` is within ``(n - 1) delta`` of a positive
-    semidefinite matrix in norm; when ``delta`` exceeds the tolerance of the
-    positive semidefiniteness test (``1e-8``), as for an RBF ``gamma`` far above
-    ``1 / max ||x||^2``, the test is run once here instead. A kernel callable (or
+    ``(2 d + 10) u`` for the linear kernel in ``d`` features, ``u = 2^-53``; the RBF
+    values stay accurate at any ``gamma``, recomputed from differences where
+    ``||x||^2 + ||z||^2 - 2 x.z`` cancels). ``G*`` is positive semidefinite, so ``G`` is
+    within ``(n - 1) delta`` of a positive semidefinite matrix in norm; when ``delta``
+    exceeds the tolerance of the positive semidefiniteness test (``1e-8``), the test is
+    run once here instead. A kernel callable (or
     ``"poly"`` with ``coef0 < 0``) is tested here once; its values are taken as given.
 
     Examples
