@@ -658,7 +658,7 @@ SAMPLED_SCREEN_ROWS = 128
 SAMPLED_SCREEN_MIN_N = 4096
 
 
-def _certificate_hopeless(X, y, p, gamma: float, tol: float, seed: int) -> bool:
+def _certificate_hopeless(X, y, p, gamma: float, tol: float | None, seed: int) -> bool:
     """Whether the exact check of the certificate ``p`` would almost surely fail: an
     estimate of ``p^T G p`` (exact kernel) exceeds ``tol^2`` by four standard errors.
 
@@ -669,7 +669,7 @@ def _certificate_hopeless(X, y, p, gamma: float, tol: float, seed: int) -> bool:
     Never hopeless below :data:`SAMPLED_SCREEN_MIN_N` points, where the check is cheap.
     """
     n = len(p)
-    if n < SAMPLED_SCREEN_MIN_N:
+    if tol is None or n < SAMPLED_SCREEN_MIN_N:
         return False
     l1 = float(np.sum(p))
     rows = np.random.default_rng(seed).choice(n, size=SAMPLED_SCREEN_ROWS, p=p / l1)
