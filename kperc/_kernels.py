@@ -527,6 +527,14 @@ def _gram_matrix_bounded(
     return np.ascontiguousarray(G), delta, None
 
 
+#: :func:`gram_matrix` keeps scikit-learn's RBF values where the bound on their exponent's
+#: error is at most this (about 1e-9: ``entry_error`` stays below the positive
+#: semidefiniteness test's tolerance, 1e-8), and recomputes the others from differences.
+#: The stricter default of :mod:`kperc._rbf` (``2^-40``) would recompute most entries of
+#: standardised data in many dimensions (ISLP's Caravan: 85 features), at ``O(n^2 d)``.
+GRAM_REPAIR_TOL = 2.0**-30
+
+
 def _rbf_gram(X: np.ndarray, y: np.ndarray, gamma) -> tuple[np.ndarray, float]:
     """The normalised signed RBF ``G`` of distinct checked points, and a bound on
     ``|G_ij - G*_ij|``.
@@ -539,7 +547,7 @@ def _rbf_gram(X: np.ndarray, y: np.ndarray, gamma) -> tuple[np.ndarray, float]:
     to 1.
     """
     gamma = 1.0 / X.shape[1] if gamma is None else float(gamma)
-    bk = rbf_values_affine(X, X, gamma)
+    bk = rbf_values_affine(X, X, gamma, repair_tol=GRAM_REPAIR_TOL)
     dk = bk.absolute + bk.relative if bk.err is None else float(np.max(bk.err))
     G = bk.K
     G *= y[:, None]

@@ -84,7 +84,9 @@ class RbfBound(NamedTuple):
     err: np.ndarray | None
 
 
-def rbf_values_affine(A: np.ndarray, B: np.ndarray, gamma: float) -> RbfBound:
+def rbf_values_affine(
+    A: np.ndarray, B: np.ndarray, gamma: float, repair_tol: float = REPAIR_TOL
+) -> RbfBound:
     """The values of :func:`rbf_values_bounded` with a cheaper bound on their error:
     ``absolute + relative K_ij`` (two numbers) where the expansion is kept for every
     entry, the entrywise bound ``err`` (and ``absolute = relative = 0``) otherwise.
@@ -96,6 +98,8 @@ def rbf_values_affine(A: np.ndarray, B: np.ndarray, gamma: float) -> RbfBound:
     ``dt < 10^-12`` and ``expm1(dt) <= dt (1 + 10^-12)``; and ``K~ t~ <= (1 + 2u) / e``
     (``t e^-t <= 1 / e``). Hence the bound is at most
     ``0.75 u + 2^-1073 + (1.01 gE_max + 4.1 u) K~``, computed without an ``n x m`` pass.
+    ``repair_tol`` replaces :data:`REPAIR_TOL` (a caller content with a larger bound
+    keeps more of scikit-learn's values, and their speed).
 
     Examples
     --------
@@ -104,16 +108,22 @@ def rbf_values_affine(A: np.ndarray, B: np.ndarray, gamma: float) -> RbfBound:
     >>> b.K.ravel().round(6).tolist(), b.err is None, b.relative < 1e-12
     ([1.0, 0.606531], True, True)
     """
-    K, ge_max = _rbf(A, B, gamma, error=False, want_ge=True)
+    K, ge_max = _rbf(A, B, gamma, error=False, want_ge=True, repair_tol=repair_tol)
     if ge_max is not None:
         return RbfBound(K, float(0.75 * _U + 2 * _TINY), float(1.01 * ge_max + 4.1 * _U), None)
-    K, err = _rbf(A, B, gamma, error=True)
+    K, err = _rbf(A, B, gamma, error=True, repair_tol=repair_tol)
     assert err is not None
     return RbfBound(K, 0.0, 0.0, err)
 
 
 def _rbf(
-    A: np.ndarray, B: np.ndarray, gamma: float, *, error: bool, want_ge: bool = False
+    A: np.ndarray,
+    B: np.ndarray,
+    gamma: float,
+    *,
+    error: bool,
+    want_ge: bool = False,
+    repair_tol: float = REPAIR_TOL,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     p, d = A.shape
     m = B.shape[0]
@@ -141,7 +151,7 @@ def _rbf(
     tiny = 4 * (d + 2) * _TINY
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         ge_max = g * (c * (float(sa.max()) + float(sb.max())) + tiny)
-    if ge_max <= REPAIR_TOL:  # the usual case: scikit-learn's values, in place
+    if ge_max <= repair_tol:  # the usual case: scikit-learn's values, in place
         T = D2
         T *= -g  # in place, as scikit-learn: K = exp(-g D2)
         if not error:
@@ -160,7 +170,7 @@ def _rbf(
         t = np.where(D2 > 0, g * D2, 0.0)
         K = np.exp(-t)
         tlow = np.where(D2 > E, g * (D2 - E), 0.0)  # a lower bound on the true exponent
-    coarse = gE > REPAIR_TOL
+    coarse = gE > repair_tol
     dt = np.where(coarse, 0.0, gE + 2 * _U * t)  # exponent error where the expansion is kept
     K[coarse & (tlow >= _T_ZERO)] = 0.0  # the true value underflows to 0 too
     i, j = np.nonzero(coarse & (tlow < _T_ZERO))
