@@ -33,7 +33,7 @@ from ._kernels import (
     kernel_diagonal,
 )
 from ._perceptrons import snkp
-from ._rbf import rbf_values_bounded
+from ._rbf import RbfBound, rbf_values_affine
 from ._typing import ArrayLike, KernelLike, RandomStateLike
 from ._validation import as_real_array, check_positive, check_Xy
 
@@ -347,36 +347,83 @@ def exact_margin_check(
             raise ValueError("rows must be a non-empty 1-D array of point indices.")
         if rows.min() < -n or rows.max() >= n:
             raise ValueError(f"rows must index the {n} points; got values out of range.")
-    support = np.flatnonzero(a)
-    Xs = X[support]
-    w = (s * a)[support]
-    m = rows.size
-    if block_size is None:
-        block_size = max(1, CHECK_BLOCK_BYTES // (8 * max(support.size, 1)))
-    Galpha = np.zeros(m)
-    l1 = float(a.sum())
-    # the rounding bound of certified_positive, and for the RBF kernel each entry's own
-    # bound: the error of its kernel values (kperc._rbf) plus the sum's rounding
-    bound = np.full(m, n * _U64 * l1)
-    for i0 in range(0, m if support.size else 0, block_size):
-        r = rows[i0 : i0 + block_size]
-        if kernel == "rbf":
-            gamma = _rbf_gamma(kernel_params, X.shape[1])
-            K, err = rbf_values_bounded(X[r], Xs, gamma)
-            aw = np.abs(w)
-            kerr = err @ aw + (support.size + 2) * _U64 * (K @ aw)
-            bound[i0 : i0 + r.size] = np.maximum(bound[i0 : i0 + r.size], kerr * (1 + 4 * _U64))
-        else:
-            K = _kernel_values(X[r], Xs, kernel, kernel_params)  # finite, from scaled data
-        Galpha[i0 : i0 + r.size] = s[r] * (K @ w)
+    Galpha, bound = _exact_galpha(X, a, s, kernel, kernel_params, rows, block_size)
     gmin = float(Galpha.min())
     separated = Galpha > bound
     return ExactMarginCheck(
         Galpha=Galpha,
         min_Galpha=gmin,
         fraction_separated=float(np.mean(separated)),
-        certified=bool(certified_positive(gmin, n, l1) and np.all(separated)),
+        certified=bool(certified_positive(gmin, n, float(a.sum())) and np.all(separated)),
     )
+
+
+def _exact_galpha(X, a, s, kernel, kernel_params: dict, rows, block_size) -> tuple:
+    """``G alpha`` on ``rows`` for checked data, and a bound on each entry's error: the
+    rounding bound of :func:`certified_positive` and, for the RBF kernel, the error of
+    its kernel values (:func:`kperc._rbf.rbf_values_affine`) plus the sum's rounding.
+
+    For the RBF kernel on every row with every ``alpha_j > 0`` (SNKP's iterates), the
+    kernel matrix is symmetric: each off-diagonal block is evaluated once and used for
+    both of its row blocks (half the kernel values). A block and its transpose may
+    differ in rounding; either is within the bound of the exact values, which is all
+    the check uses.
+    """
+    n = X.shape[0]
+    support = np.flatnonzero(a)
+    w = s * a
+    aw = np.abs(w)
+    l1 = float(a.sum())
+    m = rows.size
+    if block_size is None:
+        block_size = max(1, CHECK_BLOCK_BYTES // (8 * max(support.size, 1)))
+    Galpha, scale, kerr = np.zeros(m), np.zeros(m), np.zeros(m)
+    if kernel == "rbf":
+        gamma = _rbf_gamma(kernel_params, X.shape[1])
+        if support.size == n and m == n and np.array_equal(rows, np.arange(n)):
+            b = max(1, int(np.sqrt(CHECK_BLOCK_BYTES / 8)))
+            starts = range(0, n, b)
+            for i0 in starts:
+                rb = slice(i0, i0 + b)
+                for j0 in starts[i0 // b :]:
+                    cb = slice(j0, j0 + b)
+                    bk = rbf_values_affine(X[rb], X[cb], gamma)
+                    _add_block(bk, w[cb], aw[cb], Galpha[rb], scale[rb], kerr[rb])
+                    if j0 != i0:
+                        _add_block(bk, w[rb], aw[rb], Galpha[cb], scale[cb], kerr[cb], T=True)
+            Galpha *= s
+            terms = n + len(starts) + 2  # the partial sums of the blocks, then their sum
+        else:
+            Xs, ws, aws = X[support], w[support], aw[support]
+            for i0 in range(0, m if support.size else 0, block_size):
+                r = rows[i0 : i0 + block_size]
+                blk = slice(i0, i0 + r.size)
+                bk = rbf_values_affine(X[r], Xs, gamma)
+                _add_block(bk, ws, aws, Galpha[blk], scale[blk], kerr[blk])
+            Galpha *= s[rows]
+            terms = support.size + 2
+        # nonnegative sums rounded: inflate by their own relative rounding
+        kerr = (kerr + terms * _U64 * scale) * (1 + 2 * (terms + 4) * _U64)
+    else:
+        Xs, ws = X[support], w[support]
+        for i0 in range(0, m if support.size else 0, block_size):
+            r = rows[i0 : i0 + block_size]
+            K = _kernel_values(X[r], Xs, kernel, kernel_params)  # finite, from scaled data
+            Galpha[i0 : i0 + r.size] = s[r] * (K @ ws)
+    return Galpha, np.maximum(n * _U64 * l1, kerr)
+
+
+def _add_block(bk: RbfBound, w, aw, g, scale, kerr, T: bool = False) -> None:
+    """Add ``K w`` to ``g``, ``K |w|`` to ``scale`` and the bound of the kernel values'
+    error times ``|w|`` to ``kerr``, for the RBF values ``K = bk.K`` or their transpose
+    (``T``)."""
+    K = bk.K.T if T else bk.K
+    kw = K @ np.column_stack([w, aw])
+    g += kw[:, 0]
+    scale += kw[:, 1]
+    kerr += bk.absolute * float(aw.sum()) + bk.relative * kw[:, 1]
+    if bk.err is not None:
+        kerr += (bk.err.T if T else bk.err) @ aw
 
 
 class _Float32Products(LinearOperator):
@@ -527,6 +574,7 @@ class NystroemResult(OptimizeResult):
         ``snkp`` (SNKP's outcome on the Nystroem features, ``"certificate screen"``
         when the screen of ``tol`` stopped it), ``screened`` (whether the screen fired),
         ``certified``, ``certificate`` (whether the exact-kernel bound passed),
+        ``sampled_out`` (whether a sampled estimate of ``p^T G p`` skipped that check),
         ``min_yf`` (``min_i`` of ``yf``, or None without a proposal), ``seconds``.
 
     Examples
@@ -604,18 +652,62 @@ def _stage_separator(res, op, X, y, gamma: float, certify: str):
     return v, beta, dual.certified, dual.Galpha
 
 
+#: :func:`snkp_nystroem` estimates ``p^T G p`` from this many sampled rows of the exact
+#: kernel before the ``O(n^2)`` certificate check, from :data:`SAMPLED_SCREEN_MIN_N` points;
+#: an undecided estimate doubles its rows, up to ``n / 8`` (a quarter of the check's cost).
+SAMPLED_SCREEN_ROWS = 128
+SAMPLED_SCREEN_MIN_N = 4096
+
+
+def _certificate_hopeless(X, y, p, gamma: float, tol: float | None, seed: int) -> bool:
+    """Whether the exact check of the certificate ``p`` would almost surely fail: an
+    estimate of ``p^T G p`` (exact kernel) exceeds ``tol^2`` by four standard errors.
+
+    ``p^T G p = ||p||_1 E[(G p)_I]`` for a row ``I`` drawn with probability
+    ``p_I / ||p||_1``. :data:`SAMPLED_SCREEN_ROWS` rows (seeded) cost that many times
+    ``n`` kernel values, against ``n^2 / 2`` for the check; while the estimate is within
+    four standard errors of ``tol^2`` from above, as many rows again are drawn, up to
+    ``n / 8`` rows. A wrong "hopeless" only skips a check (the rank doubles, as after a
+    failed one): no answer depends on it. Never hopeless below
+    :data:`SAMPLED_SCREEN_MIN_N` points, where the check is cheap.
+    """
+    n = len(p)
+    if tol is None or n < SAMPLED_SCREEN_MIN_N:
+        return False
+    l1 = float(np.sum(p))
+    rng = np.random.default_rng(seed)
+    vals = np.empty(0)
+    batch = SAMPLED_SCREEN_ROWS
+    while vals.size + batch <= max(SAMPLED_SCREEN_ROWS, n // 8):
+        rows = rng.choice(n, size=batch, p=p / l1)
+        Gp, _ = _exact_galpha(X, p, y, "rbf", {"gamma": gamma}, rows, None)
+        vals = np.concatenate([vals, l1 * Gp])
+        mean = float(np.mean(vals))
+        se = float(np.std(vals, ddof=1)) / np.sqrt(vals.size)
+        if mean - 4.0 * se > tol * tol:
+            return True
+        if mean + 4.0 * se <= tol * tol:  # the check may well succeed: run it
+            return False
+        batch = vals.size
+    return False
+
+
 def _exact_certificate(X, y, p, gamma: float, tol) -> dict[str, Any] | None:
     """``p`` and a bound on ``||p||_G`` under the exact RBF kernel, if the bound is at most
     ``tol``; else None.
 
-    ``(G p)_i`` is a sum of ``n`` products with ``|G_ij| <= 1``: its float64 error is at
-    most ``(n + 2) u ||p||_1``; ``p^T (G p)`` adds at most as much again, so
-    ``p^T G p <= computed + 2 (n + 2) u`` on the simplex (``u = 2^-53``).
+    Each computed ``(G p)_i`` is within ``e_i`` of the exact one (:func:`_exact_galpha`:
+    the kernel values' errors and the sum's rounding), and ``p^T (G p)`` rounds by at most
+    ``(n + 2) u sum_i p_i |(G p)_i| <= (n + 2) u ||p||_1^2 (1 + max e)``
+    (``|G_ij| <= 1``), so ``p^T G p <= computed + p^T e + that`` (``u = 2^-53``).
     """
-    chk = exact_margin_check(X, y, p, "rbf", gamma=gamma)
     n = len(p)
-    value = float(p @ chk.Galpha)
-    bound = float(np.sqrt(max(value, 0.0) + 2.0 * (n + 2) * _U64 * float(np.sum(p)) ** 2))
+    X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    Gp, err = _exact_galpha(X, p, y, "rbf", {"gamma": gamma}, np.arange(n), None)
+    l1 = float(np.sum(p))
+    value = float(p @ Gp)
+    slack = float(p @ err) + (n + 2) * _U64 * l1 * l1 * (1 + float(err.max()))
+    bound = float(np.sqrt(max(value, 0.0) + slack * (1 + 4 * _U64)))
     return {"p": p, "bound": bound} if bound <= tol else None
 
 
@@ -705,6 +797,10 @@ def snkp_nystroem(
         (``G - Z Z^T`` is positive semidefinite), so the first test only screens; the
         second decides. If the exact bound is at most ``tol`` the run stops with that
         ``p``; otherwise the stage ends and the rank doubles, as for a refused separator.
+        From 4096 points an estimate of ``p^T G p`` from 128 sampled rows of the exact
+        kernel (more, up to ``n / 8``, while it is undecided) comes first: when it
+        exceeds ``tol^2`` by four standard errors, the ``O(n^2)`` check is skipped as
+        hopeless (a skipped check only costs a stage).
     random_state : int, RandomState instance, Generator or None
         Seeds the landmarks (one seed for every stage).
 
@@ -756,7 +852,8 @@ def snkp_nystroem(
         watch, found = _certificate_screen(op, tol, n)
         res = snkp(op, max_iter=it, check_input=False, callback=watch)
         stage_nit = res.nit
-        cert = _exact_certificate(X, y, found["p"], gamma, tol) if found else None
+        hopeless = bool(found) and _certificate_hopeless(X, y, found["p"], gamma, tol, seed)
+        cert = _exact_certificate(X, y, found["p"], gamma, tol) if found and not hopeless else None
         if found and not cert and last and total + stage_nit < max_iter:
             # the rank cannot grow: the last stage starts again, without the screen
             res = snkp(op, max_iter=max_iter - total - stage_nit, check_input=False)
@@ -773,6 +870,7 @@ def snkp_nystroem(
                 if found and res.outcome == "callback"
                 else res.outcome,
                 "screened": bool(found),
+                "sampled_out": hopeless,
                 "certified": ok,
                 "certificate": cert is not None,
                 "min_yf": None if yf is None else float(yf.min()),

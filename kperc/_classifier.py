@@ -35,7 +35,7 @@ from ._gram_form import (
     point_scales,
 )
 from ._grown_rank import GrownNystroem, fit_grown_rank
-from ._kernels import _check_kernel_args, _kernel_diagonal, _kernel_values
+from ._kernels import _check_kernel_args, _gram_matrix, _kernel_diagonal, _kernel_values
 from ._typing import ArrayLike, KernelLike, RandomStateLike
 from ._validation import (
     as_real_array,
@@ -695,14 +695,23 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     def _fit_one_vs_rest(self, X, y):
         """One binary model per class, trained on the validated ``X`` (not validated again)."""
         ests = []
+        # the unsigned dense kernel of the training points, built by the first class that
+        # needs it and signed by each (the signs y_i y_j are exact, so each class gets
+        # the matrix it would build itself); dropped after the fit (n^2 memory)
+        shared: dict[str, Any] = {}
         for c in self.classes_:
             est = clone(self)
             est.n_features_in_ = self.n_features_in_
             est.classes_ = np.array([0, 1])  # 1: the class, 0: the rest
             est._gamma = self._gamma
             est.estimators_ = None
-            est._fit_binary(X, np.where(y == c, 1.0, -1.0))
+            est._shared_gram = shared
+            try:
+                est._fit_binary(X, np.where(y == c, 1.0, -1.0))
+            finally:
+                del est._shared_gram
             ests.append(est)
+        shared.clear()
         self.estimators_ = ests
         self.converged_ = all(est.converged_ for est in self.estimators_)
         self.outcome_ = np.array([est.outcome_ for est in self.estimators_], dtype=object)
@@ -739,7 +748,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         self._margin_bound = None
         if train.size and np.unique(ypm[train]).size == 2:
             t0 = time.perf_counter()
-            G, s[train] = self._build_gram(Xa[train], ypm[train])
+            G, s[train] = self._build_gram(Xa[train], ypm[train], Xa=Xa, train=train)
             self._log(f"kernel={self.kernel!r}, gamma={self._gamma:.4g}: {self._what()}", t0)
             t0 = time.perf_counter()
             self._log(f"running {self.algorithm.upper()} (max_iter={int(self.max_iter)})")
@@ -760,11 +769,31 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             "nystroem": f"Nystroem Gram operator ({n}x{m} features)",
         }[self.gram_form_]
 
-    def _build_gram(self, Xa, ypm):
-        """The training kernel ``G`` and the per-point scale ``s`` (one step, timed by
-        the benchmarks)."""
+    def _build_gram(self, Xt, ypm, *, Xa=None, train=None):
+        """The training kernel ``G`` of the points ``Xt = Xa[train]`` and the per-point
+        scale ``s`` (one step, timed by the benchmarks). One-vs-rest shares the unsigned
+        dense kernel of all of ``Xa`` between the classes."""
         params = self._kernel_params()
-        choice = choose_gram_form(self, Xa.shape[0])
+        choice = choose_gram_form(self, Xt.shape[0])
+        shared = getattr(self, "_shared_gram", None)
+        if (
+            choice.form == "dense"
+            and shared is not None
+            and Xa is not None
+            and not callable(self.kernel)
+            and shared.setdefault("ok", bool(np.all(_kernel_diagonal(Xa, self.kernel, params) > 0)))
+        ):
+            self._n_cols = Xt.shape[1]
+            self.gram_form_ = choice.form
+            s = point_scales(Xt, ypm, self.kernel, params)
+            if "N" not in shared:
+                shared["N"] = _gram_matrix(Xa, np.ones(Xa.shape[0]), self.kernel, params)
+            N = shared["N"]
+            G = N.take(train, axis=0).take(train, axis=1) if train.size < N.shape[0] else N.copy()
+            G *= ypm[:, None]
+            G *= ypm[None, :]
+            return G, s
+        Xa = Xt
         self._n_cols = Xa.shape[1]
         if choice.form == "nystroem" and isinstance(self.n_components, str):
             self._announce_nystroem(Xa.shape[0], choice)

@@ -896,3 +896,37 @@ def test_invalid_kernel_parameters_are_refused_whatever_the_kernel(kernel, param
     X, y = data.circles(20, seed=0)
     with pytest.raises(ValueError, match=param):
         SNKPClassifier(kernel=kernel, **{param: value}).fit(X, y)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
+def test_one_vs_rest_builds_the_kernel_once_and_fits_as_each_binary_model(kernel, monkeypatch):
+    """The unsigned dense kernel is built once and signed per class: each class's model
+    is the one a binary fit of that class against the rest gives, also when points
+    repeated with two labels leave each class a different training set."""
+    from kperc import _classifier
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(40, 3))
+    X[30:33] = X[0:3]  # repeated points: x_0 with labels 0 and 2, a conflict
+    y = np.arange(40) % 3
+    y[30:33] = [2, 1, 2]
+    built = []
+    real = _classifier._gram_matrix
+    monkeypatch.setattr(
+        _classifier, "_gram_matrix", lambda *a: built.append(a[0].shape) or real(*a)
+    )
+    params = {"kernel": kernel, "n_components": None, "max_iter": 300}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf = SNKPClassifier(**params).fit(X, y)
+    assert len(built) == 1 and built[0][0] == 40  # one n x n kernel, of all the points
+    monkeypatch.setattr(_classifier, "_gram_matrix", real)
+    for k, est in enumerate(clf.estimators_):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = SNKPClassifier(**params).fit(X, (y == k).astype(int))
+        assert est.outcome_ == ref.outcome_ and est.n_iter_ == ref.n_iter_
+        np.testing.assert_array_equal(est.conflicts_, ref.conflicts_)
+        np.testing.assert_array_equal(est.support_, ref.support_)
+        np.testing.assert_allclose(est.dual_coef_, ref.dual_coef_, rtol=1e-12, atol=0)
+    assert not hasattr(clf.estimators_[0], "_shared_gram")

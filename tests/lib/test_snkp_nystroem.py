@@ -286,3 +286,49 @@ def test_float32_features_are_built_in_half_the_memory(monkeypatch):
     # the rows are those of the float64 operator, rounded once
     ref = _approx._approx_gram_operator(ds.X, ds.y, "rbf", m, "nystroem", 0, {"gamma": GAMMA})
     np.testing.assert_array_equal(op.Z32, ref.Z.astype(np.float32))
+
+
+def test_sampled_estimate_skips_hopeless_exact_checks_only(monkeypatch):
+    """From SAMPLED_SCREEN_MIN_N points a sampled estimate of p^T G p comes before the
+    O(n^2) certificate check: a screen fired on separable data (p^T G p far above tol^2)
+    skips the check, and the separator still comes; a true certificate is never skipped."""
+    monkeypatch.setattr(_approx, "SAMPLED_SCREEN_MIN_N", 0)
+    ds = planted_rbf(300, 3, rho=0.05, gamma=GAMMA, seed=3)
+    p = np.full(300, 1 / 300)
+    assert _independent_norm(ds.X, ds.y, p) ** 2 > 100 * 1e-3**2
+    assert _approx._certificate_hopeless(ds.X, ds.y, p, GAMMA, 1e-3, 0)
+    checked = []
+    real = _approx._exact_certificate
+    monkeypatch.setattr(_approx, "_exact_certificate", lambda *a: checked.append(1) or real(*a))
+
+    def always(op, tol, n):
+        found: dict = {}
+
+        def watch(r):
+            if r.nit >= 8:
+                found["p"] = r.p / r.p.sum()
+                raise StopIteration
+
+        return watch, found
+
+    with monkeypatch.context() as mp:
+        mp.setattr(_approx, "_certificate_screen", always)
+        res = kperc.snkp_nystroem(
+            ds.X,
+            ds.y,
+            gamma=GAMMA,
+            n_components=8,
+            max_components=16,
+            tol=1e-3,
+            random_state=0,
+        )
+    assert [s["sampled_out"] for s in res.stages] == [True, True] and not checked
+    assert res.certified and res.outcome == "separator"
+    # near duplicates under the other label: a certificate far below tol is kept
+    rng = np.random.default_rng(0)
+    X = np.vstack([ds.X, ds.X + 1e-7 * rng.standard_normal(ds.X.shape)])
+    y = np.concatenate([ds.y, -ds.y])
+    res = kperc.snkp_nystroem(X, y, gamma=GAMMA, tol=1e-3, random_state=0)
+    assert res.outcome == "certificate" and checked
+    assert not any(s["sampled_out"] for s in res.stages)
+    assert _independent_norm(X, y, res.p) <= res.norm_p_G
