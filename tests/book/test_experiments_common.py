@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kperc_book import paths
 from kperc_book.experiments._common import LINE_WIDTH, loglog_slope, table_text
 
 
@@ -43,22 +44,30 @@ def test_boundary_errors(x, y, kw, match):
 
 
 def test_every_sweep_point_function_is_named_run():
-    """One name for one job: the function a sweep calls per point is ``<what>_run``."""
+    """One name for one job: the function a sweep calls per point is ``<what>_run``, in the
+    chapters (which define most of them) and in the modules that remain."""
     import ast
+    import json
     from pathlib import Path
 
     import kperc_book.experiments as experiments
 
+    sources = [
+        (module.name, module.read_text())
+        for module in sorted(Path(experiments.__file__).parent.rglob("*.py"))
+    ]
+    for nb in sorted(paths.BOOK_DIR.glob("*.ipynb")):
+        cells = json.loads(nb.read_text())["cells"]
+        sources += [(nb.name, "".join(c["source"])) for c in cells if c["cell_type"] == "code"]
     found = []
-    for module in sorted(Path(experiments.__file__).parent.rglob("*.py")):
-        tree = ast.parse(module.read_text())
-        for node in ast.walk(tree):
+    for where, text in sources:
+        for node in ast.walk(ast.parse(text)):
             if not (isinstance(node, ast.Call) and node.args):
                 continue
             name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
             first = node.args[0]
             if name in ("sweep", "partial") and isinstance(first, ast.Name):
-                found.append((module.name, first.id))
+                found.append((where, first.id))
     assert len(found) >= 15
     bad = [(m, f) for m, f in found if not (f.endswith("_run") or f == "run")]
     assert not bad, f"sweep point functions not named *_run: {bad}"
