@@ -31,6 +31,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import kperc
+from kperc.datasets import Dataset
 
 _BITS = 256
 
@@ -102,7 +103,7 @@ def _rotation(rng: np.random.Generator, d: int) -> np.ndarray:
     return Q
 
 
-def _problem(seed: int, kind: str, d: int, duplicate: str) -> tuple[np.ndarray, np.ndarray]:
+def _problem(seed: int, kind: str, d: int, duplicate: str) -> Dataset:
     """A small problem of the issue's class or a random one, float data."""
     rng = np.random.default_rng(seed)
     if kind == "thin":
@@ -126,7 +127,7 @@ def _problem(seed: int, kind: str, d: int, duplicate: str) -> tuple[np.ndarray, 
         i = int(rng.integers(A.shape[0]))
         X = np.vstack([X, X[i : i + 1] * rng.uniform(0.5, 2.0)])
         y = np.concatenate([y, y[i : i + 1] * (-1.0 if duplicate == "opposite" else 1.0)])
-    return X, y
+    return Dataset(X, y)
 
 
 def _runs(G, eps: float):

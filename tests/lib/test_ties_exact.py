@@ -72,7 +72,7 @@ def _gap_points() -> tuple[np.ndarray, np.ndarray]:
     return X, np.ones(3)
 
 
-def _instances() -> list[tuple[str, np.ndarray, np.ndarray]]:
+def _cases() -> list[tuple[str, np.ndarray, np.ndarray]]:
     """Small instances with exact ties, a near-tie above rounding, and none in particular.
 
     Rows of +-1 in 16 dimensions (norm 4) and rows with four entries +-1 in 8 dimensions
@@ -98,17 +98,17 @@ def _instances() -> list[tuple[str, np.ndarray, np.ndarray]]:
     ]
 
 
-INSTANCES = _instances()
-IDS = [name for name, _, _ in INSTANCES]
+CASES = _cases()
+IDS = [name for name, _, _ in CASES]
 
 
-def test_gap_instance_has_the_gap():
+def test_gap_case_has_the_gap():
     X, _ = _gap_points()
     G = X @ X.T
     assert G[1, 0] - G[2, 0] == pytest.approx(GAP, rel=1e-3)
 
 
-@pytest.mark.parametrize("name,X,y", INSTANCES, ids=IDS)
+@pytest.mark.parametrize("name,X,y", CASES, ids=IDS)
 def test_nkp_chooses_as_exact_arithmetic(name, X, y):
     G = kperc.gram_matrix(X, y)
     n_iter = 400
@@ -122,7 +122,7 @@ def test_nkp_chooses_as_exact_arithmetic(name, X, y):
     assert np.array_equal(r.alpha, alpha)
 
 
-@pytest.mark.parametrize("name,X,y", INSTANCES, ids=IDS)
+@pytest.mark.parametrize("name,X,y", CASES, ids=IDS)
 def test_perceptrons_halt_as_exact_arithmetic(name, X, y):
     # the Perceptron sums the raw rows y_i x_i; the Normalised Perceptron the rows it
     # normalised, which are what its exact replay uses
@@ -135,7 +135,7 @@ def test_perceptrons_halt_as_exact_arithmetic(name, X, y):
     assert r.nit == _exact_perceptron(Z_np, 20_000)
 
 
-@pytest.mark.parametrize("name,X,y", INSTANCES, ids=IDS)
+@pytest.mark.parametrize("name,X,y", CASES, ids=IDS)
 def test_von_neumann_chooses_as_exact_arithmetic(name, X, y):
     """Each step of both forms picks the first smallest exact margin of its iterate.
 
