@@ -102,7 +102,7 @@ lint: env
 	$(VENV)/bin/ruff check $(LINTED)
 	$(VENV)/bin/ruff format --check $(LINTED)
 
-## the library's type hints (configured in pyproject.toml's [tool.mypy])
+## the type hints of the library and the book's tools (pyproject.toml's [tool.mypy])
 typecheck: env
 	$(VENV)/bin/mypy
 

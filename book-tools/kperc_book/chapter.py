@@ -28,11 +28,14 @@ import math
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import data as _data
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 __all__ = [
     "Chapter",
@@ -234,13 +237,14 @@ def style() -> None:
     manager = font_manager.fontManager
     # The font list is read from the bundled files themselves, not filtered from
     # matplotlib's cached list: that cache is shared by every environment of the user
-    # with this matplotlib version, and names the files of whichever one built it.
-    if not getattr(manager, "_kperc_bundled", None) == bundled:
+    # with this matplotlib version, and names the files of whichever one built it. It is
+    # read again whenever it holds anything but exactly those files.
+    files = sorted(bundled.glob("*.ttf"))
+    if manager.afmlist or sorted(Path(f.fname) for f in manager.ttflist) != files:
         manager.ttflist = []
         manager.afmlist = []
-        for path in sorted(bundled.glob("*.ttf")):
+        for path in files:
             manager.addfont(str(path))
-        manager._kperc_bundled = bundled
     cached = getattr(manager, "_findfont_cached", None)  # forget earlier look-ups
     if cached is not None and hasattr(cached, "cache_clear"):
         cached.cache_clear()
@@ -270,7 +274,7 @@ def style() -> None:
 
 
 #: The rcParams of the book's figure style that hold a text size.
-FONT_SIZE_PARAMS = (
+FONT_SIZE_PARAMS: tuple[RcKeyType, ...] = (
     "font.size",
     "axes.titlesize",
     "axes.labelsize",

@@ -16,19 +16,18 @@ def test_style_finds_the_bundled_fonts_when_the_cache_names_another_environment(
     environment built it; a second venv with the same matplotlib read a list that named
     the first one's files, kept none of them and failed every figure."""
     manager = font_manager.fontManager
-    saved = (manager.ttflist, manager.afmlist, getattr(manager, "_kperc_bundled", None))
+    saved = (manager.ttflist, manager.afmlist)
     try:
         elsewhere = [
             dataclasses.replace(f, fname=str(Path("/elsewhere/venv/fonts") / Path(f.fname).name))
             for f in manager.ttflist
         ]
         manager.ttflist = elsewhere
-        manager._kperc_bundled = None
         style()
         found = Path(font_manager.findfont("DejaVu Sans", fallback_to_default=False))
         bundled = Path(mpl.get_data_path(), "fonts", "ttf").resolve()
         assert found.resolve().parent == bundled
         assert all(Path(f.fname).resolve().parent == bundled for f in manager.ttflist)
     finally:
-        manager.ttflist, manager.afmlist, manager._kperc_bundled = saved
+        manager.ttflist, manager.afmlist = saved
         style()

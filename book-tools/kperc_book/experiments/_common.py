@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 __all__ = [
     "loglog_slope",
@@ -28,8 +29,8 @@ LINE_WIDTH = 90
 
 
 def loglog_slope(
-    x: Sequence[float],
-    y: Sequence[float],
+    x: ArrayLike,
+    y: ArrayLike,
     *,
     nonpositive: Literal["raise", "drop"] = "raise",
 ) -> float:
@@ -37,7 +38,7 @@ def loglog_slope(
 
     Parameters
     ----------
-    x, y : sequence of float
+    x, y : array_like of float
         The abscissae and the measured values, of equal length.
     nonpositive : {"raise", "drop"}, default "raise"
         Policy for pairs in which ``x <= 0`` or ``y <= 0`` (no logarithm exists; the usual
@@ -57,16 +58,16 @@ def loglog_slope(
         If ``x`` and ``y`` differ in length, if ``nonpositive`` is unknown, if a pair is
         non-positive under ``nonpositive="raise"``, or if fewer than two pairs remain.
     """
-    x = np.asarray(x, dtype=float).ravel()
-    y = np.asarray(y, dtype=float).ravel()
-    if x.shape != y.shape:
+    xs = np.asarray(x, dtype=float).ravel()
+    ys = np.asarray(y, dtype=float).ravel()
+    if xs.shape != ys.shape:
         raise ValueError(
-            f"x and y must have the same length, got {x.size} and {y.size}; "
+            f"x and y must have the same length, got {xs.size} and {ys.size}; "
             "pass one measured value per abscissa."
         )
     if nonpositive not in ("raise", "drop"):
         raise ValueError(f"nonpositive must be 'raise' or 'drop', got {nonpositive!r}.")
-    keep = (x > 0) & (y > 0) & np.isfinite(x) & np.isfinite(y)
+    keep = (xs > 0) & (ys > 0) & np.isfinite(xs) & np.isfinite(ys)
     if nonpositive == "raise" and not keep.all():
         raise ValueError(
             f"{int((~keep).sum())} pair(s) have a non-positive or non-finite value, which has "
@@ -77,7 +78,7 @@ def loglog_slope(
             f"a slope needs at least two positive pairs, got {int(keep.sum())}; "
             "measure more points."
         )
-    return float(np.polyfit(np.log(x[keep]), np.log(y[keep]), 1)[0])
+    return float(np.polyfit(np.log(xs[keep]), np.log(ys[keep]), 1)[0])
 
 
 class ClaimError(RuntimeError):

@@ -33,7 +33,7 @@ __all__ = [
 
 def chapter_notebooks(book_dir: Path | str = BOOK_DIR) -> dict[str, Path]:
     """``chapter key -> notebook`` for every ``book/chNN_*.ipynb``."""
-    out = {}
+    out: dict[str, Path] = {}
     for p in sorted(Path(book_dir).glob("ch[0-9][0-9]_*.ipynb")):
         out.setdefault(p.name[:4], p)
     return out
