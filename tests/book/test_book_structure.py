@@ -152,3 +152,36 @@ def test_glued_markdown_holds_no_tex():
                 if name not in myst:
                     found += [f"{path.name}: {name}: {m.group(0)!r}" for m in _TEX.finditer(text)]
     assert not found, "\n".join(found)
+
+
+#: The chapters whose first lines say what running them needs (issue 28; Chapter 7 is
+#: being rewritten and joins this list with its new first cell).
+SAYS_WHAT_IT_NEEDS = ("ch01", "ch02", "ch03", "ch04", "ch05", "ch06")
+
+
+def test_each_chapter_first_says_in_one_sentence_what_running_it_needs():
+    """A downloaded chapter tells its reader, under its title, that it runs in a clone
+    with the book's tools installed, and which of the clone's files it reads."""
+    from kperc_book import _notebooks as nbu
+
+    chapters = {p.name[:4]: p for p in nbu.toc_notebooks() if re.match(r"ch\d\d_", p.name)}
+    assert set(SAYS_WHAT_IT_NEEDS) <= set(chapters)
+    label = "(running-a-chapter)="
+    assert label in (ROOT / "book" / "reproducibility.md").read_text(encoding="utf-8")
+    for key in SAYS_WHAT_IT_NEEDS:
+        cells = json.loads(chapters[key].read_text(encoding="utf-8"))["cells"]
+        title, needs = "".join(cells[0]["source"]).split("\n\n")[:2]
+        assert cells[0]["cell_type"] == "markdown" and title.startswith("# "), key
+        sentence = " ".join(needs.split())
+        assert sentence.startswith(
+            "*To run this chapter you need a clone of the kperc-book repository with `kperc` "
+            "and the book's tools installed"
+        ), f"{key}'s first lines do not say what running it needs: {sentence!r}"
+        assert "{ref}`running-a-chapter`" in sentence and sentence.endswith(".*"), key
+        assert sentence.count(". ") == 0, f"{key}: say it in one sentence"
+        code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+        reads_data = "ch.load(" in code or "kperc_book.data." in code
+        assert ("`data/`" in sentence) == reads_data, f"{key}: data/ read {reads_data}"
+        reads_timings = "TIMINGS_PATH" in code
+        assert ("timings" in sentence) == reads_timings, f"{key}: timings read {reads_timings}"
+        assert "Chapter(" in code and "`_build/`" in sentence, f"{key}: where its records go"
