@@ -73,12 +73,16 @@ def _record_dirs() -> tuple[Path, Path]:
     if staging:
         return paths.record_dirs(staging)
     if not paths.is_checkout(paths.ROOT):  # never _build/ under site-packages
+        if os.environ.get(paths.ROOT_ENV):
+            found = f"{paths.ROOT_ENV} names {paths.ROOT}, which is not one"
+        else:
+            found = "no clone holds the current folder"
         raise paths.OutsideCheckout(
-            "This chapter runs only inside a clone of the kperc-book repository, installed "
-            "with the README's line (it reads the stored datasets of data/ and writes its "
-            f"records to _build/), and {paths.ROOT_ENV} names none and none holds the current "
-            f"folder, so nothing was written: open the chapter in a clone, or set "
-            f"{paths.ROOT_ENV} to one"
+            "This chapter runs only inside a clone of the kperc-book repository with kperc "
+            "and the book's tools installed by the README's install line, because it reads "
+            f"the clone's stored datasets (data/) and writes its records under _build/; "
+            f"{found}, so nothing was written: open the chapter in a clone, or set "
+            f"{paths.ROOT_ENV} to one."
         )
     return paths.record_dirs(paths.scratch_dir())
 

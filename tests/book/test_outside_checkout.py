@@ -56,6 +56,24 @@ def test_a_chapter_outside_a_clone_says_what_it_needs_and_writes_nothing(outside
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith("kperc_book.paths.OutsideCheckout: This chapter runs only inside a ")
     assert "clone of the kperc-book repository" in last and "nothing was written" in last
+    assert "; no clone holds the current folder, so" in last and last.endswith("to one.")
+    assert _files(site, elsewhere) == before
+
+
+def test_a_root_that_is_no_clone_is_named_as_the_reason(outside):
+    """Set to a folder that is not a clone, KPERC_BOOK_ROOT is the reason the chapter
+    gives, even when the current folder is inside a clone (the variable wins)."""
+    site, elsewhere, env = outside
+    env[paths.ROOT_ENV] = str(elsewhere)
+    before = _files(site, elsewhere)
+    code = "from kperc_book.chapter import Chapter\nch = Chapter('ch03')\n"
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=paths.ROOT, env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 1
+    last = proc.stderr.strip().splitlines()[-1]
+    assert f"; {paths.ROOT_ENV} names {elsewhere.resolve()}, which is not one, so nothing" in last
+    assert "current folder" not in last
     assert _files(site, elsewhere) == before
 
 
