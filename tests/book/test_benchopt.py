@@ -80,8 +80,12 @@ def _dataset(bench, name: str, **params):
 
 def _env() -> dict[str, str]:
     """The environment of a benchopt command: this interpreter's scripts first on PATH
-    (``benchopt test`` calls ``pytest`` by name) and this checkout on PYTHONPATH."""
+    (``benchopt test`` calls ``pytest`` by name), this checkout on PYTHONPATH, and no
+    pytest-benchmark plugin."""
     env = dict(os.environ)
+    # pytest-benchmark (the micro-benchmarks' tool) defines a fixture named `benchmark`
+    # too, which hides benchopt's own in `benchopt test`: keep that plugin out
+    env["PYTEST_ADDOPTS"] = " ".join([env.get("PYTEST_ADDOPTS", ""), "-p no:benchmark"]).strip()
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     roots = [str(paths.ROOT), str(paths.ROOT / "book-tools")]
     env["PYTHONPATH"] = os.pathsep.join(roots + [env.get("PYTHONPATH", "")])
