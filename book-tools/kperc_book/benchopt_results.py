@@ -136,9 +136,11 @@ def runs(results: pd.DataFrame) -> pd.DataFrame:
         (``n``, ``d``, ``rho``, ``seed``, ``norms``, ...; missing where a family has no such
         parameter), ``solver``, ``rep``, ``time_to_separate`` (the time of the curve's
         first point with ``objective_separated == 1``; NaN if none), ``separated`` (whether
-        there is such a point), ``final_min_margin`` (``objective_min_margin`` at the
-        curve's last point), ``final_time`` and ``points``. Sorted by dataset, solver and
-        repetition.
+        there is such a point), ``final_separated`` and ``final_min_margin``
+        (``objective_separated`` and ``objective_min_margin`` at the curve's last point:
+        the solver's own answer once it stopped or ran out of time), ``final_fraction``
+        (``objective_fraction_separated`` there; NaN if the file has no such column),
+        ``final_time`` and ``points``. Sorted by dataset, solver and repetition.
     """
     df = results.sort_values(["dataset_name", "solver_name", "idx_rep", "stop_val", "time"])
     rows = []
@@ -157,7 +159,9 @@ def runs(results: pd.DataFrame) -> pd.DataFrame:
                 "rep": int(rep),
                 "time_to_separate": float(hit.iloc[0]) if len(hit) else np.nan,
                 "separated": bool(len(hit)),
+                "final_separated": bool(last["objective_separated"] == 1),
                 "final_min_margin": float(last["objective_min_margin"]),
+                "final_fraction": float(last.get("objective_fraction_separated", np.nan)),
                 "final_time": float(last["time"]),
                 "points": len(curve),
             }
@@ -170,7 +174,7 @@ def _cell_keys(table: pd.DataFrame, by: Sequence[str] | None) -> list[str]:
     if by is not None:
         return list(by)
     fixed = {"dataset", "family", "solver", "rep", "time_to_separate", "separated"}
-    fixed |= {"final_min_margin", "final_time", "points"}
+    fixed |= {"final_separated", "final_min_margin", "final_fraction", "final_time", "points"}
     return ["family"] + [c for c in table.columns if c not in fixed and c not in POOLED]
 
 
@@ -250,6 +254,7 @@ def winners(run_table: pd.DataFrame, by: Sequence[str] | None = None) -> pd.Data
     -------
     pandas.DataFrame
         One row per cell: the cell's columns, ``instances`` (datasets times repetitions),
+        ``seeds`` and ``dims`` (how many distinct seeds and dimensions it pools),
         ``candidates`` (how many solvers separated in every run), ``fastest``,
         ``runner_up`` (empty if none), ``ratio`` (the runner-up's median time over the
         fastest's), ``decided`` and ``winner`` (the fastest if decided, else empty).
@@ -277,6 +282,8 @@ def winners(run_table: pd.DataFrame, by: Sequence[str] | None = None) -> pd.Data
             {
                 **dict(zip(keys, cell, strict=True)),
                 "instances": len(times),
+                "seeds": _distinct(group, "seed"),
+                "dims": _distinct(group, "d"),
                 "candidates": len(ranked),
                 "fastest": fastest,
                 "runner_up": runner,

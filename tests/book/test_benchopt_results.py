@@ -68,6 +68,8 @@ def test_runs_first_separated_point_and_final_margin():
     assert table.loc["b", "final_min_margin"] == -0.2
     assert (table["family"] == "planted").all() and (table["rho"] == 0.1).all()
     assert table.loc["a", "points"] == 4
+    assert table.loc["a", "final_separated"] and not table.loc["b", "final_separated"]
+    assert table["final_fraction"].isna().all()  # this frame has no such column
 
 
 def _race(times_by_solver, rho=0.01):
@@ -100,6 +102,7 @@ def test_winner_only_where_decided():
     # c failed once: not a candidate, although it was as fast as a where it separated
     assert row["candidates"] == 2 and row["winner"] == "a" and row["runner_up"] == "b"
     assert row["ratio"] == 2.0 and row["instances"] == 6
+    assert (row["seeds"], row["dims"]) == (3, 2)
     none = br.winners(_race({"a": [None] + [1] * 5}))
     assert none.loc[0, "winner"] == "" and none.loc[0, "candidates"] == 0
 
@@ -130,6 +133,8 @@ def test_small_file_runs_match_a_direct_computation(small):
         if len(hit):
             assert row.time_to_separate == hit["time"].iloc[0]
         assert row.final_min_margin == curve["objective_min_margin"].iloc[-1]
+        assert row.final_separated == (curve["objective_separated"].iloc[-1] == 1)
+        assert row.final_fraction == curve["objective_fraction_separated"].iloc[-1]
 
 
 def test_small_file_summary_and_winners_agree(small):
