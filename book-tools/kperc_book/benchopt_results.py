@@ -354,7 +354,8 @@ def environment(results: pd.DataFrame) -> dict[str, object]:
     dict
         The values of benchopt's environment columns (:data:`ENVIRONMENT`) under short
         names, each the single value of its column (a list of the distinct values if the
-        file mixes machines; left out if the column is empty), plus ``first_run`` and ``last_run`` (dates of ``run_date``).
+        file mixes machines; left out if the column is empty), plus ``first_run`` and
+        ``last_run`` (dates of ``run_date``).
     """
     env: dict[str, object] = {}
     for column, name in ENVIRONMENT.items():
