@@ -11,7 +11,7 @@ CHROMIUM := /usr/bin/chromium
 
 .DEFAULT_GOAL := all
 .PHONY: all env data chapters report html pdf test check test-deps lint typecheck unit nbval \
-        datacheck wheel minversions browser clean blas nbval-blas chromium
+        datacheck wheel minversions browser benchopt clean blas nbval-blas chromium
 
 ## make: environment, data verified, the chapters that changed re-executed, HTML book, PDF
 all: env data chapters html pdf
@@ -149,6 +149,11 @@ datacheck: env
 browser: env
 	KPERC_REQUIRE_BROWSER=1 KPERC_REQUIRE_PDF=1 \
 	  $(PY) -m pytest tests/book/test_browser.py tests/book/test_book_pdf.py -m browser -q
+
+## make benchopt: the book's benchopt grid (benchmark_kperc/book.yml) on one core, one BLAS
+## thread; book/_generated/benchopt/book.parquet is replaced only by a complete run
+benchopt: env
+	$(PY) benchmark_kperc/book_results.py
 
 ## the next `make` re-runs every chapter and rebuilds the book and the PDF
 clean:
