@@ -134,9 +134,10 @@ def runs(results: pd.DataFrame) -> pd.DataFrame:
     pandas.DataFrame
         Columns ``dataset`` (benchopt's name), ``family``, one column per dataset parameter
         (``n``, ``d``, ``rho``, ``seed``, ``norms``, ...; missing where a family has no such
-        parameter), ``solver``, ``rep``, ``time_to_separate`` (the time of the curve's
-        first point with ``objective_separated == 1``; NaN if none), ``separated`` (whether
-        there is such a point), ``final_separated`` and ``final_min_margin``
+        parameter; integer parameters as pandas' nullable ``Int64``), ``solver``, ``rep``,
+        ``time_to_separate`` (the time of the curve's first point with
+        ``objective_separated == 1``; NaN if none), ``separated`` (whether there is such a
+        point), ``final_separated`` and ``final_min_margin``
         (``objective_separated`` and ``objective_min_margin`` at the curve's last point:
         the solver's own answer once it stopped or ran out of time), ``final_fraction``
         (``objective_fraction_separated`` there; NaN if the file has no such column),
@@ -166,16 +167,34 @@ def runs(results: pd.DataFrame) -> pd.DataFrame:
                 "points": len(curve),
             }
         )
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    for column in {key for row in rows for key in row} - set(_RUN_COLUMNS):
+        if all(isinstance(row[column], int) for row in rows if column in row):  # n, d, seed
+            table[column] = table[column].astype("Int64")  # integers, also beside a gap
+    return table
+
+
+#: The columns of :func:`runs` that are not dataset parameters.
+_RUN_COLUMNS = (
+    "dataset",
+    "family",
+    "solver",
+    "rep",
+    "time_to_separate",
+    "separated",
+    "final_separated",
+    "final_min_margin",
+    "final_fraction",
+    "final_time",
+    "points",
+)
 
 
 def _cell_keys(table: pd.DataFrame, by: Sequence[str] | None) -> list[str]:
     """The columns that define a cell: ``by``, or family and every unpooled parameter."""
     if by is not None:
         return list(by)
-    fixed = {"dataset", "family", "solver", "rep", "time_to_separate", "separated"}
-    fixed |= {"final_separated", "final_min_margin", "final_fraction", "final_time", "points"}
-    return ["family"] + [c for c in table.columns if c not in fixed and c not in POOLED]
+    return ["family"] + [c for c in table.columns if c not in _RUN_COLUMNS and c not in POOLED]
 
 
 def _groups(table: pd.DataFrame, keys: list[str]):

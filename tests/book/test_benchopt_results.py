@@ -67,6 +67,7 @@ def test_runs_first_separated_point_and_final_margin():
     assert math.isnan(table.loc["b", "time_to_separate"])
     assert table.loc["b", "final_min_margin"] == -0.2
     assert (table["family"] == "planted").all() and (table["rho"] == 0.1).all()
+    assert str(table["n"].dtype) == "Int64" and table["rho"].dtype == float
     assert table.loc["a", "points"] == 4
     assert table.loc["a", "final_separated"] and not table.loc["b", "final_separated"]
     assert table["final_fraction"].isna().all()  # this frame has no such column
@@ -105,6 +106,16 @@ def test_winner_only_where_decided():
     assert (row["seeds"], row["dims"]) == (3, 2)
     none = br.winners(_race({"a": [None] + [1] * 5}))
     assert none.loc[0, "winner"] == "" and none.loc[0, "candidates"] == 0
+
+
+def test_runs_keep_integer_parameters_beside_a_family_without_them():
+    df = _frame(
+        _curve("planted[d=3,n=10,rho=0.1,seed=0]", "a", [0.0, 0.1], [0, 1], [0.0, 0.1]),
+        _curve("real[problem=xor]", "a", [0.0, 0.1], [0, 1], [0.0, 0.1]),
+    )
+    table = br.runs(df).set_index("family")
+    assert table.loc["planted", "n"] == 10 and str(table["n"].dtype) == "Int64"
+    assert pd.isna(table.loc["real", "n"]) and table.loc["real", "problem"] == "xor"
 
 
 def test_read_refuses_a_foreign_file(tmp_path):
