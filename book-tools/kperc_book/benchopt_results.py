@@ -141,7 +141,9 @@ def runs(results: pd.DataFrame) -> pd.DataFrame:
         (``objective_separated`` and ``objective_min_margin`` at the curve's last point:
         the solver's own answer once it stopped or ran out of time), ``final_fraction``
         (``objective_fraction_separated`` there; NaN if the file has no such column),
-        ``final_time`` and ``points``. Sorted by dataset, solver and repetition.
+        ``final_time``, ``curve_time`` (the time of all the curve's calls: near benchopt's
+        ``--timeout`` when the curve was cut by it, well below when the solver stopped by
+        itself) and ``points``. Sorted by dataset, solver and repetition.
     """
     df = results.sort_values(["dataset_name", "solver_name", "idx_rep", "stop_val", "time"])
     rows = []
@@ -164,6 +166,7 @@ def runs(results: pd.DataFrame) -> pd.DataFrame:
                 "final_min_margin": float(last["objective_min_margin"]),
                 "final_fraction": float(last.get("objective_fraction_separated", np.nan)),
                 "final_time": float(last["time"]),
+                "curve_time": float(curve["time"].sum()),
                 "points": len(curve),
             }
         )
@@ -186,6 +189,7 @@ _RUN_COLUMNS = (
     "final_min_margin",
     "final_fraction",
     "final_time",
+    "curve_time",
     "points",
 )
 

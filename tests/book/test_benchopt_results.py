@@ -69,6 +69,9 @@ def test_runs_first_separated_point_and_final_margin():
     assert (table["family"] == "planted").all() and (table["rho"] == 0.1).all()
     assert str(table["n"].dtype) == "Int64" and table["rho"].dtype == float
     assert table.loc["a", "points"] == 4
+    assert (
+        table.loc["a", "curve_time"] == pytest.approx(0.6) and table.loc["a", "final_time"] == 0.3
+    )
     assert table.loc["a", "final_separated"] and not table.loc["b", "final_separated"]
     assert table["final_fraction"].isna().all()  # this frame has no such column
 
