@@ -100,7 +100,7 @@ def test_page_tables_show_the_winner_only_where_decided(page, small):
 def test_page_summary_entries_are_the_file_s_medians_and_counts(page, small):
     _, shown = page
     _, runs = small
-    text = _output(shown, "table.xs(rho")
+    text = _output(shown, "for rho in sorted(summary")
     s = br.summary(runs, by=["family", "norms", "rho", "n"])
     for row in s.itertuples():
         entry = f"{row.separated}/{row.runs}"
