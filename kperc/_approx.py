@@ -983,8 +983,9 @@ def snkp_nystroem(
         "max_iter": f"no separator could be certified within max_iter={max_iter} SNKP "
         f"iterations (last rank {m_last})",
         "residual": f"the rank stopped growing at {m_last}, where the Nystroem features "
-        f"miss {stages[-1]['residual']:.0%} of an average point's kernel norm: the trend of "
-        f"ranks {stages[0]['n_components']}-{m_last} predicts {predicted:.2g} at rank {cap}, "
+        f"miss {100 * stages[-1]['residual']:.2g}% of an average point's kernel norm: the "
+        f"trend of ranks {stages[0]['n_components']}-{m_last} predicts "
+        f"{100 * predicted:.2g}% at rank {cap}, "
         f"more than max_residual={max_residual}, so the rank would most likely have to grow "
         f"to {cap}, where building the features alone costs about n m^2 = "
         f"{float(n) * cap * cap:.1g} multiply-adds (max_residual=None grows it anyway); for a "

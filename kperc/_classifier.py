@@ -846,7 +846,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
                 f"n_components='auto': {n} points are more than "
                 f"{_gram_form.AUTO_EXACT_MAX_N}: Nystroem features whose rank starts at "
                 f"{choice.n_components} and doubles until SNKP's answer is certified under "
-                f"the exact kernel (at most {_gram_form.AUTO_N_MAX}; kperc.snkp_nystroem)"
+                f"the exact kernel (at most {_gram_form.AUTO_N_MAX}; kperc.snkp_nystroem), or "
+                "until the features are predicted to stay far from the kernel"
             )
             return
         warnings.warn(
