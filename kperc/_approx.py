@@ -873,10 +873,10 @@ def snkp_nystroem(
         cap). Never used when every point can be a landmark (``max_components >=
         n``). None grows the rank whatever the features miss. The default 0.1 lets
         ``planted_rbf`` (``gamma = 2``, ``n = 2 10^4``) grow up to ``d = 7``, whose
-        predicted fraction at rank 4096 was 0.089 (from ranks 64-256; close to the line), and stops
-        ``d = 8`` after rank 256 (predicted 0.20, measured 0.27 at rank 4096, where
-        the run without the stop ended with a certificate after 6 minutes on a busy
-        2-core machine).
+        predicted fraction at rank 4096 was 0.089 (from ranks 64-256: close to the
+        line), and stops ``d = 8`` after rank 256 (predicted 0.20, measured 0.27 at
+        rank 4096, where the run without the stop ended with a certificate after 6
+        minutes on a busy 2-core machine).
     random_state : int, RandomState instance, Generator or None
         Seeds the landmarks (one seed for every stage).
 
