@@ -389,8 +389,10 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     ``max_residual`` of :func:`kperc.snkp_nystroem`): the rank would most likely have
     to grow to its cap, where building the features alone costs ``n 4096^2``
     multiply-adds. On ``planted_rbf`` with ``d = 8``, ``n = 2 10^4`` and ``rho =
-    1e-3`` this refusal comes after the first three ranks, instead of a certificate at
-    the cap after minutes. Such a fit, like one that reaches the rank cap or
+    1e-3``, fitted with its own ``gamma = 2``, this refusal comes after the first three
+    ranks, instead of a certificate at the cap after minutes; with the wider default
+    ``gamma="scale"`` (0.54 there) the features miss 7% at rank 512, where the fit
+    ends with a certificate. Such a fit, like one that reaches the rank cap or
     ``max_iter`` first, ends with ``outcome_ == "max_iter"`` and one
     :class:`~kperc.InseparableDataWarning` that says why and names the alternatives:
     the exact kernel (``n_components=None``, or :func:`kperc.gram_matrix` and
