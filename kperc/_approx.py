@@ -895,6 +895,17 @@ def snkp_nystroem(
     (True, 'certified', True)
     >>> bool(((res.transformer.transform(ds.X) @ res.coef) * ds.y > 0).all())
     True
+
+    A narrow kernel in 8 dimensions: the features miss most of it, and barely less at
+    each rank, so the rank stops growing after three ranks instead of running to its cap.
+
+    >>> ds8 = planted_rbf(800, 8, rho=1e-3, gamma=2.0, seed=0)
+    >>> res = kperc.snkp_nystroem(
+    ...     ds8.X, ds8.y, gamma=2.0, n_components=8, max_components=256, tol=0.03,
+    ...     random_state=0,
+    ... )
+    >>> res.stop, [s["n_components"] for s in res.stages], res.stages[-1]["residual"] > 0.9
+    ('residual', [8, 16, 32], True)
     """
     X, y = check_Xy(X, y)
     n, d = X.shape
