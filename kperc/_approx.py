@@ -867,17 +867,18 @@ def snkp_nystroem(
         stops (``stop == "residual"``) with a message that names the exact kernel and
         a soft-margin method: the rank would most likely have to grow to
         ``max_components``, where building the features alone costs ``n m^2``.
-        The fraction depends on ``X`` and ``gamma`` only, not on the labels, so an
-        easy labelling still ends at an early rank; it is a prediction of cost, not a
-        statement about the data (growing further can still end with an answer at the
-        cap). Never used when every point can be a landmark (``max_components >=
-        n``). None grows the rank whatever the features miss. The default 0.1 lets
-        ``planted_rbf`` (``gamma = 2``, ``n = 2 10^4``) grow up to ``d = 7``, whose
-        predicted fraction at rank 4096 was 0.089 (from ranks 64-256: close to the
-        line), and stops ``d = 8`` after rank 256 (predicted 0.20, measured 0.27 at
-        rank 4096, where the run without the stop ended with a certificate after 5 to
-        6 minutes, against 2 to 3 s for the stop and 20 s for ``SVC(C=1e6)``; one
-        BLAS thread on a busy 2-core machine).
+        The fraction depends on ``X`` and ``gamma`` only, not on the labels; as the
+        stop comes only after stages without an answer, an easy labelling still ends
+        at an early rank. The stop is a prediction of cost, not a statement about the
+        data: growing further can still end with an answer at the cap. Never used
+        when every point can be a landmark (``max_components >= n``). None grows the
+        rank whatever the features miss. With the default 0.1, on
+        ``planted_rbf`` (``gamma = 2``, ``n = 2 10^4``, ``rho = 1e-3``; one BLAS
+        thread on a busy 2-core machine), ``d = 6`` grows to rank 1024 and ends with a
+        certificate (40 s); ``d = 7`` stops at rank 512 (13% predicted at rank 4096;
+        21 s); ``d = 8`` stops after rank 256 (20% predicted, 27% measured at rank
+        4096, where the run without the stop ended with a certificate after 5 to 6
+        minutes, against 2 to 3 s for the stop and 20 s for ``SVC(C=1e6)``).
     random_state : int, RandomState instance, Generator or None
         Seeds the landmarks (one seed for every stage).
 
