@@ -258,7 +258,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
           "certificate"``) (at most 4096 landmarks and ``max_iter`` iterations in all;
           float32 features; ``verbose`` prints one line per rank tried, instead of
           per-iteration progress). Its answer holds for the exact kernel, so the switch
-          is only logged (``verbose``). Otherwise (``"poly"``, another algorithm, or
+          is only logged (``verbose``). The rank stops growing early where its
+          features are predicted to stay far from the exact kernel (see Notes, *Large
+          data sets*). Otherwise (``"poly"``, another algorithm, or
           ``halt=False``) ``500`` Nystroem features are used, as an int would (memory
           ``O(n m)``: 0.4 GB at ``n = 10^5``), and a ``UserWarning`` announces that
           the separator holds for the approximate kernel. A callable kernel always
@@ -321,7 +323,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         that no separator has a normalised margin above ``tol`` (``tol_`` below); a
         conflict, some training points repeated with both labels, which no kernel can
         separate (found before any iteration; the algorithm is then trained on the
-        other points); or the iteration cap.
+        other points); or the iteration cap, also reported when a grown Nystroem rank
+        stopped without an answer (its cap, or features predicted to stay far from
+        the exact kernel; see Notes).
     converged_ : bool
         Whether a separator of the training data was found (``outcome_ == "separator"``).
     witnesses_ : ndarray of int or None
@@ -377,12 +381,30 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     such as :class:`sklearn.svm.SVC` or :class:`sklearn.svm.LinearSVC`, which trade
     training errors against the margin. To insist on a tiny-margin separator, pass a
     smaller ``tol`` (and a ``max_iter`` of about ``2 sqrt(2 log n) / tol``), or use
-    :func:`kperc.is_separable`, which decides separability exactly. Above 5,000 points
-    (RBF kernel, ``n_components="auto"``) the rank of the Nystroem features grows until
-    the separator or the certificate holds under the exact kernel (a certificate is
-    checked there up to 20,000 points, each check costing the kernel values of one
-    exact ``n x n`` matrix); where the rank cap or ``max_iter`` is reached first, the
-    warning says so and names the exact-kernel path, ``n_components=None``.
+    :func:`kperc.is_separable`, which decides separability exactly.
+
+    *Large data sets.* Above 5,000 points (RBF kernel, ``n_components="auto"``) the
+    rank of the Nystroem features grows until the separator or the certificate holds
+    under the exact kernel (a certificate is checked there up to 20,000 points, each
+    check costing the kernel values of one exact ``n x n`` matrix). How far the rank
+    must grow depends on how fast the kernel's spectrum decays: in 2 or 3 dimensions a
+    few hundred features capture the kernel, in 8 dimensions with a narrow kernel
+    thousands still miss a quarter of it. The fit watches the fraction of the kernel
+    that the features miss (``1 - ||z(x)||^2``), from the third rank on predicts it at
+    the largest rank, 4096, and stops growing early when both exceed 0.1 (the default
+    ``max_residual`` of :func:`kperc.snkp_nystroem`): the rank would most likely have
+    to grow to its cap, where building the features alone costs ``n 4096^2``
+    multiply-adds. On ``planted_rbf`` with ``d = 8``, ``n = 2 10^4`` and ``rho =
+    1e-3``, fitted with its own ``gamma = 2``, this refusal comes after the first three
+    ranks, instead of a certificate at the cap after minutes; with the wider default
+    ``gamma="scale"`` (0.54 there) the features miss 7% at rank 512, where the fit
+    ends with a certificate. Such a fit, like one that reaches the rank cap or
+    ``max_iter`` first, ends with ``outcome_ == "max_iter"`` and one
+    :class:`~kperc.InseparableDataWarning` that says why and names the alternatives:
+    the exact kernel (``n_components=None``, or :func:`kperc.gram_matrix` and
+    :func:`kperc.snkp`: ``8 n^2`` bytes and ``O(n^2)`` per iteration), a soft-margin
+    method such as :class:`sklearn.svm.SVC`, or :func:`kperc.snkp_nystroem` with
+    ``max_residual=None`` to grow the rank anyway.
 
     *More than two classes.* One binary model per class, trained to separate that class
     from all the others (one-vs-rest); :meth:`decision_function` returns one column per
@@ -832,7 +854,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
                 f"n_components='auto': {n} points are more than "
                 f"{_gram_form.AUTO_EXACT_MAX_N}: Nystroem features whose rank starts at "
                 f"{choice.n_components} and doubles until SNKP's answer is certified under "
-                f"the exact kernel (at most {_gram_form.AUTO_N_MAX}; kperc.snkp_nystroem)"
+                f"the exact kernel (at most {_gram_form.AUTO_N_MAX}; kperc.snkp_nystroem), or "
+                "until the features are predicted to stay far from the kernel"
             )
             return
         warnings.warn(

@@ -68,7 +68,10 @@ def fit_grown_rank(
 ) -> tuple[GrownNystroem, np.ndarray]:
     """Run :func:`kperc.snkp_nystroem` from rank ``first_rank`` up to
     :data:`kperc._gram_form.AUTO_N_MAX`: the grown kernel and the per-point scale
-    ``y_i / ||z(x_i)||``."""
+    ``y_i / ||z(x_i)||``. The rank stops growing early, with a message that names the
+    exact kernel and a soft-margin method, when its features are predicted to miss
+    more than :data:`kperc._approx.MAX_RESIDUAL` of the kernel even at the cap (the
+    default ``max_residual`` of :func:`kperc.snkp_nystroem`)."""
     G = GrownNystroem(
         snkp_nystroem(
             Xa,
@@ -86,6 +89,6 @@ def fit_grown_rank(
             f"Nystroem rank {st['n_components']}: SNKP {st['snkp']} after {st['nit']} "
             f"iterations, certified under the exact kernel: {st['certified']}"
             f"{'; exact check of the certificate skipped (sampled)' if st['sampled_out'] else ''}"
-            f" ({st['seconds']:.2f} s)"
+            f"; the features miss {st['residual']:.2g} of the kernel ({st['seconds']:.2f} s)"
         )
     return G, ypm / G.feature_norms

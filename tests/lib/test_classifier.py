@@ -600,6 +600,27 @@ def test_auto_rank_cap_is_reported_as_not_converged(monkeypatch):
     assert not clf.converged_ and clf.outcome_ == "max_iter" and clf.n_components_ == 8
 
 
+def test_auto_rank_stops_early_where_features_miss_the_kernel(monkeypatch):
+    """A narrow RBF kernel in 8 dimensions: the Nystroem features miss most of the
+    kernel at every rank tried, so the grown rank stops after a few cheap ranks with one
+    warning that names the exact kernel and a soft-margin method."""
+    import kperc._gram_form as mod
+
+    monkeypatch.setattr(mod, "AUTO_EXACT_MAX_N", 100)
+    monkeypatch.setattr(mod, "AUTO_N_START", 8)
+    monkeypatch.setattr(mod, "AUTO_N_MAX", 1024)
+    ds = kperc.datasets.planted_rbf(3000, 8, rho=1e-3, gamma=2.0, seed=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf = SNKPClassifier(gamma=2.0, random_state=0).fit(ds.X, ds.y)
+    msgs = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    assert len(msgs) == 1 and "rank stopped growing" in msgs[0]
+    for name in ("n_components=None", "kperc.gram_matrix", "sklearn.svm.SVC"):
+        assert name in msgs[0]
+    assert not clf.converged_ and clf.outcome_ == "max_iter"
+    assert clf.gram_form_ == "nystroem" and 8 * 2**2 <= clf.n_components_ < 1024
+
+
 def test_scale_hint_in_the_warning():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((60, 2)) * [1.0, 1e5]

@@ -332,3 +332,86 @@ def test_sampled_estimate_skips_hopeless_exact_checks_only(monkeypatch):
     assert res.outcome == "certificate" and checked
     assert not any(s["sampled_out"] for s in res.stages)
     assert _independent_norm(X, y, res.p) <= res.norm_p_G
+
+
+#: tol="auto" of the classifier for 3000 points (1/sqrt(n)): the screen of a certificate
+#: ends each stage early, as in a fit
+TOL = 1 / np.sqrt(3000)
+
+
+def _missed_fraction(X, m):
+    """Mean of ``1 - ||z(x)||^2`` over the points that are not landmarks, for
+    scikit-learn's own Nystroem features of rank ``m`` (seed 0), independently of kperc."""
+    tr = Nystroem(gamma=GAMMA, n_components=m, random_state=0).fit(X)
+    F = tr.transform(X)
+    out = np.ones(X.shape[0], dtype=bool)
+    out[tr.component_indices_] = False
+    return float(np.mean(1.0 - np.einsum("ij,ij->i", F[out], F[out])))
+
+
+def test_features_far_from_the_kernel_stop_the_rank_early():
+    """In 8 dimensions a narrow RBF kernel needs thousands of features: the fraction of
+    the kernel they miss falls slowly, and its prediction at the cap stops the growth
+    after the third rank or soon after, with a message naming the other paths."""
+    ds = planted_rbf(3000, 8, rho=1e-3, gamma=GAMMA, seed=0)
+    res = kperc.snkp_nystroem(
+        ds.X, ds.y, gamma=GAMMA, n_components=8, max_components=1024, tol=TOL, random_state=0
+    )
+    assert res.stop == "residual" and res.outcome == "not certified"
+    assert not res.certified and res.p is None and res.margin is None
+    ranks = [s["n_components"] for s in res.stages]
+    assert 3 <= len(ranks) and ranks[-1] < 1024
+    missed = [s["residual"] for s in res.stages]
+    for m, r in zip(ranks, missed, strict=True):
+        assert r == pytest.approx(_missed_fraction(ds.X, m), abs=1e-9)
+    assert missed == sorted(missed, reverse=True)  # nested landmarks: never rises
+    assert missed[-1] > _approx.MAX_RESIDUAL
+    for name in ("kperc.gram_matrix", "kperc.snkp", "sklearn.svm.SVC", "max_residual=None"):
+        assert name in res.message
+    assert f"rank stopped growing at {ranks[-1]}" in res.message
+
+
+def test_max_residual_none_grows_the_rank_to_the_cap():
+    ds = planted_rbf(3000, 8, rho=1e-3, gamma=GAMMA, seed=0)
+    kw = dict(gamma=GAMMA, n_components=8, max_components=64, tol=TOL, random_state=0)
+    stopped = kperc.snkp_nystroem(ds.X, ds.y, max_iter=3000, **kw)
+    grown = kperc.snkp_nystroem(ds.X, ds.y, max_iter=3000, max_residual=None, **kw)
+    assert stopped.stop == "residual" and stopped.n_components == 32
+    assert grown.stop != "residual" and grown.stages[-1]["n_components"] == 64
+    # the stages they share are the same run
+    for a, b in zip(stopped.stages, grown.stages, strict=False):
+        assert (a["n_components"], a["nit"], a["residual"]) == (
+            b["n_components"],
+            b["nit"],
+            b["residual"],
+        )
+
+
+def test_an_easy_labelling_is_answered_whatever_the_features_miss():
+    """The missed fraction depends on X only; the rank stops early only after stages
+    that gave no answer, so well-separated classes in 8 dimensions still end with a
+    separator at the first rank, though its features miss most of the kernel."""
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(-1.5, 0.4, (1500, 8)), rng.normal(1.5, 0.4, (1500, 8))])
+    y = np.repeat([-1.0, 1.0], 1500)
+    res = kperc.snkp_nystroem(X, y, gamma=GAMMA, n_components=8, random_state=0)
+    assert res.certified and res.stop == "certified" and len(res.stages) == 1
+    assert res.stages[0]["residual"] > _approx.MAX_RESIDUAL
+
+
+def test_predicted_residual_continues_geometric_drops():
+    # log drops of 1 then 2 (ratio 2): the next two doublings drop 4 and 8
+    r = [1.0, np.exp(-1.0), np.exp(-3.0)]
+    assert _approx._predicted_residual(r, 2) == pytest.approx(np.exp(-15.0), rel=1e-12)
+    # a slowing drop is not extrapolated as slowing (the ratio is at least 1)
+    r = [1.0, np.exp(-2.0), np.exp(-3.0)]
+    assert _approx._predicted_residual(r, 3) == pytest.approx(np.exp(-6.0), rel=1e-12)
+    # a residual that starts to fall only now has no trend: nothing is predicted
+    assert _approx._predicted_residual([0.5, 0.5, 0.25], 4) == 0.0
+
+
+@pytest.mark.parametrize("bad", [0.0, -0.1, float("nan"), float("inf"), "0.1"])
+def test_bad_max_residual_is_named(bad):
+    ds = planted_rbf(100, 2, rho=0.05, gamma=GAMMA, seed=0)
+    with pytest.raises((ValueError, TypeError), match="max_residual"):
+        kperc.snkp_nystroem(ds.X, ds.y, gamma=GAMMA, max_residual=bad)
