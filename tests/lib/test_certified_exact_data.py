@@ -249,3 +249,91 @@ def test_margin_details_separator_holds_when_it_says_separable():
         assert exact.separates(res.alpha)
     else:
         assert exact.separated_by(res.w)
+
+
+class ExactPoly2:
+    """The exact normalised signed Gram matrix of the degree-2 polynomial kernel, which
+    is rational: ``K(x, z) = (g x^T z + c)^2`` has ``sqrt(K(x, x)) = g ||x||^2 + c``, so
+    ``G*_ij = y_i y_j (g x_i^T x_j + c)^2 / ((g ||x_i||^2 + c) (g ||x_j||^2 + c))`` for
+    the float data and parameters, in fractions."""
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, gamma: float, coef0: float):
+        g, c = Fraction(gamma), Fraction(coef0)
+        rows = [[Fraction(v) for v in r] for r in X.tolist()]
+        ys = [Fraction(v) for v in y.tolist()]
+
+        def base(a, b):
+            return g * sum((p * q for p, q in zip(a, b, strict=True)), Fraction(0)) + c
+
+        t = [base(r, r) for r in rows]
+        self.G = [
+            [ys[i] * ys[j] * base(rows[i], rows[j]) ** 2 / (t[i] * t[j]) for j in range(len(rows))]
+            for i in range(len(rows))
+        ]
+
+    def product(self, v: np.ndarray) -> list[Fraction]:
+        f = [Fraction(x) for x in v.tolist()]
+        return [sum((a * b for a, b in zip(row, f, strict=True)), Fraction(0)) for row in self.G]
+
+    def margin_at_least(self, alpha: np.ndarray, low: float) -> bool:
+        """``(G* alpha)_i > 0`` and ``(G* alpha)_i >= low ||alpha||_{G*}`` for every ``i``."""
+        Ga = self.product(alpha)
+        q = sum((Fraction(a) * b for a, b in zip(alpha.tolist(), Ga, strict=True)), Fraction(0))
+        lo = Fraction(low)
+        return all(v > 0 and v * v >= lo * lo * q for v in Ga) and lo >= 0
+
+    def margin_at_most(self, p: np.ndarray, upper: float) -> bool:
+        """``||p||_{G*} <= upper ||p||_1``: no normalised margin above ``upper``."""
+        Gp = self.product(p)
+        q = sum((Fraction(a) * b for a, b in zip(p.tolist(), Gp, strict=True)), Fraction(0))
+        return q <= (Fraction(upper) * sum((Fraction(a) for a in p.tolist()), Fraction(0))) ** 2
+
+
+def _poly2_problem(seed: int, kind: str, d: int, scale_exp: int) -> Dataset:
+    """Hostile problems for the degree-2 kernel: ``x`` and ``-c x`` under opposite labels
+    (their feature-space images cancel exactly, yet the rows differ, so no conflict is
+    found), the issue's thin family, duplicated points, and random data; all rows
+    scaled by ``10^scale_exp``."""
+    rng = np.random.default_rng(seed)
+    if kind == "antipodal":
+        X = rng.standard_normal((int(rng.integers(2, 5)), d))
+        i = int(rng.integers(X.shape[0]))
+        X = np.vstack([X, -X[i : i + 1] * rng.uniform(0.5, 2.0)])
+        y = np.where(rng.random(X.shape[0]) < 0.5, -1.0, 1.0)
+        y[-1] = -y[i]
+    else:
+        ds = _problem(seed, "thin" if kind == "thin" else "random", d, "same")
+        X, y = ds.X, ds.y
+    X = X * rng.uniform(0.5, 2.0, size=(X.shape[0], 1)) * 10.0**scale_exp
+    return Dataset(X, y)
+
+
+@given(
+    seed=seeds,
+    kind=st.sampled_from(["antipodal", "thin", "random"]),
+    d=st.sampled_from([2, 3, 5]),
+    coef0=st.sampled_from([0.0, 1.0]),
+    scale_exp=st.sampled_from([0, -3, 3, -150, 150]),
+)
+@example(seed=0, kind="antipodal", d=2, coef0=0.0, scale_exp=0)
+# the rounded G alone gave margin_upper 8e-10 for a p whose ||p||_{G*} is above it
+@example(seed=153, kind="thin", d=3, coef0=0.0, scale_exp=0)
+def test_is_separable_kernel_answers_hold_for_the_exact_kernel_matrix(
+    seed, kind, d, coef0, scale_exp
+):
+    """``is_separable(..., kernel="poly", degree=2)``: a separator holds, with its
+    ``margin_lower``, and a certificate with its ``margin_upper``, for the exact kernel
+    matrix of the data (rational for degree 2); exactly cancelling images are never
+    called separable."""
+    X, y = _poly2_problem(seed, kind, d, scale_exp)
+    gamma = 1.0 / (d * 10.0 ** (2 * scale_exp))  # keeps gamma ||x||^2 near 1
+    res = kperc.is_separable(X, y, kernel="poly", degree=2, gamma=gamma, coef0=coef0)
+    if kind == "antipodal" and coef0 == 0.0:
+        assert res.status != "separable"
+    if res.status == "undecided":
+        return
+    exact = ExactPoly2(X, y, gamma, coef0)
+    if res.status == "separable":
+        assert exact.margin_at_least(res.alpha, res.margin_lower)
+    elif not res.exact:
+        assert exact.margin_at_most(res.p, res.margin_upper)
