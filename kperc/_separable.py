@@ -811,18 +811,31 @@ def _kernel_separator_bound(gram, alpha: np.ndarray) -> float:
     :meth:`~kperc._kernels._DenseGram.data_bound`.
     """
     from ._kernels import _dense_seminorm_bound
-    from ._ties import gamma
 
-    n = gram.n
-    delta = gram.entry_error
     gmin = float((gram.G @ alpha).min())
-    l1 = float(alpha.sum()) / (1.0 - gamma(n))
-    err = (gamma(n + 2) * (1.0 + delta) + delta) * l1 * (1.0 + 4 * _U)
+    err = data_product_error(gram.n, float(alpha.sum()), gram.entry_error)
     if not gmin > err:
         return 0.0
     _, upper = _dense_seminorm_bound(gram.G, alpha)
     norm_up = gram.data_bound(alpha, upper)
     return float((gmin - err) / norm_up * (1.0 - 4 * _U))
+
+
+def data_product_error(n: int, alpha_sum: float, delta: float) -> float:
+    """A bound on ``|fl(G alpha)_i - (G* alpha)_i|`` for ``alpha >= 0`` whose computed
+    sum is ``alpha_sum``: ``G`` an ``n x n`` matrix within ``delta`` of ``G*`` entrywise
+    (0 for a matrix taken as given), ``G*`` a normalised Gram matrix (``|G*_ij| <= 1``),
+    and the product computed in double precision, in any order of summation.
+
+    ``|G_ij| <= 1 + delta``, so the rounding of the ``n`` products and their sum is at
+    most ``gamma_n (1 + delta) ||alpha||_1``, and ``|((G - G*) alpha)_i| <= delta
+    ||alpha||_1``; ``||alpha||_1 <= alpha_sum / (1 - gamma_n)``. (``gamma_{n + 2}``
+    and the factor ``1 + 4 u`` cover the rounding of this bound itself.)
+    """
+    from ._ties import gamma
+
+    l1 = alpha_sum / (1.0 - gamma(n))
+    return (gamma(n + 2) * (1.0 + delta) + delta) * l1 * (1.0 + 4 * _U)
 
 
 def _kernel_certificate_bound(gram, p: np.ndarray) -> float:
