@@ -49,9 +49,9 @@ __all__ = ["perceptron", "normalized_perceptron", "nkp", "snkp", "winnow"]
 DEFAULT_MAX_ITER_CHEAP = 1_000_000
 DEFAULT_MAX_ITER_DENSE = 100_000
 
-#: The absolute error of a product or an exact scaling that underflows: at most half the
-#: smallest subnormal, ``2^-1075``.
-_ETA = 2.0**-1075
+#: The smallest subnormal, ``2^-1074``: twice the absolute error (``2^-1075``, not itself
+#: a double) of a product or an exact scaling that underflows.
+_ETA = 2.0**-1074
 
 
 def _signed_data_rows(X: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -69,13 +69,13 @@ def _data_separates(S: np.ndarray, w: np.ndarray) -> bool:
     """Whether ``y_i x_i^T w > 0`` holds for every point of the data, beyond rounding.
 
     ``S`` holds the rows of :func:`_signed_data_rows`, positive multiples of ``y_i x_i``:
-    ``S = D Y X + E`` with ``D > 0`` diagonal and ``|E_ij| <= eta = 2^-1075`` (0 unless
+    ``S = D Y X + E`` with ``D > 0`` diagonal and ``|E_ij| <= eta / 2`` (0 unless
     an entry underflowed). A computed ``(S w)_i``, a sum of ``d`` products, is within
-    ``gamma_d (|S| |w|)_i + d eta`` of the exact one (each product's rounding, and
-    ``eta`` for each that underflows), and ``|(E w)_i| <= eta ||w||_1``. The product
-    ``|S| |w|`` is itself computed, within a relative ``gamma_d`` (and ``d eta``): the
-    bound below covers both. So the signs of ``y_i x_i^T w`` are decided for the data
-    themselves, not for rounded normalised rows.
+    ``gamma_d (|S| |w|)_i + d eta / 2`` of the exact one (each product's rounding, and
+    ``eta / 2`` for each that underflows; ``eta = 2^-1074``), and ``|(E w)_i| <= ||w||_1
+    eta / 2``. The product ``|S| |w|`` is itself computed, within a relative
+    ``gamma_d`` (and ``d eta / 2``): the bound below covers both. So the signs of
+    ``y_i x_i^T w`` are decided for the data themselves, not for rounded normalised rows.
     """
     d = S.shape[1]
     aw = np.abs(w)
@@ -83,7 +83,7 @@ def _data_separates(S: np.ndarray, w: np.ndarray) -> bool:
         m = S @ w
         mag = np.abs(S) @ aw
     g = gamma(d + 2)
-    bound = g * (1.0 + g) * mag + _ETA * (2 * d + 4 + float(aw.sum()) * (1.0 + g))
+    bound = g * (1.0 + g) * mag + _ETA * (d + 2 + float(aw.sum()) * (1.0 + g))
     return bool(np.all(m > bound))
 
 
