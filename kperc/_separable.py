@@ -66,7 +66,8 @@ class SeparabilityResult(OptimizeResult):
     margin_lower : float or None
         With a separator: a lower bound on the normalised margin
         ``min_i y_i w . x_i / (||w|| ||x_i||)`` of that separator (so on the margin of
-        the data), rounding included.
+        the data), rounding included (for other kernels, of the exact kernel matrix of
+        the data, the rounding of its construction included).
     p : ndarray of shape (n_samples,) or None
         With "not separable": a point of the simplex whose signed normalised points
         cancel, ``sum_i p_i y_i x_i / ||x_i|| = 0`` (kernel form: ``||p||_G = 0``).

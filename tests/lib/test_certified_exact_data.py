@@ -293,7 +293,9 @@ class ExactPoly2:
         return q <= (Fraction(upper) * sum((Fraction(a) for a in p.tolist()), Fraction(0))) ** 2
 
 
-def _poly2_problem(seed: int, kind: str, d: int, scale_exp: int) -> Dataset:
+def _poly2_problem(
+    seed: int, kind: str, d: int, scale_exp: int, duplicate: str = "same"
+) -> Dataset:
     """Hostile problems for the degree-2 kernel: ``x`` and ``-c x`` under opposite labels
     (their feature-space images cancel exactly, yet the rows differ, so no conflict is
     found), the issue's thin family, duplicated points, and random data; all rows
@@ -306,7 +308,7 @@ def _poly2_problem(seed: int, kind: str, d: int, scale_exp: int) -> Dataset:
         y = np.where(rng.random(X.shape[0]) < 0.5, -1.0, 1.0)
         y[-1] = -y[i]
     else:
-        ds = _problem(seed, "thin" if kind == "thin" else "random", d, "same")
+        ds = _problem(seed, "thin" if kind == "thin" else "random", d, duplicate)
         X, y = ds.X, ds.y
     X = X * rng.uniform(0.5, 2.0, size=(X.shape[0], 1)) * 10.0**scale_exp
     return Dataset(X, y)
@@ -318,22 +320,25 @@ def _poly2_problem(seed: int, kind: str, d: int, scale_exp: int) -> Dataset:
     d=st.sampled_from([2, 3, 5]),
     coef0=st.sampled_from([0.0, 1.0]),
     scale_exp=st.sampled_from([0, -3, 3, -150, 150]),
+    duplicate=st.sampled_from(["none", "same", "opposite"]),
 )
-@example(seed=0, kind="antipodal", d=2, coef0=0.0, scale_exp=0)
+@example(seed=0, kind="antipodal", d=2, coef0=0.0, scale_exp=0, duplicate="none")
 # the rounded G alone gave margin_upper 8e-10 for a p whose ||p||_{G*} is above it
-@example(seed=153, kind="thin", d=3, coef0=0.0, scale_exp=0)
+@example(seed=153, kind="thin", d=3, coef0=0.0, scale_exp=0, duplicate="same")
 def test_is_separable_kernel_answers_hold_for_the_exact_kernel_matrix(
-    seed, kind, d, coef0, scale_exp
+    seed, kind, d, coef0, scale_exp, duplicate
 ):
     """``is_separable(..., kernel="poly", degree=2)``: a separator holds, with its
     ``margin_lower``, and a certificate with its ``margin_upper``, for the exact kernel
     matrix of the data (rational for degree 2); exactly cancelling images are never
     called separable."""
-    X, y = _poly2_problem(seed, kind, d, scale_exp)
+    X, y = _poly2_problem(seed, kind, d, scale_exp, duplicate)
     gamma = 1.0 / (d * 10.0 ** (2 * scale_exp))  # keeps gamma ||x||^2 near 1
     res = kperc.is_separable(X, y, kernel="poly", degree=2, gamma=gamma, coef0=coef0)
     if kind == "antipodal" and coef0 == 0.0:
         assert res.status != "separable"
+    if res.conflicts.size:  # a point repeated under both labels: exactly inseparable
+        assert res.status == "not separable" and res.exact and res.margin_upper == 0.0
     if res.status == "undecided":
         return
     exact = ExactPoly2(X, y, gamma, coef0)
