@@ -236,6 +236,10 @@ def _run(products, G, algorithm, max_iter, halt, tol, verbose):
         # certify) is said once, by the fit's InseparableDataWarning (inseparable_message)
         warnings.filterwarnings("ignore", message="undecided:", category=RuntimeWarning)
         res = ALGORITHMS[algorithm](products, **kw)
+    if res.outcome == "certificate" and res.get("p") is not None:
+        # ISNKPVN reports ||p||_G as computed on G; the classifier's certificate_norm_
+        # is an upper bound for the exact kernel matrix of the data (rounding included)
+        res["norm_p_G"] = float(quick_seminorm_bound(as_gram(G, validate=False), res.p)[1])
     return res, (found if res.outcome == "callback" and found else None)
 
 

@@ -453,3 +453,4 @@ def test_the_classifiers_answers_hold_for_the_exact_gram_matrix_of_the_data(
         assert clf.converged_ and exact.separates(res.alpha)
     elif res.outcome == "certificate":
         assert exact.seminorm_at_most(res.p, run_tol)
+        assert exact.seminorm_at_most(res.p, clf.certificate_norm_) and clf.certificate_norm_ <= tol
