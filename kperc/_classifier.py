@@ -318,14 +318,19 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     n_iter_ : int
         Number of iterates examined, ``halting_index_ + 1`` (the exit test runs on
         ``alpha_0, ..., alpha_K``); at least 1, as scikit-learn expects.
-    outcome_ : {"separator", "certificate", "conflict", "max_iter"}
+    outcome_ : {"separator", "certificate", "conflict", "max_iter", "undecided"}
         How the run ended: a certified separator of the training data; a certificate
         that no separator has a normalised margin above ``tol`` (``tol_`` below); a
         conflict, some training points repeated with both labels, which no kernel can
         separate (found before any iteration; the algorithm is then trained on the
-        other points); or the iteration cap, also reported when a grown Nystroem rank
+        other points); the iteration cap, also reported when a grown Nystroem rank
         stopped without an answer (its cap, or features predicted to stay far from
-        the exact kernel; see Notes).
+        the exact kernel; see Notes); or "undecided" (``algorithm="isnkpvn"``): a
+        certificate at ``tol`` holds for the kernel matrix as rounded, but ``tol`` is
+        below what can be certified for the exact kernel matrix of the training data
+        (the rounding of its construction), so the fit warns and ``converged_`` is False.
+        Separators and certificates hold for the exact kernel matrix of the training
+        data, not only for its rounded copy.
     converged_ : bool
         Whether a separator of the training data was found (``outcome_ == "separator"``).
     witnesses_ : ndarray of int or None

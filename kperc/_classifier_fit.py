@@ -9,6 +9,7 @@ separator (:func:`inseparable_message`). Nothing here validates ``X`` again.
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -17,12 +18,20 @@ import scipy.sparse
 from scipy.sparse.linalg import LinearOperator
 from sklearn.utils.sparsefuncs import mean_variance_axis
 
-from ._kernels import _U, _DenseGram, as_gram, certified_positive, quick_seminorm_bound
+from ._kernels import (
+    _U,
+    GramOperator,
+    _DenseGram,
+    _OperatorGram,
+    as_gram,
+    quick_seminorm_bound,
+    seminorm_floor,
+)
 from ._perceptrons import nkp, snkp
 from ._primal_dual import isnkpvn
 from ._result import KpercResult
-from ._separable import _conflicting_pairs
-from ._validation import pow2_scale
+from ._separable import _conflicting_pairs, data_product_error
+from ._validation import gram_provenance, pow2_scale
 
 ALGORITHMS: dict[str, Callable[..., KpercResult]] = {"snkp": snkp, "nkp": nkp, "isnkpvn": isnkpvn}
 
@@ -189,8 +198,22 @@ def run_algorithm(
 
 
 def _separates(G: np.ndarray, alpha: np.ndarray) -> bool:
-    """Whether ``G alpha > 0`` beyond the rounding of a float64 product."""
-    return certified_positive(float((G @ alpha).min()), G.shape[0], float(np.sum(alpha)))
+    """Whether ``G* alpha > 0`` surely, for the exact kernel matrix ``G*`` of the data.
+
+    ``alpha`` comes from a run on the float32 copy of ``G``, whose products carry a
+    relative error of order ``n 2^-24``: nothing of that run is trusted. ``G alpha`` is
+    computed afresh in double precision from ``G`` itself, so the float32 rounding
+    does not enter; what does is the rounding of this product and of the sum of
+    ``alpha`` (``gamma_n``, ``u = 2^-53``) and, for a ``G`` built from data, the bound
+    ``delta`` on ``|G_ij - G*_ij|`` of its construction
+    (:func:`kperc._separable.data_product_error`). The separator holds when the
+    smallest computed ``(G alpha)_i`` exceeds that bound, which scales with
+    ``||alpha||_1``.
+    """
+    info = gram_provenance(G)
+    delta = 0.0 if info is None or info.entry_error is None else float(info.entry_error)
+    bound = data_product_error(G.shape[0], float(np.sum(alpha)), delta)
+    return bool(float((G @ alpha).min()) > bound)
 
 
 def _run(products, G, algorithm, max_iter, halt, tol, verbose):
@@ -208,7 +231,15 @@ def _run(products, G, algorithm, max_iter, halt, tol, verbose):
             watch(r)
 
         kw.update(halt=halt, callback=callback)
-    res = ALGORITHMS[algorithm](products, **kw)
+    with warnings.catch_warnings():
+        # ISNKPVN's "undecided" (tol below what the data's exact kernel matrix lets it
+        # certify) is said once, by the fit's InseparableDataWarning (inseparable_message)
+        warnings.filterwarnings("ignore", message="undecided:", category=RuntimeWarning)
+        res = ALGORITHMS[algorithm](products, **kw)
+    if res.outcome == "certificate" and res.get("p") is not None:
+        # ISNKPVN reports ||p||_G as computed on G; the classifier's certificate_norm_
+        # is an upper bound for the exact kernel matrix of the data (rounding included)
+        res["norm_p_G"] = float(quick_seminorm_bound(as_gram(G, validate=False), res.p)[1])
     return res, (found if res.outcome == "callback" and found else None)
 
 
@@ -307,6 +338,16 @@ def inseparable_message(est: Any, X) -> str:
             f"{witnesses.size} training points (witnesses_ = [{shown}{more}]); the data "
             "may be separable with a smaller margin" + tail + _SOFT
         )
+    if est.outcome_ == "undecided":
+        floor = certifiable_floor(est, X)
+        return (
+            f"whether the training data have a separator with a normalised margin near "
+            f"tol_ = {est.tol_:.3g} is undecided: {name} found a point p of the simplex "
+            f"with ||p||_G <= {est.tol_:.3g} for the kernel matrix as rounded, but its "
+            "construction rounds each entry, and for the exact kernel matrix of the "
+            f"training data ||p||_G can be certified only above about {floor:.2g}. Use "
+            f"tol > {floor:.2g}" + tail + _SOFT
+        )
     if est._grown_message:  # n_components="auto" grew the Nystroem rank
         msg = est._grown_message
         return (
@@ -326,6 +367,26 @@ def inseparable_message(est: Any, X) -> str:
         "smaller margin, which this budget does not reach: raise max_iter "
         "(kperc.is_separable decides separability exactly)" + tail
     )
+
+
+def certifiable_floor(est: Any, X) -> float:
+    """Twice the smallest bound on ``||p||_G`` that can be certified for the exact kernel
+    matrix of the binary fit's training points (:func:`kperc._kernels.seminorm_floor`,
+    for the form the fit used: below it ISNKPVN ends "undecided")."""
+    from ._kernels import _entry_error, _signed_normalized_points, factor_row_error
+
+    Xa = est._augment(X)
+    train = np.setdiff1d(np.arange(Xa.shape[0]), est.conflicts_.ravel())
+    Xt = Xa[train]
+    ypm = np.ones(train.size)
+    if est.gram_form_ == "factored":
+        op = GramOperator(_signed_normalized_points(Xt, ypm))
+        op.row_error = factor_row_error(op.row_nnz)
+        return 2.0 * seminorm_floor(_OperatorGram(op))
+    Xt = Xt.toarray() if scipy.sparse.issparse(Xt) else Xt
+    delta = _entry_error(Xt, est.kernel, est._kernel_params()) or 0.0
+    ul = float(np.finfo(np.longdouble).eps) / 2
+    return 2.0 * float(np.sqrt(2 * (train.size + 2) * ul + delta))
 
 
 def scale_hint(est: Any, X) -> str:

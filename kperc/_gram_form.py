@@ -18,7 +18,14 @@ from typing import Any
 import numpy as np
 
 from ._approx import _approx_gram_operator
-from ._kernels import GramOperator, _gram_matrix, _kernel_diagonal, _signed_normalized_points
+from ._kernels import (
+    GramOperator,
+    _gram_matrix_bounded,
+    _kernel_diagonal,
+    _signed_normalized_points,
+    factor_row_error,
+)
+from ._validation import PSD_TOL, GramProvenance, trust_gram
 
 #: ``n_components="auto"``: the largest ``n`` trained on the exact dense ``n x n`` matrix
 #: (non-linear kernels). At 5,000 points ``G`` takes 200 MB and under a second to build.
@@ -87,9 +94,25 @@ def build_fixed_gram(Xa, ypm: np.ndarray, kernel, params: dict, choice: GramForm
     ``s`` of :func:`point_scales` (for Nystroem features, that of the approximate kernel)."""
     s = point_scales(Xa, ypm, kernel, params)
     if choice.form == "dense":  # exact, also for points repeated with the other label
-        return _gram_matrix(Xa, ypm, kernel, params), s
+        return data_gram(Xa, ypm, kernel, params), s
     if choice.form == "factored":  # linear kernel: G = Z Z^T with O(n d) memory, exact
-        return GramOperator(_signed_normalized_points(Xa, ypm)), s
+        op = GramOperator(_signed_normalized_points(Xa, ypm))
+        op.row_error = factor_row_error(op.row_nnz)  # as gram_operator: rows of the data
+        return op, s
     m = int(choice.n_components or 0)
     G = _approx_gram_operator(Xa, ypm, kernel, m, "nystroem", random_state, params)
     return G, ypm / G.feature_norms
+
+
+def data_gram(Xa, ypm: np.ndarray, kernel, params: dict) -> np.ndarray:
+    """The dense training ``G`` of checked data, carrying the bound on its construction's
+    rounding (:class:`~kperc._validation.GramProvenance`, as :func:`kperc.gram_matrix`
+    does), so that the algorithms certify their separators and certificates for the
+    exact kernel matrix of the data. A kernel callable's matrix is returned as a plain
+    array: its values are taken as given."""
+    G, delta, _ = _gram_matrix_bounded(Xa, ypm, kernel, params)
+    if delta is None:
+        return G
+    if G.base is not None or not G.flags.owndata:
+        G = G.copy()
+    return trust_gram(G, GramProvenance(psd_exact=bool(delta <= PSD_TOL), entry_error=delta))

@@ -465,7 +465,9 @@ def _gram_matrix_bounded(
         amax = np.max(np.abs(X), axis=1)
         k = np.round(np.log2(np.where(amax > 0, amax, 1.0)) / 2)
         if np.any(k):
-            X = X * (4.0**-k)[:, None]
+            # ldexp, not a product with 4.0**-k: a row whose largest entry is subnormal
+            # (k = -525 at 1e-316) needs 2^1050, which overflows as a factor
+            X = np.ldexp(X, (-2 * k).astype(np.int64)[:, None])
     # Repeated points must give identical rows of G with an exact -1 between two copies
     # with opposite labels, so that such a pair is an exact witness (G p = 0).
     # Kernel round-off does not ensure it (sklearn's RBF gives

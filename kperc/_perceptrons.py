@@ -22,7 +22,6 @@ from ._kernels import (
     _check_diag,
     as_gram,
     certified_positive,
-    certified_separates,
 )
 from ._result import (
     CallbackType,
@@ -50,6 +49,43 @@ __all__ = ["perceptron", "normalized_perceptron", "nkp", "snkp", "winnow"]
 DEFAULT_MAX_ITER_CHEAP = 1_000_000
 DEFAULT_MAX_ITER_DENSE = 100_000
 
+#: The smallest subnormal, ``2^-1074``: twice the absolute error (``2^-1075``, not itself
+#: a double) of a product or an exact scaling that underflows.
+_ETA = 2.0**-1074
+
+
+def _signed_data_rows(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The rows ``y_i x_i`` of the data, each scaled by a power of two so that its largest
+    entry is in ``[1/2, 1)``: the data's own directions, exactly (an entry that the
+    scaling makes subnormal may lose bits; :func:`_data_separates` counts that), without
+    the rounding of a normalisation."""
+    amax = np.max(np.abs(X), axis=1)
+    e = np.frexp(np.where(amax > 0, amax, 1.0))[1]
+    with np.errstate(under="ignore"):
+        return np.ldexp(X, -e[:, None]) * y[:, None]
+
+
+def _data_separates(S: np.ndarray, w: np.ndarray) -> bool:
+    """Whether ``y_i x_i^T w > 0`` holds for every point of the data, beyond rounding.
+
+    ``S`` holds the rows of :func:`_signed_data_rows`, positive multiples of ``y_i x_i``:
+    ``S = D Y X + E`` with ``D > 0`` diagonal and ``|E_ij| <= eta / 2`` (0 unless
+    an entry underflowed). A computed ``(S w)_i``, a sum of ``d`` products, is within
+    ``gamma_d (|S| |w|)_i + d eta / 2`` of the exact one (each product's rounding, and
+    ``eta / 2`` for each that underflows; ``eta = 2^-1074``), and ``|(E w)_i| <= ||w||_1
+    eta / 2``. The product ``|S| |w|`` is itself computed, within a relative
+    ``gamma_d`` (and ``d eta / 2``): the bound below covers both. So the signs of
+    ``y_i x_i^T w`` are decided for the data themselves, not for rounded normalised rows.
+    """
+    d = S.shape[1]
+    aw = np.abs(w)
+    with np.errstate(under="ignore"):
+        m = S @ w
+        mag = np.abs(S) @ aw
+    g = gamma(d + 2)
+    bound = g * (1.0 + g) * mag + _ETA * (d + 2 + float(aw.sum()) * (1.0 + g))
+    return bool(np.all(m > bound))
+
 
 def _fresh_certified(gram, counts: np.ndarray, k: int) -> bool:
     """``G counts > 0`` beyond rounding, from a fresh product (the running sum drifts).
@@ -74,10 +110,14 @@ def _linear_counts_loop(
     trace: bool,
     record_w: bool,
     average: bool,
+    separates,
     callback: CallbackType = None,
     fields=None,
 ):
     """Shared loop of Algorithms 1 and 2: ``u = sum of chosen rows of Z``.
+
+    ``separates(u, k)`` decides, when every running margin is positive, whether the
+    iterate returned for ``u`` separates the data themselves (:func:`_data_separates`).
 
     ``m = Z u`` holds the (scaled) margins and is updated by one ``O(n d)`` product per
     iteration. The traced iterate is ``w_k = u`` (Algorithm 1) or the average
@@ -111,7 +151,7 @@ def _linear_counts_loop(
             if record_w:
                 extra["w"] = u / k if (average and k) else u.copy()
             tr.add(k=k, min_margin=mmin / nu if nu > 0 else 0.0, norm_w=nu, j=-1, **extra)
-        if mmin > 0 and certified_separates(Z, u)[0]:  # positive beyond rounding
+        if mmin > 0 and separates(u, k):  # positive beyond rounding, for the data
             return counts, u, k, tr, "separator"
         if k >= max_iter:
             return counts, u, k, tr, "max_iter"
@@ -198,7 +238,9 @@ def perceptron(
             "norm_w": nu * scale,
         }
 
-    # Z = X y / 2^e is exact, so each (Z z_j)_i is a dot product of d terms
+    # Z = X y / 2^e is exact, so each (Z z_j)_i is a dot product of d terms; the
+    # separator w = u 2^e is checked on the data's rows (exact, also where Z underflows)
+    S = _signed_data_rows(X, y)
     counts, u, k, tr, how = _linear_counts_loop(
         Z,
         X.shape[1],
@@ -206,6 +248,7 @@ def perceptron(
         trace,
         record_w=True,
         average=False,
+        separates=lambda u, k: _data_separates(S, u),
         callback=callback,
         fields=fields,
     )
@@ -288,7 +331,10 @@ def normalized_perceptron(
         }
 
     # each normalised row is within gamma_{d+4} of a_i, so (Z z_j)_i is within
-    # gamma_d + 2 gamma_{d+4} + ... <= gamma_{3d+8} of a_i^T a_j
+    # gamma_d + 2 gamma_{d+4} + ... <= gamma_{3d+8} of a_i^T a_j. The rows of Z only
+    # guide the iteration: the separator returned, w = u / k as rounded, is checked
+    # against the data's own rows y_i x_i (exact up to a power of two per row)
+    S = _signed_data_rows(X, y)
     counts, u, k, tr, how = _linear_counts_loop(
         Z,
         3 * X.shape[1] + 8,
@@ -296,6 +342,7 @@ def normalized_perceptron(
         trace,
         record_w=True,
         average=True,
+        separates=lambda u, k: k > 0 and _data_separates(S, u / k),
         callback=callback,
         fields=fields,
     )
@@ -694,6 +741,7 @@ def winnow(
     ninf = np.max(np.abs(X), axis=1)
     _check_diag(ninf)
     Bh = X / ninf[:, None] * y[:, None]  # b_i restricted to the first copy: B v = Bh w
+    S = _signed_data_rows(X, y)
     B = np.hstack([Bh, -Bh])
     D = B.shape[1]
     d = X.shape[1]
@@ -710,9 +758,10 @@ def winnow(
         m = B @ v
         mmin = float(m.min())
         tr.add(k=k, min_margin=mmin)
-        # the separator returned is w = v[:d] - v[d:]: certify Bh w > 0 beyond rounding (a
-        # single point gives v uniform, w = 0 exactly, and B v = +-1e-17)
-        ok = mmin > 0 and certified_separates(Bh, v[:d] - v[d:])[0]
+        # the separator returned is w = v[:d] - v[d:]: certify y_i x_i^T w > 0 beyond
+        # rounding on the data's own rows, not the rounded b_i (a single point gives v
+        # uniform, w = 0 exactly, and B v = +-1e-17)
+        ok = mmin > 0 and _data_separates(S, v[:d] - v[d:])
         if ok or k >= max_iter:
             break
         if callback is not None and notify(

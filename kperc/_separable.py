@@ -30,7 +30,6 @@ from ._validation import check_labels, check_X, row_norms
 __all__ = ["SeparabilityResult", "is_separable", "conflicting_pairs"]
 
 _U = np.finfo(np.float64).eps / 2  # unit round-off of float64
-_ULD = np.finfo(np.longdouble).eps / 2
 #: The exact check of a linear certificate runs when its support has at most this many
 #: points (in machine integers modulo primes, then one exact product: about 0.07 s at 53
 #: points of the digits data in 64 dimensions; exact rational elimination, its fallback,
@@ -67,7 +66,8 @@ class SeparabilityResult(OptimizeResult):
     margin_lower : float or None
         With a separator: a lower bound on the normalised margin
         ``min_i y_i w . x_i / (||w|| ||x_i||)`` of that separator (so on the margin of
-        the data), rounding included.
+        the data), rounding included (for other kernels, of the exact kernel matrix of
+        the data, the rounding of its construction included).
     p : ndarray of shape (n_samples,) or None
         With "not separable": a point of the simplex whose signed normalised points
         cancel, ``sum_i p_i y_i x_i / ||x_i|| = 0`` (kernel form: ``||p||_G = 0``).
@@ -196,6 +196,12 @@ def is_separable(
       bound ``margin_upper`` on the normalised margin, at most ``tol``);
     * "undecided" otherwise.
 
+    For a kernel other than the linear one, both checks hold for the exact kernel
+    matrix ``G*`` of the data, not only for its rounded copy ``G``: they count the
+    bound ``delta`` on ``|G_ij - G*_ij|`` that :func:`kperc.gram_matrix` derives from its
+    construction, so a separator that lives in a direction created by that rounding is
+    not returned. A kernel callable's values are taken as given (``delta = 0``).
+
     Parameters
     ----------
     X : array_like of shape (n_samples, n_features)
@@ -209,8 +215,10 @@ def is_separable(
     tol : float or None, default=None
         Largest ``margin_upper`` accepted as "not separable" for a certificate that is
         not exact. None: the rounding level, ``1e3 (n + d) u`` for the linear kernel
-        (``u = 2^-53``) and 4 times the accuracy with which ``||p||_G`` can be computed
-        (about ``sqrt(2 n u_ld)``, long double ``u_ld``) for other kernels.
+        (``u = 2^-53``) and, for other kernels, 4 times the smallest bound on ``||p||_G``
+        that can be certified for the data's exact kernel matrix (about
+        ``sqrt(2 n u_ld + delta)``: long double ``u_ld``, and ``delta`` the rounding of
+        the entries of ``G``, see :func:`kperc.gram_matrix`).
     **kernel_params
         ``gamma``, ``degree``, ``coef0`` (see :func:`kperc.gram_matrix`).
 
@@ -737,45 +745,109 @@ def _crt(P: list[int], R: np.ndarray) -> list[int]:
 
 
 def _kernel(X, y, kernel, kernel_params, tol, conflicts) -> SeparabilityResult:
-    from ._kernels import _dense_seminorm_bound, certified_positive, gram_matrix
+    """The kernel path: the LP on ``G = gram_matrix(X, y, kernel)``, its answers checked
+    for the exact Gram matrix ``G*`` of the data (:func:`_kernel_separator_bound`,
+    :func:`_kernel_certificate_bound`)."""
+    from ._kernels import _DenseGram, gram_matrix, seminorm_floor
 
     G = gram_matrix(X, y, kernel, **kernel_params)
+    gram = _DenseGram(G)  # its entry_error: the rounding of G's construction (0: as given)
     n = G.shape[0]
     res = _solve(G, [(0.0, None)] * n, n, eq=np.ones(n))
     if res.status == 0 and res.x[-1] > 0:
         alpha = np.clip(np.asarray(res.x[:n], dtype=np.float64), 0.0, None)
         alpha /= alpha.sum()
-        Ga = G @ alpha
-        gmin = float(Ga.min())
-        if certified_positive(gmin, n, float(alpha.sum())):
-            low_num = gmin - n * _U * float(alpha.sum())
-            _, norm_up = _dense_seminorm_bound(G, alpha)
-            low = low_num / norm_up
+        low = _kernel_separator_bound(gram, alpha)
+        if low > 0:
             return _result(
                 "separable",
                 f"separable: alpha separates every point in the kernel's feature space, "
-                f"with normalised margin at least {low:.3g} (checked beyond rounding).",
+                f"with normalised margin at least {low:.3g} (checked beyond rounding, for "
+                "the exact kernel matrix of the data).",
                 alpha=alpha,
                 margin_lower=float(low),
                 conflicts=conflicts,
             )
     p = _dual_point(res, n) if res.status == 0 else None
+    floor = seminorm_floor(gram)  # of G*: sqrt(entry_error) and more
+    limit = 4 * floor if tol is None else tol
     if p is not None:
-        _, upper = _dense_seminorm_bound(G, p)
-        floor = math.sqrt(2 * (n + 2) * _ULD)
-        limit = 4 * floor if tol is None else tol
+        upper = _kernel_certificate_bound(gram, p)
         if upper <= limit:
             return _result(
                 "not separable",
                 f"not separable up to rounding: p is a point of the simplex with "
-                f"||p||_G <= {upper:.3g}, so no separator has normalised margin above that.",
+                f"||p||_G <= {upper:.3g} for the exact kernel matrix of the data, so no "
+                "separator has normalised margin above that.",
                 p=p,
                 margin_upper=float(upper),
                 conflicts=conflicts,
             )
+    why = (
+        f"; G's construction rounds its entries by up to {gram.entry_error:.2g}, so a "
+        f"certificate of the data cannot be certified below about {floor:.2g}"
+        if gram.from_data
+        else ""
+    )
     return _result(
         "undecided",
         "undecided: neither the separator nor the certificate found by the linear program "
-        "passed its check beyond rounding; the margin is at the level of rounding error.",
+        "passed its check beyond rounding; the margin is at the level of rounding error"
+        f"{why}.",
         conflicts=conflicts,
     )
+
+
+def _kernel_separator_bound(gram, alpha: np.ndarray) -> float:
+    """A lower bound on the normalised margin ``min_i (G* alpha)_i / ||alpha||_{G*}`` of
+    ``alpha`` (``alpha >= 0``) for the exact Gram matrix ``G*`` of the data; 0.0 when
+    ``G* alpha > 0`` is not certain.
+
+    ``G = gram.G`` is within ``delta = gram.entry_error`` of ``G*`` entrywise (0 for a
+    matrix taken as given), and ``|G*_ij| <= 1`` (Cauchy-Schwarz, unit diagonal), so
+    ``|G_ij| <= 1 + delta``. A computed ``(G alpha)_i``, a sum of ``n`` products, is
+    within ``gamma_n (1 + delta) ||alpha||_1`` of the exact ``(G alpha)_i``, which is
+    within ``delta ||alpha||_1`` of ``(G* alpha)_i``; the computed ``sum(alpha)`` is at
+    least ``(1 - gamma_n) ||alpha||_1``. The denominator is bounded above by
+    :meth:`~kperc._kernels._DenseGram.data_bound`.
+    """
+    from ._kernels import _dense_seminorm_bound
+
+    gmin = float((gram.G @ alpha).min())
+    err = data_product_error(gram.n, float(alpha.sum()), gram.entry_error)
+    if not gmin > err:
+        return 0.0
+    _, upper = _dense_seminorm_bound(gram.G, alpha)
+    norm_up = gram.data_bound(alpha, upper)
+    return float((gmin - err) / norm_up * (1.0 - 4 * _U))
+
+
+def data_product_error(n: int, alpha_sum: float, delta: float) -> float:
+    """A bound on ``|fl(G alpha)_i - (G* alpha)_i|`` for ``alpha >= 0`` whose computed
+    sum is ``alpha_sum``: ``G`` an ``n x n`` matrix within ``delta`` of ``G*`` entrywise
+    (0 for a matrix taken as given), ``G*`` a normalised Gram matrix (``|G*_ij| <= 1``),
+    and the product computed in double precision, in any order of summation.
+
+    ``|G_ij| <= 1 + delta``, so the rounding of the ``n`` products and their sum is at
+    most ``gamma_n (1 + delta) ||alpha||_1``, and ``|((G - G*) alpha)_i| <= delta
+    ||alpha||_1``; ``||alpha||_1 <= alpha_sum / (1 - gamma_n)``. (``gamma_{n + 2}``
+    and the factor ``1 + 4 u`` cover the rounding of this bound itself.)
+    """
+    from ._ties import gamma
+
+    l1 = alpha_sum / (1.0 - gamma(n))
+    return (gamma(n + 2) * (1.0 + delta) + delta) * l1 * (1.0 + 4 * _U)
+
+
+def _kernel_certificate_bound(gram, p: np.ndarray) -> float:
+    """An upper bound on the normalised margin of the data from ``p >= 0``:
+    ``||p||_{G*} / ||p||_1`` (no unit ``w`` has ``min_i <w, a_i>`` above it), with
+    ``||p||_{G*}`` bounded by :meth:`~kperc._kernels._DenseGram.data_bound` and
+    ``||p||_1`` from below by its computed value times ``1 - gamma_n``."""
+    from ._kernels import _dense_seminorm_bound
+    from ._ties import gamma
+
+    _, upper = _dense_seminorm_bound(gram.G, p)
+    bound = gram.data_bound(p, upper)
+    l1 = float(p.sum()) * (1.0 - gamma(gram.n))
+    return float(bound / l1 * (1.0 + 4 * _U))

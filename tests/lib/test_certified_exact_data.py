@@ -149,13 +149,17 @@ def _runs(G, eps: float):
 @given(
     seed=seeds,
     kind=st.sampled_from(["thin", "thin", "random"]),
-    d=st.sampled_from([2, 3]),
+    d=st.sampled_from([2, 3, 5]),
     duplicate=st.sampled_from(["none", "same", "opposite"]),
     eps=st.sampled_from([1e-2, 1e-4, 1e-6, 3e-7, 1.2e-7, 5e-8, 2e-8, 1e-9, 1e-12]),
+    scale_exp=st.sampled_from([0, 0, -150, 150, -300, 300]),
 )
-@example(seed=0, kind="thin", d=2, duplicate="none", eps=1e-7)
-def test_every_answer_holds_for_the_exact_gram_matrix_of_the_data(seed, kind, d, duplicate, eps):
+@example(seed=0, kind="thin", d=2, duplicate="none", eps=1e-7, scale_exp=0)
+def test_every_answer_holds_for_the_exact_gram_matrix_of_the_data(
+    seed, kind, d, duplicate, eps, scale_exp
+):
     X, y = _problem(seed, kind, d, duplicate)
+    X = X * 10.0**scale_exp  # every row of the same scale: 1e+-300 included
     exact = ExactData(X, y)
     for form in (kperc.gram_matrix(X, y), kperc.gram_operator(X, y)):
         with warnings.catch_warnings():
@@ -249,3 +253,204 @@ def test_margin_details_separator_holds_when_it_says_separable():
         assert exact.separates(res.alpha)
     else:
         assert exact.separated_by(res.w)
+
+
+class ExactPoly2:
+    """The exact normalised signed Gram matrix of the degree-2 polynomial kernel, which
+    is rational: ``K(x, z) = (g x^T z + c)^2`` has ``sqrt(K(x, x)) = g ||x||^2 + c``, so
+    ``G*_ij = y_i y_j (g x_i^T x_j + c)^2 / ((g ||x_i||^2 + c) (g ||x_j||^2 + c))`` for
+    the float data and parameters, in fractions."""
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, gamma: float, coef0: float):
+        g, c = Fraction(gamma), Fraction(coef0)
+        rows = [[Fraction(v) for v in r] for r in X.tolist()]
+        ys = [Fraction(v) for v in y.tolist()]
+
+        def base(a, b):
+            return g * sum((p * q for p, q in zip(a, b, strict=True)), Fraction(0)) + c
+
+        t = [base(r, r) for r in rows]
+        self.G = [
+            [ys[i] * ys[j] * base(rows[i], rows[j]) ** 2 / (t[i] * t[j]) for j in range(len(rows))]
+            for i in range(len(rows))
+        ]
+
+    def product(self, v: np.ndarray) -> list[Fraction]:
+        f = [Fraction(x) for x in v.tolist()]
+        return [sum((a * b for a, b in zip(row, f, strict=True)), Fraction(0)) for row in self.G]
+
+    def margin_at_least(self, alpha: np.ndarray, low: float) -> bool:
+        """``(G* alpha)_i > 0`` and ``(G* alpha)_i >= low ||alpha||_{G*}`` for every ``i``."""
+        Ga = self.product(alpha)
+        q = sum((Fraction(a) * b for a, b in zip(alpha.tolist(), Ga, strict=True)), Fraction(0))
+        lo = Fraction(low)
+        return all(v > 0 and v * v >= lo * lo * q for v in Ga) and lo >= 0
+
+    def margin_at_most(self, p: np.ndarray, upper: float) -> bool:
+        """``||p||_{G*} <= upper ||p||_1``: no normalised margin above ``upper``."""
+        Gp = self.product(p)
+        q = sum((Fraction(a) * b for a, b in zip(p.tolist(), Gp, strict=True)), Fraction(0))
+        return q <= (Fraction(upper) * sum((Fraction(a) for a in p.tolist()), Fraction(0))) ** 2
+
+
+def _poly2_problem(
+    seed: int, kind: str, d: int, scale_exp: int, duplicate: str = "same"
+) -> Dataset:
+    """Hostile problems for the degree-2 kernel: ``x`` and ``-c x`` under opposite labels
+    (their feature-space images cancel exactly, yet the rows differ, so no conflict is
+    found), the issue's thin family, duplicated points, and random data; all rows
+    scaled by ``10^scale_exp``."""
+    rng = np.random.default_rng(seed)
+    if kind == "antipodal":
+        X = rng.standard_normal((int(rng.integers(2, 5)), d))
+        i = int(rng.integers(X.shape[0]))
+        X = np.vstack([X, -X[i : i + 1] * rng.uniform(0.5, 2.0)])
+        y = np.where(rng.random(X.shape[0]) < 0.5, -1.0, 1.0)
+        y[-1] = -y[i]
+    else:
+        ds = _problem(seed, "thin" if kind == "thin" else "random", d, duplicate)
+        X, y = ds.X, ds.y
+    X = X * rng.uniform(0.5, 2.0, size=(X.shape[0], 1)) * 10.0**scale_exp
+    return Dataset(X, y)
+
+
+@given(
+    seed=seeds,
+    kind=st.sampled_from(["antipodal", "thin", "random"]),
+    d=st.sampled_from([2, 3, 5]),
+    coef0=st.sampled_from([0.0, 1.0]),
+    scale_exp=st.sampled_from([0, -3, 3, -150, 150]),
+    duplicate=st.sampled_from(["none", "same", "opposite"]),
+)
+@example(seed=0, kind="antipodal", d=2, coef0=0.0, scale_exp=0, duplicate="none")
+# the rounded G alone gave margin_upper 8e-10 for a p whose ||p||_{G*} is above it
+@example(seed=153, kind="thin", d=3, coef0=0.0, scale_exp=0, duplicate="same")
+def test_is_separable_kernel_answers_hold_for_the_exact_kernel_matrix(
+    seed, kind, d, coef0, scale_exp, duplicate
+):
+    """``is_separable(..., kernel="poly", degree=2)``: a separator holds, with its
+    ``margin_lower``, and a certificate with its ``margin_upper``, for the exact kernel
+    matrix of the data (rational for degree 2); exactly cancelling images are never
+    called separable."""
+    X, y = _poly2_problem(seed, kind, d, scale_exp, duplicate)
+    gamma = 1.0 / (d * 10.0 ** (2 * scale_exp))  # keeps gamma ||x||^2 near 1
+    res = kperc.is_separable(X, y, kernel="poly", degree=2, gamma=gamma, coef0=coef0)
+    if kind == "antipodal" and coef0 == 0.0:
+        assert res.status != "separable"
+    if res.conflicts.size:  # a point repeated under both labels: exactly inseparable
+        assert res.status == "not separable" and res.exact and res.margin_upper == 0.0
+    if res.status == "undecided":
+        return
+    exact = ExactPoly2(X, y, gamma, coef0)
+    if res.status == "separable":
+        assert exact.margin_at_least(res.alpha, res.margin_lower)
+    elif not res.exact:
+        assert exact.margin_at_most(res.p, res.margin_upper)
+
+
+def _classifier_runs(clf, X, y):
+    """Fit ``clf`` and return ``(result, found, tol)`` of its binary run (None when no
+    run happened: a conflict left one class), spying on ``run_algorithm``."""
+    from unittest import mock
+
+    from kperc import _classifier_fit
+
+    seen = []
+    real = _classifier_fit.run_algorithm
+
+    def spy(G, algorithm, **kw):
+        out = real(G, algorithm, **kw)
+        seen.append((*out, kw["tol"]))
+        return out
+
+    with mock.patch.object(_classifier_fit, "run_algorithm", spy), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the fit's one warning is tested elsewhere
+        clf.fit(X, y)
+    return seen[0] if seen else None
+
+
+@given(
+    seed=seeds,
+    kind=st.sampled_from(["thin", "thin", "random"]),
+    d=st.sampled_from([2, 3, 5]),
+    duplicate=st.sampled_from(["none", "same", "opposite"]),
+    scale_exp=st.sampled_from([0, -8, 8, -100, 100]),  # K(x, x) stays representable
+    algorithm=st.sampled_from(["snkp", "nkp", "isnkpvn"]),
+    n_components=st.sampled_from([None, "auto"]),
+    tol=st.sampled_from([1e-2, 1e-5, 1e-7, 3e-8, 1e-9]),
+)
+@example(
+    seed=0,
+    kind="thin",
+    d=2,
+    duplicate="none",
+    scale_exp=0,
+    algorithm="isnkpvn",
+    n_components=None,
+    tol=3e-8,
+)
+# before the classifier's G carried its construction error, ISNKPVN certified 3e-8 for
+# the rounded matrix only, and the certificate watch's bound excluded the data's value
+@example(
+    seed=77135,
+    kind="thin",
+    d=5,
+    duplicate="none",
+    scale_exp=-8,
+    algorithm="isnkpvn",
+    n_components=None,
+    tol=3e-8,
+)
+@example(
+    seed=0,
+    kind="random",
+    d=2,
+    duplicate="same",
+    scale_exp=-8,
+    algorithm="snkp",
+    n_components=None,
+    tol=1e-5,
+)
+def test_the_classifiers_answers_hold_for_the_exact_gram_matrix_of_the_data(
+    seed, kind, d, duplicate, scale_exp, algorithm, n_components, tol
+):
+    """SNKPClassifier (linear kernel; the dense matrix or the factored operator, and the
+    float32 proposals of its dense path) on the hostile families, scaled: a separator
+    of its run holds for the exact Gram matrix of the training points, and a
+    certificate (the classifier's own, or ISNKPVN's) bounds their exact ``||p||_G`` by
+    ``tol``; outcome "undecided" is allowed."""
+    from unittest import mock
+
+    from kperc import _classifier_fit
+
+    X, y = _problem(seed, kind, d, duplicate)
+    X = X * 10.0**scale_exp
+    if np.unique(y).size < 2:
+        return  # one class: refused by the classifier, as scikit-learn's are
+    clf = kperc.SNKPClassifier(
+        kernel="linear",
+        algorithm=algorithm,
+        n_components=n_components,
+        tol=tol,
+        fit_intercept=False,
+        max_iter=300,
+    )
+    try:
+        with mock.patch.object(_classifier_fit, "FLOAT32_MIN_N", 1):
+            run = _classifier_runs(clf, X, y)
+    except ValueError as exc:  # tol below the floor of G as given, refused by name
+        assert "below the accuracy" in str(exc)
+        return
+    assert clf.outcome_ in {"separator", "certificate", "conflict", "max_iter", "undecided"}
+    if run is None:
+        return
+    res, found, run_tol = run
+    train = np.setdiff1d(np.arange(len(y)), clf.conflicts_.ravel())
+    exact = ExactData(X[train], y[train])
+    if found is not None:
+        assert exact.seminorm_at_most(found["p"], found["bound"])
+    elif res.outcome == "separator":
+        assert clf.converged_ and exact.separates(res.alpha)
+    elif res.outcome == "certificate":
+        assert exact.seminorm_at_most(res.p, run_tol)
+        assert exact.seminorm_at_most(res.p, clf.certificate_norm_) and clf.certificate_norm_ <= tol

@@ -259,3 +259,87 @@ def test_nkp_keeps_the_float64_matrix(monkeypatch):
     SNKPClassifier(gamma=2.0, algorithm="nkp").fit(X, y)
     SNKPClassifier(gamma=2.0).fit(X, y)
     assert seen == [np.ndarray, _classifier_fit._Float32Dense]
+
+
+# --- the float32 proposal is kept only if it separates the data's exact kernel matrix ---
+
+
+def _antipodal_poly_gram():
+    """``x`` and ``-c x`` under opposite labels: their images under the homogeneous
+    degree-10 polynomial kernel cancel exactly (``G*_01 = -1``), yet the rounded
+    ``G_01 = -1 + 5u`` makes ``G alpha = 2.5 u > 0`` at ``alpha = (1/2, 1/2)``."""
+    x = np.array([0.68, 0.02, 0.02])
+    X, y = np.vstack([x, -1.63 * x]), np.array([1.0, -1.0])
+    return kperc.gram_matrix(X, y, "poly", degree=10, coef0=0.0, gamma=1.0)
+
+
+def test_separates_counts_the_rounding_of_gs_construction():
+    """The bound of ``_separates`` is ``(gamma_n (1 + delta) + delta) ||alpha||_1``:
+    a value above float64's product rounding (``n u ||alpha||_1``) but within the
+    construction error ``delta`` of ``G`` is refused, because the exact matrix of the
+    data gives 0 there; the same matrix taken as given (a copy) is accepted, and a
+    clear separator is accepted either way."""
+    G = _antipodal_poly_gram()
+    alpha = np.array([0.5, 0.5])
+    u = np.finfo(np.float64).eps / 2
+    assert float((G @ alpha).min()) > G.shape[0] * u  # the old test said "separates"
+    assert not _classifier_fit._separates(G, alpha)
+    assert _classifier_fit._separates(np.array(G), alpha)  # as given: rounding only
+    # a clear separator: two points at 60 degrees
+    G2 = kperc.gram_matrix(np.array([[1.0, 0.0], [0.5, 0.75**0.5]]), [1, 1])
+    assert _classifier_fit._separates(G2, alpha)
+    # the bound scales with ||alpha||_1 and n: exactly at the bound is refused
+    delta = 0.1
+    bound = _separable.data_product_error(2, 1.0, delta)
+    assert 2 * u + delta < bound < 2.1 * u + delta * (1 + 1e-12)
+
+
+def test_the_classifier_never_keeps_a_separator_of_the_rounding(monkeypatch):
+    """On data whose images cancel exactly (no conflict: the rows differ), the float32
+    path and the float64 path end without a separator: the dense G the classifier
+    builds carries its construction error, as gram_matrix's does."""
+    x = np.array([0.68, 0.02, 0.02])
+    X = np.vstack([x, -1.63 * x])
+    y = np.array([1, 0])
+    params = dict(kernel="poly", degree=10, coef0=0.0, gamma=1.0, fit_intercept=False)
+    for min_n in (10**9, 1):
+        monkeypatch.setattr(_classifier_fit, "FLOAT32_MIN_N", min_n)
+        with pytest.warns(kperc.InseparableDataWarning):
+            clf = SNKPClassifier(max_iter=200, **params).fit(X, y)
+        assert clf.outcome_ != "separator" and not clf.converged_
+
+
+@pytest.mark.parametrize("n_components", [None, "auto"])
+def test_an_undecided_fit_warns_once_with_its_reason(n_components):
+    """ISNKPVN at a tol below what can be certified for the data's exact kernel matrix
+    (the dense G's floor is about twice the square root of its entry error, 8.5e-8
+    here) ends with outcome_ "undecided": the fit warns once, an InseparableDataWarning
+    naming tol_, the floor and the way out; ISNKPVN's own RuntimeWarning is not
+    repeated. The factored linear operator has a floor of rounding size, so there the
+    same tol gives a certificate."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(3)
+    X = np.vstack([x, -1.7 * x, rng.standard_normal((4, 3))])
+    y = np.array([1, 1, 1, 0, 1, 0])
+    clf = SNKPClassifier(
+        kernel="linear",
+        algorithm="isnkpvn",
+        tol=1e-8,
+        n_components=n_components,
+        fit_intercept=False,
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf.fit(X, y)
+    assert len(caught) == 1 and caught[0].category is kperc.InseparableDataWarning
+    msg = str(caught[0].message)
+    if n_components is None:  # dense
+        assert clf.outcome_ == "undecided" and not clf.converged_
+        assert "undecided" in msg and "tol_ = 1e-08" in msg and "Use tol > 8.5e-08" in msg
+        assert clf.witnesses_ is None and clf.certificate_norm_ is None
+        # above the floor, the same fit ends with a certificate of the data
+        with pytest.warns(kperc.InseparableDataWarning):
+            above = clf.set_params(tol=1e-6).fit(X, y)
+        assert above.outcome_ == "certificate"
+    else:
+        assert clf.gram_form_ == "factored" and clf.outcome_ == "certificate"

@@ -336,3 +336,22 @@ def test_no_overflow_or_nan_on_duplicate_opposite_points(seed):
         assert np.all(np.isfinite(res.trace[key]))
     assert np.all(np.isfinite(res.alpha)) and np.all(np.isfinite(res.p))
     _check_sandwich(res.trace, G.shape[0])
+
+
+def test_the_data_check_counts_underflow_in_the_scaled_rows():
+    """``_data_separates`` decides ``y_i x_i^T w > 0`` on the data's rows scaled by a power
+    of two: there the row ``(2^1000, -2^-74)`` becomes ``(1/2, -0)`` (its second entry,
+    ``2^-1075``, underflows), and ``w = (2^-1073, 3)`` gives the computed value
+    ``2^-1074 > 0`` while the data give ``2^-73 - 3 2^-74 < 0``: refused, because the
+    bound counts ``2^-1075`` per underflowed entry and product (a constant that is not
+    itself a double: ``2.0**-1075`` is 0). Ordinary margins pass."""
+    from kperc._perceptrons import _data_separates, _signed_data_rows
+
+    X = np.array([[2.0**1000, -(2.0**-74)]])
+    y = np.array([1.0])
+    S = _signed_data_rows(X, y)
+    w = np.array([2.0**-1073, 3.0])
+    assert float((S @ w)[0]) > 0 > 2.0**-73 - 3 * 2.0**-74
+    assert not _data_separates(S, w)
+    assert _data_separates(S, np.array([1.0, 0.0]))
+    assert not _data_separates(S, np.array([0.0, 1.0]))
