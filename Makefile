@@ -11,7 +11,7 @@ CHROMIUM := /usr/bin/chromium
 
 .DEFAULT_GOAL := all
 .PHONY: all env data chapters report html pdf test check test-deps lint typecheck unit nbval \
-        datacheck wheel minversions browser bench clean blas nbval-blas chromium
+        datacheck wheel minversions browser bench bench-micro clean blas nbval-blas chromium
 
 ## make: environment, data verified, the chapters that changed re-executed, HTML book, PDF
 all: env data chapters html pdf
@@ -97,7 +97,7 @@ check: lint typecheck
 test-deps: env chromium
 	@$(PY) -c "import playwright" || $(PY) -m pip install --quiet -c $(CONSTRAINTS) playwright
 
-LINTED := kperc book-tools tests book benchmark_kperc
+LINTED := kperc book-tools tests book benchmark_kperc bench
 lint: env
 	$(VENV)/bin/ruff check $(LINTED)
 	$(VENV)/bin/ruff format --check $(LINTED)
@@ -108,6 +108,8 @@ typecheck: env
 
 unit: env
 	$(PY) -m pytest tests -m "not browser" -q
+	@# each micro-benchmark once, untimed (the large sizes and data sets are marked slow)
+	$(PY) -m pytest bench -m "not slow" --benchmark-disable -q -p no:cacheprovider
 
 ## the kperc wheel in a fresh venv, the library's tests (tests/lib/) run outside the checkout
 wheel: env
@@ -156,6 +158,13 @@ bench: env
 	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -e . -e "./book-tools[test,bench]"
 	$(PY) -m benchmarks.bench
 	$(PY) -m kperc_book.reproduce ch04 ch07 benchmarks
+
+## make bench-micro: the micro-benchmarks of bench/ (pytest-benchmark), one BLAS thread;
+## each group's JSON replaces its committed file in book/_generated/micro/ only after a
+## complete, passing run (bench/run.py); then the targets of CONTRIBUTING.md, met or not
+bench-micro: env
+	env OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m bench.run
+	$(PY) -m bench.report
 
 ## the next `make` re-runs every chapter and rebuilds the book and the PDF
 clean:
