@@ -86,7 +86,7 @@ def test_fit(benchmark, request, task, kernel, who):
         model, caught = fit()
         rounds = _rounds(time.perf_counter() - t0)
         benchmark.pedantic(fit, rounds=rounds, iterations=1)
-    said = [f"{w.category.__name__}: {str(w.message).splitlines()[0]}" for w in caught]
+    said = [f"{w.category.__name__}: {str(w.message).splitlines()[0][:300]}" for w in caught]
     info = {
         "task": task.name,
         "dataset": task.dataset,
@@ -102,7 +102,9 @@ def test_fit(benchmark, request, task, kernel, who):
     if who == "kperc":
         outcome = np.atleast_1d(model.outcome_).tolist()
         info.update(outcome=outcome, converged=bool(model.converged_), gram_form=model.gram_form_)
-        info["ended"] = "separator" if model.converged_ else f"{len(said)} warning(s)"
+        kinds = sorted({w.category.__name__ for w in caught})
+        ended = f"{len(said)} warning(s) ({', '.join(kinds)}), outcome {'/'.join(outcome)}"
+        info["ended"] = "separator" if model.converged_ else ended
     if not benchmark.disabled:
         median = benchmark.stats.stats.median
         if who == "sklearn":
