@@ -7,7 +7,8 @@ results of ``make bench-micro`` (``book/_generated/micro/*.json``), met or not.
 * fixed cost of one call on the matrix ``kperc.gram_matrix`` returns, ``n`` = 2000 and
   4000: at most 20 products (counted, and timed against the product's median);
 * every default ``SNKPClassifier`` fit within ``max(5 x scikit-learn's fit, 2 s)``,
-  with a certified separator or one warning.
+  with a certified separator or one warning;
+* the peak memory of the per-iteration runs at most half a dense ``G``.
 
 It only reads; it exits 0 whatever it finds (the numbers come from whatever machine
 ran the benchmarks, which each file records).
@@ -24,6 +25,7 @@ from bench.run import micro_dir
 
 PERITER_TARGETS = {"nkp": 0.2, "nvn": 0.2, "snkp": 1.3, "isnkpvn": 2.3}
 FIXEDCOST_TARGET = 20.0
+MEMORY_TARGET = 0.5
 
 
 def _rows(payload: dict[str, Any]) -> list[dict[str, Any]]:
@@ -108,7 +110,27 @@ def classifier(payload: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def memory(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per algorithm: the largest peak of its runs on a dense ``G``, in ``G``, against 0.5."""
+    peaks: dict[str, tuple[float, int, str]] = {}
+    for r in _rows(payload):
+        if r.get("form") != "dense" or "peak_in_dense_G" not in r:
+            continue  # a factored G has no n x n matrix to compare with
+        if r["peak_in_dense_G"] > peaks.get(r["algorithm"], (-1.0, 0, ""))[0]:
+            peaks[r["algorithm"]] = (r["peak_in_dense_G"], r["n"], r["form"])
+    return [
+        {
+            "target": f"memory {alg}: peak <= {MEMORY_TARGET} dense G",
+            "value": f"{peak:.2g} G (n = {n}, {form})",
+            "met": peak <= MEMORY_TARGET,
+        }
+        for alg, (peak, n, form) in sorted(peaks.items())
+    ]
+
+
 CHECKS = {"periter": periter, "fixedcost": fixedcost, "classifier": classifier}
+#: The memory target reads the file of the per-iteration runs.
+MEMORY_GROUP = "periter"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -119,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{group}: no {path.name} (make bench-micro writes it)")
             continue
         payload = json.loads(path.read_text())
-        rows = check(payload)
+        rows = check(payload) + (memory(payload) if group == MEMORY_GROUP else [])
         met = sum(r["met"] for r in rows)
         print(f"{group} (measured {payload['datetime'][:10]}): {met} of {len(rows)} met")
         for r in rows:
