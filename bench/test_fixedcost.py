@@ -22,6 +22,8 @@ from bench._measure import count_products, peak_bytes
 #: CPU time of the process (one BLAS thread), as in test_periter.py
 pytestmark = pytest.mark.benchmark(timer=time.process_time)
 SIZES = (2000, 4000)
+#: The quick run of ``make test`` (``-m "not slow"``) leaves out the largest size.
+PARAMS = [pytest.param(n, marks=[pytest.mark.slow] if n == max(SIZES) else []) for n in SIZES]
 CALLS = {
     "snkp": kperc.snkp,
     "nkp": kperc.nkp,
@@ -40,7 +42,7 @@ def gram(n: int) -> np.ndarray:
     return _GRAMS[n]
 
 
-@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("n", PARAMS)
 def test_product(benchmark, n):
     G = gram(n)
     v = np.random.default_rng(1).random(n)
@@ -50,7 +52,7 @@ def test_product(benchmark, n):
 
 
 @pytest.mark.parametrize("algorithm", list(CALLS))
-@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("n", PARAMS)
 def test_call(benchmark, n, algorithm):
     G = gram(n)
     call = CALLS[algorithm]

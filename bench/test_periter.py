@@ -26,6 +26,8 @@ from bench._measure import count_products, peak_bytes
 #: the wall clock, not the work done.
 pytestmark = pytest.mark.benchmark(timer=time.process_time)
 SIZES = (1000, 2000, 4000)
+#: The quick run of ``make test`` (``-m "not slow"``) leaves out the largest size.
+PARAMS = [pytest.param(n, marks=[pytest.mark.slow] if n == max(SIZES) else []) for n in SIZES]
 D = 50
 RHO = 1e-6
 #: ``K`` of each algorithm: enough iterations that a run outlasts the clock's resolution.
@@ -57,7 +59,7 @@ def _group(n: int, form: str) -> str:
 
 
 @pytest.mark.parametrize("form", ["dense", "factored"])
-@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("n", PARAMS)
 def test_product(benchmark, n, form):
     G = gram(n, form)
     v = np.random.default_rng(1).random(n)
@@ -70,7 +72,7 @@ def test_product(benchmark, n, form):
 @pytest.mark.parametrize("double", [False, True], ids=["K", "2K"])
 @pytest.mark.parametrize("algorithm", list(RUNS))
 @pytest.mark.parametrize("form", ["dense", "factored"])
-@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("n", PARAMS)
 def test_iterations(benchmark, n, form, algorithm, double):
     G = gram(n, form)
     k = ITERS[algorithm] * (2 if double else 1)
