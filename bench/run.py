@@ -31,6 +31,11 @@ ONE_THREAD = {
 }
 
 
+#: A benchmark's time of each round is kept up to this many rounds (the chapters' timings:
+#: 21 and 7); beyond, only its statistics (pytest-benchmark calibrates hundreds).
+RAW_ROUNDS_KEPT = 25
+
+
 class Refused(RuntimeError):
     """A run that must not replace the committed file."""
 
@@ -41,7 +46,10 @@ def micro_dir(root: Path | str | None = None) -> Path:
 
 
 def publish(result: Path, dest: Path, returncode: int) -> None:
-    """Move ``result`` (a pytest-benchmark JSON) to ``dest`` if the run was complete.
+    """Write ``result`` (a pytest-benchmark JSON) to ``dest`` if the run was complete.
+
+    The times of each round are dropped for benchmarks of more than
+    :data:`RAW_ROUNDS_KEPT` rounds (their statistics stay).
 
     Raises
     ------
@@ -71,6 +79,9 @@ def publish(result: Path, dest: Path, returncode: int) -> None:
                 f"{', ...' if len(lost) > 3 else ''}): left as it is (delete the file first "
                 "to drop benchmarks on purpose)"
             )
+    for b in rows:  # hundreds of calibrated rounds: their statistics are kept, not each one
+        if b["stats"]["rounds"] > RAW_ROUNDS_KEPT:
+            b["stats"].pop("data", None)
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(dest.name + ".part")
     tmp.write_text(json.dumps(new, indent=1, sort_keys=True) + "\n")

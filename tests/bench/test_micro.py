@@ -71,6 +71,16 @@ def test_publish_refuses_a_missing_result(tmp_path, committed):
     assert committed.read_bytes() == before
 
 
+def test_publish_keeps_the_rounds_of_short_benchmarks_only(tmp_path, committed):
+    payload = _payload(["a", "b"])
+    payload["benchmarks"][0]["stats"] = {"median": 1.0, "rounds": 3, "data": [1.0, 1.0, 2.0]}
+    payload["benchmarks"][1]["stats"] = {"median": 1.0, "rounds": 400, "data": [1.0] * 400}
+    run.publish(_result(tmp_path, payload), committed, 0)
+    a, b = json.loads(committed.read_text())["benchmarks"]
+    assert a["stats"]["data"] == [1.0, 1.0, 2.0]
+    assert "data" not in b["stats"] and b["stats"]["median"] == 1.0
+
+
 def test_publish_replaces_with_a_complete_run(tmp_path, committed):
     run.publish(_result(tmp_path, _payload(["a", "b", "c"])), committed, 0)
     assert [b["name"] for b in json.loads(committed.read_text())["benchmarks"]] == ["a", "b", "c"]
