@@ -51,6 +51,8 @@ _build/stamps/%.ran: book/%.ipynb $(SOURCES) $(DATA) $(STAMP)
 _build/stamps/ledger.ran: $(filter-out _build/stamps/ledger.ran,$(RAN)) \
 	$(shell find tests -name '*.py' -not -path '*/__pycache__/*')
 _build/stamps/benchmarks.ran: $(wildcard book/_generated/*.json book/_generated/timings/*)
+## Chapter 4 shows the timings of `make bench-micro`: new ones re-run it
+_build/stamps/ch04_smoothed_perceptron.ran: book/_generated/micro/realdata.json
 
 report: env
 	$(PY) -m kperc_book.report
