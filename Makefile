@@ -11,7 +11,7 @@ CHROMIUM := /usr/bin/chromium
 
 .DEFAULT_GOAL := all
 .PHONY: all env data chapters report html pdf test check test-deps lint typecheck unit nbval \
-        datacheck wheel minversions browser benchopt clean blas nbval-blas chromium
+        datacheck wheel minversions browser benchopt bench-micro clean blas nbval-blas chromium
 
 ## make: environment, data verified, the chapters that changed re-executed, HTML book, PDF
 all: env data chapters html pdf
@@ -51,6 +51,8 @@ _build/stamps/%.ran: book/%.ipynb $(SOURCES) $(DATA) $(STAMP)
 _build/stamps/ledger.ran: $(filter-out _build/stamps/ledger.ran,$(RAN)) \
 	$(shell find tests -name '*.py' -not -path '*/__pycache__/*')
 _build/stamps/benchmarks.ran: $(wildcard book/_generated/benchopt/*.parquet)
+## Chapter 4 shows the timings of `make bench-micro`: new ones re-run it
+_build/stamps/ch04_smoothed_perceptron.ran: book/_generated/micro/realdata.json
 
 report: env
 	$(PY) -m kperc_book.report
@@ -97,7 +99,7 @@ check: lint typecheck
 test-deps: env chromium
 	@$(PY) -c "import playwright" || $(PY) -m pip install --quiet -c $(CONSTRAINTS) playwright
 
-LINTED := kperc book-tools tests book benchmark_kperc
+LINTED := kperc book-tools tests book benchmark_kperc bench
 lint: env
 	$(VENV)/bin/ruff check $(LINTED)
 	$(VENV)/bin/ruff format --check $(LINTED)
@@ -108,6 +110,8 @@ typecheck: env
 
 unit: env
 	$(PY) -m pytest tests -m "not browser" -q
+	@# each micro-benchmark once, untimed (the large sizes and data sets are marked slow)
+	$(PY) -m pytest bench -m "not slow" --benchmark-disable -q -p no:cacheprovider
 
 ## the kperc wheel in a fresh venv, the library's tests (tests/lib/) run outside the checkout
 wheel: env
@@ -154,6 +158,13 @@ browser: env
 ## thread; book/_generated/benchopt/book.parquet is replaced only by a complete run
 benchopt: env
 	$(PY) benchmark_kperc/book_results.py
+
+## make bench-micro: the micro-benchmarks of bench/ (pytest-benchmark), one BLAS thread;
+## each group's JSON replaces its committed file in book/_generated/micro/ only after a
+## complete, passing run (bench/run.py); then the targets of CONTRIBUTING.md, met or not
+bench-micro: env
+	env OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m bench.run
+	$(PY) -m bench.report
 
 ## the next `make` re-runs every chapter and rebuilds the book and the PDF
 clean:
