@@ -1012,10 +1012,15 @@ def _proportional_rows(X, y: np.ndarray, Z) -> np.ndarray:
     return ok & same_sign & (ref_x != 0)
 
 
-def _dense_seminorm_bound(G: np.ndarray, p: np.ndarray, block: int = 512) -> tuple[float, float]:
-    """``sqrt(p^T G p)`` accumulated in long double, and an upper bound (see _DenseGram)."""
+def _dense_seminorm_bound(G: np.ndarray, p: np.ndarray) -> tuple[float, float]:
+    """``sqrt(p^T G p)`` accumulated in long double, and an upper bound (see _DenseGram).
+
+    ``G`` is converted to long double ``block`` rows at a time; ``block = n / 32`` keeps that
+    copy (16 bytes an entry) at 1/16 of ``G``'s own memory whatever ``n``.
+    """
     pl = np.asarray(p, dtype=np.longdouble)
     q: Any = np.longdouble(0.0)  # a long-double scalar (numpy's stubs say ndarray)
+    block = max(16, G.shape[0] // 32)
     for start in range(0, G.shape[0], block):
         stop = start + block
         q += pl[start:stop] @ (G[start:stop].astype(np.longdouble) @ pl)
