@@ -11,7 +11,7 @@ CHROMIUM := /usr/bin/chromium
 
 .DEFAULT_GOAL := all
 .PHONY: all env data chapters report html pdf test check test-deps lint typecheck unit nbval \
-        datacheck wheel minversions browser bench clean blas nbval-blas chromium
+        datacheck wheel minversions browser bench benchopt clean blas nbval-blas chromium
 
 ## make: environment, data verified, the chapters that changed re-executed, HTML book, PDF
 all: env data chapters html pdf
@@ -156,6 +156,11 @@ bench: env
 	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -e . -e "./book-tools[test,bench]"
 	$(PY) -m benchmarks.bench
 	$(PY) -m kperc_book.reproduce ch04 ch07 benchmarks
+
+## make benchopt: the book's benchopt grid (benchmark_kperc/book.yml) on one core, one BLAS
+## thread; book/_generated/benchopt/book.parquet is replaced only by a complete run
+benchopt: env
+	$(PY) benchmark_kperc/book_results.py
 
 ## the next `make` re-runs every chapter and rebuilds the book and the PDF
 clean:

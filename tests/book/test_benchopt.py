@@ -10,6 +10,7 @@ runs are tiny: these tests check behaviour, not timings.
 from __future__ import annotations
 
 import inspect
+import math
 import os
 import shutil
 import subprocess
@@ -17,9 +18,11 @@ import sys
 import textwrap
 from pathlib import Path
 
+import click
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 import kperc
 from kperc import datasets as gen
@@ -30,6 +33,8 @@ benchopt = pytest.importorskip("benchopt")
 from benchopt.benchmark import Benchmark  # noqa: E402
 
 BENCH = paths.ROOT / "benchmark_kperc"
+#: The committed results of the book's grid (``make benchopt``).
+BOOK_RESULTS = paths.ROOT / "book" / "_generated" / "benchopt" / "book.parquet"
 #: Unit round-off of float64.
 U = float(np.finfo(np.float64).eps) / 2
 KPERC = [
@@ -277,7 +282,7 @@ def test_objective_refuses_a_malformed_answer(objective):
     [
         ("planted", dict(norms="spread", n=30, d=4, rho=0.1, seed=1), (30, 4), "linear"),
         ("crowded", dict(n=30, d=4, rho=0.1, seed=1), (30, 4), "linear"),
-        ("two_rays", dict(n=30, rho=0.05), (30, 2), "linear"),
+        ("two_rays", dict(n=30, d=5, rho=0.05, seed=1), (30, 5), "linear"),
         ("planted_rbf", dict(n=30, d=8, rho=0.05, gamma=2.0, seed=1), (30, 8), "rbf"),
     ],
 )
@@ -294,6 +299,35 @@ def test_spread_norms_are_spread_and_unit_norms_are_one(bench):
         norms[kind] = np.linalg.norm(X, axis=1)
     assert np.allclose(norms["unit"], 1.0, rtol=0, atol=16 * U)
     assert norms["spread"].max() / norms["spread"].min() > 100
+
+
+@pytest.mark.parametrize("d", [2, 7])
+def test_two_rays_in_d_dimensions_keep_the_papers_inner_products_and_margin(bench, d):
+    rho, n = 0.02, 40
+    ref = gen.two_rays(math.sqrt(2.0) / 10.0 / rho, n // 2)
+    ref_gram = kperc.gram_matrix(ref.X, ref.y)
+    data = {
+        seed: _dataset(bench, "two_rays", n=n, d=d, rho=rho, seed=seed).get_data()
+        for seed in (0, 1)
+    }
+    assert not np.array_equal(data[0]["X"], data[1]["X"])  # the seed moves the points
+    # Q has orthonormal columns up to QR's rounding (a few d u), and each entry of the
+    # normalised Gram matrix is a d-term sum of products of its rounded coordinates
+    tol = 8 * (d + 2) * U
+    for got in data.values():
+        assert got["X"].shape == (n, d)
+        # the points are the rays' points in another order: match them by label and norm
+        order = np.lexsort((np.linalg.norm(got["X"], axis=1), got["y"]))
+        ref_order = np.lexsort((np.linalg.norm(ref.X, axis=1), ref.y))
+        assert np.array_equal(got["y"][order], ref.y[ref_order])
+        G = kperc.gram_matrix(got["X"][order], got["y"][order])
+        assert np.max(np.abs(G - ref_gram[np.ix_(ref_order, ref_order)])) <= tol
+        assert abs(kperc.data_margin(got["X"], got["y"]) - math.sqrt(2.0) / 10.0) <= tol
+
+
+def test_two_rays_refuses_a_dimension_below_two(bench):
+    with pytest.raises(ValueError, match="d >= 2"):
+        _dataset(bench, "two_rays", n=20, d=1, rho=0.05, seed=0).get_data()
 
 
 def test_real_problems_are_the_books_stored_data_and_kernels(bench):
@@ -423,9 +457,149 @@ def test_an_empty_or_wrong_selection_writes_nothing(bench_dir, tmp_path, selecti
 def test_a_run_never_overwrites_an_existing_result_file(bench_dir, tmp_path):
     kept = tmp_path / "kept.parquet"
     kept.write_bytes(b"a committed record")
-    args = ["-d", "two_rays[n=20,rho=0.05]", "-s", "kperc-snkp"]
+    args = ["-d", "two_rays[n=20,d=2,rho=0.05,seed=0]", "-s", "kperc-snkp"]
     proc = _benchopt(
         "run", str(bench_dir), "--no-plot", "--no-cache", "--output", str(kept), *args, cwd=tmp_path
     )
     assert kept.read_bytes() == b"a committed record"
     assert "kept_1.parquet" in proc.stdout and (tmp_path / "kept_1.parquet").exists()
+
+
+# ------------------------------------------------------------- the book's grid and file
+
+
+def _book_results(bench_dir: Path):
+    """``book_results.py`` of the copy, so that its runs use the copy's folder."""
+    sys.path.insert(0, str(bench_dir))
+    try:
+        import book_results
+    finally:
+        sys.path.remove(str(bench_dir))
+    return book_results
+
+
+def test_book_config_has_three_seeds_and_two_dimensions_per_cell():
+    """Every family of the book's grid varies ``seed`` over 3 values and ``d`` over 2 (so
+    each who-wins statement rests on 6 problems per cell), and every solver runs."""
+    config = yaml.safe_load((BENCH / "book.yml").read_text())
+    assert "solver" not in config  # every solver of the benchmark
+    families = {}
+    for entry in config["dataset"]:
+        if isinstance(entry, dict):
+            families.update(entry)
+    assert set(families) == {"planted", "crowded", "two_rays", "planted_rbf"}
+    for name, params in families.items():
+        assert len(set(params["seed"])) >= 3 and len(set(params["d"])) == 2, name
+        assert len(set(params["rho"])) == 2, name
+    assert set(families["planted"]["norms"]) == {"unit", "spread"}
+    assert "real" in config["dataset"]
+    assert config["n-jobs"] == 1 and config["no-cache"] is True
+
+
+def test_committed_book_results_hold_every_pair_of_the_config(bench_dir):
+    """The committed file: every (dataset, solver) pair the config asks for, each curve
+    timed and scored, measured with one BLAS thread (benchopt's environment columns)."""
+    df = pd.read_parquet(BOOK_RESULTS)
+    book_results = _book_results(bench_dir)
+    assert book_results.problems(df, book_results.expected_pairs(bench_dir / "book.yml")) == []
+    assert set(df["solver_name"].map(lambda s: s.split("[")[0])) == set(SOLVERS)
+    for column in ("env-OMP_NUM_THREADS", "env-OPENBLAS_NUM_THREADS", "env-MKL_NUM_THREADS"):
+        assert (df[column] == "1").all(), column
+    for column in ("platform", "system-cpus", "system-processor", "version-numpy", "run_date"):
+        assert df[column].notna().all(), column
+    assert df["objective_separated"].isin([0, 1]).all() and (df["time"] >= 0).all()
+
+
+TINY_CONFIG = """
+    dataset:
+      - two_rays:
+          n: [20]
+          d: [2, 3]
+          rho: [0.05]
+          seed: [0, 1, 2]
+    solver: [kperc-snkp, sklearn-svc]
+    timeout: 20
+    n-jobs: 1
+    no-cache: true
+    plot: false
+"""
+
+
+@pytest.fixture(scope="module")
+def tiny_published(bench_dir, tmp_path_factory):
+    """``book_results.main`` on a tiny grid: the config and the file it published."""
+    tmp = tmp_path_factory.mktemp("publish")
+    config = tmp / "tiny.yml"
+    config.write_text(textwrap.dedent(TINY_CONFIG))
+    dest = tmp / "published" / "tiny.parquet"
+    book_results = _book_results(bench_dir)
+    env = _env()
+    old = {k: os.environ.get(k) for k in ("PATH", "PYTHONPATH")}
+    os.environ.update({k: env[k] for k in old})
+    try:
+        assert book_results.main(["--config", str(config), "--dest", str(dest)]) == 0
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return config, dest
+
+
+def test_publish_writes_a_complete_run(bench_dir, tiny_published):
+    config, dest = tiny_published
+    df = pd.read_parquet(dest)
+    assert df["dataset_name"].nunique() == 6
+    assert set(df["solver_name"].map(lambda s: s.split("[")[0])) == {"kperc-snkp", "sklearn-svc"}
+    assert (df["env-OMP_NUM_THREADS"] == "1").all()
+    assert list(dest.parent.iterdir()) == [dest]  # no temporary file left behind
+
+
+def test_publish_refuses_an_empty_or_partial_run_and_keeps_the_record(
+    bench_dir, tiny_published, tmp_path
+):
+    config, published = tiny_published
+    book_results = _book_results(bench_dir)
+    expected = book_results.expected_pairs(config, bench_dir)
+    assert len(expected) == 12
+    full = pd.read_parquet(published)
+    dest = tmp_path / "record.parquet"
+    dest.write_bytes(b"the committed record")
+    partial = full[full["dataset_name"] != full["dataset_name"].iloc[0]]  # one dataset short
+    one_solver = full[full["solver_name"].str.startswith("kperc-snkp")]
+    for bad, match in [
+        (full.iloc[:0], "no rows"),
+        (partial, "2 \\(dataset, solver\\) pairs of the config have no result"),
+        (one_solver, "6 \\(dataset, solver\\) pairs"),
+    ]:
+        result = tmp_path / "result.parquet"
+        bad.to_parquet(result)
+        with pytest.raises(RuntimeError, match=match):
+            book_results.publish(result, expected, dest)
+        assert dest.read_bytes() == b"the committed record"
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["record.parquet", "result.parquet"]
+
+
+@pytest.mark.parametrize(
+    "text, error, match",
+    [
+        ("dataset: [no-such-dataset]\n", click.BadParameter, "no-such-dataset"),
+        ("dataset: []\ntimeout: 5\n", ValueError, "must list its datasets"),
+        ("timeout: 5\n", ValueError, "must list its datasets"),
+        ("", ValueError, "must list its datasets"),
+    ],
+)
+def test_publish_refuses_a_config_that_selects_nothing_or_a_wrong_name(
+    bench_dir, tmp_path, text, error, match
+):
+    """An empty selection is benchopt's "every dataset" (another grid): refused, as is an
+    unknown name, before anything runs."""
+    config = tmp_path / "bad.yml"
+    config.write_text(text)
+    dest = tmp_path / "record.parquet"
+    dest.write_bytes(b"the committed record")
+    with pytest.raises(error, match=match):
+        _book_results(bench_dir).main(["--config", str(config), "--dest", str(dest)])
+    assert dest.read_bytes() == b"the committed record"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yml", "record.parquet"]
