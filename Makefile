@@ -11,7 +11,7 @@ CHROMIUM := /usr/bin/chromium
 
 .DEFAULT_GOAL := all
 .PHONY: all env data chapters report html pdf test check test-deps lint typecheck unit nbval \
-        datacheck wheel minversions browser bench benchopt clean blas nbval-blas chromium
+        datacheck wheel minversions browser benchopt clean blas nbval-blas chromium
 
 ## make: environment, data verified, the chapters that changed re-executed, HTML book, PDF
 all: env data chapters html pdf
@@ -20,7 +20,7 @@ all: env data chapters html pdf
 
 ## the virtual environment (re-installed only when a pyproject.toml changes): the one
 ## install line of the README, the kperc library and the book's tools (book-tools/, the
-## kperc-book distribution: kperc_book and benchmarks), both editable
+## kperc-book distribution: kperc_book), both editable
 env: $(STAMP)
 $(STAMP): pyproject.toml book-tools/pyproject.toml $(CONSTRAINTS)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || { \
@@ -39,7 +39,8 @@ data: env
 ## A chapter re-runs only when its notebook, the stored data, the library or the book's
 ## tools changed (or the environment was re-installed): each run leaves a stamp file in
 ## _build/stamps/, newer than everything it read. The ledger also reads every chapter's
-## records and the tests' ledger marks; the benchmarks page reads the harness's records.
+## records and the tests' ledger marks; the benchmarks page reads benchopt's result file;
+## chapter 7 reads it too, its timing file and the records of chapters 1 to 6.
 NOTEBOOKS := $(wildcard book/*.ipynb)
 RAN       := $(patsubst book/%.ipynb,_build/stamps/%.ran,$(NOTEBOOKS))
 SOURCES   := $(shell find kperc book-tools -name '*.py' -not -path '*/__pycache__/*')
@@ -50,7 +51,10 @@ _build/stamps/%.ran: book/%.ipynb $(SOURCES) $(DATA) $(STAMP)
 	@mkdir -p $(@D) && touch $@
 _build/stamps/ledger.ran: $(filter-out _build/stamps/ledger.ran,$(RAN)) \
 	$(shell find tests -name '*.py' -not -path '*/__pycache__/*')
-_build/stamps/benchmarks.ran: $(wildcard book/_generated/*.json book/_generated/timings/*)
+_build/stamps/benchmarks.ran: $(wildcard book/_generated/benchopt/*.parquet)
+_build/stamps/ch07_discussion.ran: $(wildcard book/_generated/benchopt/*.parquet) \
+	$(wildcard book/_generated/timings/ch07-*.json) \
+	$(filter-out _build/stamps/ch07_discussion.ran,$(filter _build/stamps/ch0%,$(RAN)))
 
 report: env
 	$(PY) -m kperc_book.report
@@ -149,13 +153,6 @@ datacheck: env
 browser: env
 	KPERC_REQUIRE_BROWSER=1 KPERC_REQUIRE_PDF=1 \
 	  $(PY) -m pytest tests/book/test_browser.py tests/book/test_book_pdf.py -m browser -q
-
-## make bench: measure everything (one command, every suite, including the chapters'
-## timing files), then regenerate the chapters that show the timings
-bench: env
-	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -e . -e "./book-tools[test,bench]"
-	$(PY) -m benchmarks.bench
-	$(PY) -m kperc_book.reproduce ch04 ch07 benchmarks
 
 ## make benchopt: the book's benchopt grid (benchmark_kperc/book.yml) on one core, one BLAS
 ## thread; book/_generated/benchopt/book.parquet is replaced only by a complete run

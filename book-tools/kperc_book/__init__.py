@@ -7,13 +7,14 @@
   papermill and write the reproducibility page;
 * :mod:`kperc_book.ledger`: the theorem ledger;
 * :mod:`kperc_book.data`: the stored datasets and their sha256 manifest;
+* :mod:`kperc_book.benchopt_results`: benchopt's result file as pandas tables;
 * :mod:`kperc_book.experiments`: one module per chapter with its sweeps and checks;
 * :mod:`kperc_book._sphinx`: the Sphinx extension of the API page.
 
 It is not part of the ``kperc`` wheel: it is the second distribution of the repository,
-``kperc-book`` (``book-tools/pyproject.toml``, import names ``kperc_book`` and
-``benchmarks``), installed next to ``kperc`` by the one install line of the README, and it
-runs inside a checkout of the repository (:mod:`kperc_book.paths` finds it).
+``kperc-book`` (``book-tools/pyproject.toml``, import name ``kperc_book``), installed
+next to ``kperc`` by the one install line of the README, and it runs inside a checkout of
+the repository (:mod:`kperc_book.paths` finds it).
 """
 
 __version__ = "0.1.0"

@@ -354,13 +354,15 @@ def environment(results: pd.DataFrame) -> dict[str, object]:
     dict
         The values of benchopt's environment columns (:data:`ENVIRONMENT`) under short
         names, each the single value of its column (a list of the distinct values if the
-        file mixes machines), plus ``first_run`` and ``last_run`` (dates of ``run_date``).
+        file mixes machines; left out if the column is empty), plus ``first_run`` and
+        ``last_run`` (dates of ``run_date``).
     """
     env: dict[str, object] = {}
     for column, name in ENVIRONMENT.items():
         if column in results.columns:
             values = results[column].dropna().unique().tolist()
-            env[name] = values[0] if len(values) == 1 else values
+            if values:  # a column benchopt left empty is not recorded
+                env[name] = values[0] if len(values) == 1 else values
     if "run_date" in results.columns:
         dates = pd.to_datetime(results["run_date"])
         env["first_run"] = str(dates.min().date())

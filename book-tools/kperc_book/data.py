@@ -108,7 +108,7 @@ REGISTRY: dict[str, tuple[str, dict[str, Any], str]] = {
 }
 
 
-#: Kernel problems built on stored datasets, shared by the chapters and the benchmarks:
+#: Kernel problems built on stored datasets, shared by the chapters:
 #: name -> (dataset, kernel, kernel parameters). ``gamma="scale"`` means
 #: ``1 / (n_features * X.var())`` as in :class:`sklearn.svm.SVC`.
 PROBLEMS: dict[str, tuple[str, str, dict[str, Any]]] = {

@@ -269,7 +269,7 @@ def render(root: Path | str = paths.ROOT) -> str:
         "python -m kperc_book.reproduce ch04 -p NAME VALUE  # one chapter, a parameter overridden",
         "python -m kperc_book.reproduce --preset full     # every chapter with its full preset",
         "python -m kperc_book.reproduce ch04 --preset full",
-        "python -m benchmarks.bench                       # every benchmark (make bench)",
+        "make benchopt                                    # the benchmarks page's benchopt run",
         "```",
         "",
         "(running-a-chapter)=",

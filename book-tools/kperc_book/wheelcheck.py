@@ -10,7 +10,7 @@
    against the installed package (``--min-versions``: the tests not marked ``slow``).
 
 Before anything is built, every file of ``tests/lib/`` and ``tests/conftest.py`` is read
-(not imported): none may import the book's machinery (``kperc_book``, ``benchmarks``), and
+(not imported): none may import the book's machinery (``kperc_book``), and
 each may import only the standard library, ``kperc``, the dependencies of ``kperc`` and of
 its ``test`` extra, and its sibling modules. A file that breaks this stops the check with
 its name: the library's tests never silently shrink.
@@ -36,7 +36,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 #: The book's own packages: a library test must never import them.
-BOOK_PACKAGES = frozenset({"kperc_book", "benchmarks"})
+BOOK_PACKAGES = frozenset({"kperc_book"})
 #: Import names of distributions whose name differs from what they are imported as.
 IMPORT_NAMES = {"scikit-learn": ("sklearn",), "dask": ("dask", "distributed")}
 LIB_TESTS_DIR = paths.library_tests_dir()
@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         probe = (
             "import importlib.util as u, kperc\n"
             "assert 'site-packages' in kperc.__file__, kperc.__file__\n"
-            "bad = [m for m in ('kperc_book', 'benchmarks') if u.find_spec(m)]\n"
+            "bad = [m for m in ('kperc_book',) if u.find_spec(m)]\n"
             "assert not bad, f'the book is importable next to the wheel: {bad}'\n"
         )
         _run(

@@ -85,7 +85,7 @@ def _outputs_ok(path: Path) -> None:
 
 def test_the_packages_come_from_the_install_not_from_a_path(venv_bin, tmp_path):
     code = (
-        "import kperc, kperc_book, benchmarks\n"
+        "import kperc, kperc_book\n"
         "from kperc_book import paths\n"
         "print(paths.ROOT)\n"
         "print(paths.require_checkout())\n"
@@ -160,6 +160,6 @@ def test_each_wheel_holds_its_own_packages(venv_bin, tmp_path):
         (wheel,) = tmp_path.glob(f"{name}-*.whl")
         tops = {n.split("/")[0] for n in zipfile.ZipFile(wheel).namelist()}
         tops = {t for t in tops if not t.endswith(".dist-info")}
-        want = {"kperc"} if name == "kperc" else {"kperc_book", "benchmarks"}
+        want = {"kperc"} if name == "kperc" else {"kperc_book"}
         assert tops == want, (wheel.name, tops)
         wheel.unlink()

@@ -97,7 +97,7 @@ def layout_spellings(source: str) -> list[tuple[int, str]]:
 
 def _modules() -> list[Path]:
     """The book's packages' modules (not a build folder's copies of them)."""
-    packages = [BOOK_TOOLS / "kperc_book", BOOK_TOOLS / "benchmarks"]
+    packages = [BOOK_TOOLS / "kperc_book"]
     return sorted(
         p
         for pkg in packages
@@ -143,10 +143,7 @@ def test_only_paths_spells_the_layout():
 
 
 def test_no_module_renames_the_root_or_shadows_a_path_constant():
-    """``ROOT``/``root`` is the one name of the checkout; ``paths``'s constants are not redefined.
-
-    Exception: ``benchmarks/`` still names the root ``REPO_DIR`` (an alias of ``paths.ROOT``).
-    """
+    """``ROOT``/``root`` is the one name of the checkout; ``paths``'s constants stay theirs."""
     found = []
     for module in _modules():
         rel = module.relative_to(BOOK_TOOLS).as_posix()
@@ -158,8 +155,6 @@ def test_no_module_renames_the_root_or_shadows_a_path_constant():
             for t in targets:
                 if isinstance(t, ast.Name) and t.id in PATHS_CONSTANTS:
                     found.append(f"{rel}:{node.lineno}: defines {t.id}")
-        if rel.startswith("benchmarks/"):
-            continue
         for node in ast.walk(tree):
             name = (
                 node.id

@@ -32,7 +32,6 @@ BOOK_DEPS = (
     "psutil",
     "matplotlib",
     "kperc_book",
-    "benchmarks",
 )
 #: Third-party libraries try these optionally on import (scikit-learn tries pandas,
 #: joblib's loky tries psutil). Making their import fail, as if they were not installed,
@@ -170,7 +169,7 @@ def test_the_two_distributions_split_the_packages():
     book = tomllib.loads((book_tools / "pyproject.toml").read_text())
     include = set(book["tool"]["setuptools"]["packages"]["find"]["include"])
     packages = {p.parent.name for p in book_tools.glob("*/__init__.py")}
-    assert packages == {"kperc_book", "benchmarks"}
+    assert packages == {"kperc_book"}
     assert include == {name for p in packages for name in (p, f"{p}.*")}
     for name in packages:  # the book's packages live only in book-tools/
         assert not (ROOT / name).exists(), f"{name}/ at the root shadows book-tools/{name}"

@@ -1,1 +1,0 @@
-"""The benchmark harness of kperc-book (``python -m benchmarks.bench``, ``make bench``)."""
