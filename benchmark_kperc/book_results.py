@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from importlib import metadata
 from pathlib import Path
 
 import pandas as pd
@@ -26,7 +27,8 @@ ROOT = BENCH.parent
 CONFIG = BENCH / "book.yml"
 DEST = ROOT / "book" / "_generated" / "benchopt" / "book.parquet"
 #: One BLAS thread: the timings are those of one core (benchopt records OMP_NUM_THREADS
-#: itself; the publisher adds the two others to the result file).
+#: itself; the publisher adds the two others, and the versions of kperc and scikit-learn,
+#: to the result file).
 THREADS = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
@@ -89,6 +91,9 @@ def publish(result: Path, expected: set[tuple[str, str]], dest: Path = DEST) -> 
         raise RuntimeError(f"not publishing {result}: " + "; ".join(bad))
     for name, value in THREADS.items():
         df[f"env-{name}"] = value
+    # benchopt records numpy's and scipy's versions; the solvers' libraries count as much
+    for name in ("kperc", "scikit-learn"):
+        df[f"version-{name}"] = metadata.version(name)
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(dest.name + ".tmp")
     df.to_parquet(tmp, index=False)

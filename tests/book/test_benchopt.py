@@ -505,7 +505,8 @@ def test_committed_book_results_hold_every_pair_of_the_config(bench_dir):
     assert set(df["solver_name"].map(lambda s: s.split("[")[0])) == set(SOLVERS)
     for column in ("env-OMP_NUM_THREADS", "env-OPENBLAS_NUM_THREADS", "env-MKL_NUM_THREADS"):
         assert (df[column] == "1").all(), column
-    for column in ("platform", "system-cpus", "system-processor", "version-numpy", "run_date"):
+    columns = ("platform", "system-cpus", "system-processor", "version-numpy", "run_date")
+    for column in (*columns, "version-kperc", "version-scikit-learn"):
         assert df[column].notna().all(), column
     assert df["objective_separated"].isin([0, 1]).all() and (df["time"] >= 0).all()
 
