@@ -40,7 +40,7 @@ data: env
 ## tools changed (or the environment was re-installed): each run leaves a stamp file in
 ## _build/stamps/, newer than everything it read. The ledger also reads every chapter's
 ## records and the tests' ledger marks; the benchmarks page reads benchopt's result file;
-## chapter 7 reads it too, its timing file and the records of chapters 1 to 6.
+## chapter 7 reads it too, its timings (make bench-micro) and the records of chapters 1 to 6.
 NOTEBOOKS := $(wildcard book/*.ipynb)
 RAN       := $(patsubst book/%.ipynb,_build/stamps/%.ran,$(NOTEBOOKS))
 SOURCES   := $(shell find kperc book-tools -name '*.py' -not -path '*/__pycache__/*')
@@ -53,7 +53,7 @@ _build/stamps/ledger.ran: $(filter-out _build/stamps/ledger.ran,$(RAN)) \
 	$(shell find tests -name '*.py' -not -path '*/__pycache__/*')
 _build/stamps/benchmarks.ran: $(wildcard book/_generated/benchopt/*.parquet)
 _build/stamps/ch07_discussion.ran: $(wildcard book/_generated/benchopt/*.parquet) \
-	$(wildcard book/_generated/timings/ch07-*.json) \
+	$(wildcard book/_generated/micro/svm.json) \
 	$(filter-out _build/stamps/ch07_discussion.ran,$(filter _build/stamps/ch0%,$(RAN)))
 
 report: env
