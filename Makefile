@@ -39,7 +39,8 @@ data: env
 ## A chapter re-runs only when its notebook, the stored data, the library or the book's
 ## tools changed (or the environment was re-installed): each run leaves a stamp file in
 ## _build/stamps/, newer than everything it read. The ledger also reads every chapter's
-## records and the tests' ledger marks; the benchmarks page reads benchopt's result file.
+## records and the tests' ledger marks; the benchmarks page reads benchopt's result file;
+## chapter 7 reads it too, its timings (make bench-micro) and the records of chapters 1 to 6.
 NOTEBOOKS := $(wildcard book/*.ipynb)
 RAN       := $(patsubst book/%.ipynb,_build/stamps/%.ran,$(NOTEBOOKS))
 SOURCES   := $(shell find kperc book-tools -name '*.py' -not -path '*/__pycache__/*')
@@ -53,6 +54,9 @@ _build/stamps/ledger.ran: $(filter-out _build/stamps/ledger.ran,$(RAN)) \
 _build/stamps/benchmarks.ran: $(wildcard book/_generated/benchopt/*.parquet)
 ## Chapter 4 shows the timings of `make bench-micro`: new ones re-run it
 _build/stamps/ch04_smoothed_perceptron.ran: book/_generated/micro/realdata.json
+_build/stamps/ch07_discussion.ran: $(wildcard book/_generated/benchopt/*.parquet) \
+	$(wildcard book/_generated/micro/svm.json) \
+	$(filter-out _build/stamps/ch07_discussion.ran,$(filter _build/stamps/ch0%,$(RAN)))
 
 report: env
 	$(PY) -m kperc_book.report

@@ -547,7 +547,7 @@ class Chapter:
         stable across machines (values at rounding level are glued as their bound, see
         :func:`bound_text`). Numbers and strings are also recorded in the chapter's record
         (``book/_generated/<key>.json``, under ``"glue"``), where other chapters read
-        them (:func:`kperc_book.experiments.ch07.glued_values`).
+        them (Chapter 7's summary table quotes the rates Chapters 2 to 6 measured).
         """
         from myst_nb import glue as _glue
 

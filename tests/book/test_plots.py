@@ -106,21 +106,6 @@ def test_snkpvn_sandwich_falls_back_to_symlog_for_non_positive_terms():
     assert_readable(fig)
 
 
-def test_open_question_is_readable():
-    ns = [50, 100, 200, 500, 1000]
-    n = np.asarray(ns, float)
-    med = {}
-    for fam, scale in (("balanced", 0.0), ("imbalanced", 0.5)):
-        cols = {"n": n}
-        for k, c in (("snkpvn", 100), ("isnkpvn", 60), ("snkp", 40)):
-            v = c * (n / 50) ** scale
-            cols[k], cols[k + "_min"], cols[k + "_max"] = v, 0.9 * v, 1.1 * v
-        med[fam] = cols
-    slopes = {f: {"snkpvn": 0.5, "isnkpvn": 0.6, "snkp": 0.1} for f in med}
-    low = {"n": n, "lower_bound": 5 * np.sqrt(n / 50)}
-    assert_readable(plots.open_question(med, slopes, low, ns, 0.05))
-
-
 def test_problem_label_reads_like_prose():
     assert plots.problem_label("breast_cancer-rbf") == "breast cancer (RBF)"
     assert plots.problem_label("circles") == "circles"
@@ -136,20 +121,6 @@ def test_realdata_is_a_dot_plot_on_log_axes():
         for ax in fig.axes
         for p in ax.patches
     ), "bars on a log axis"
-    assert_readable(fig)
-
-
-@pytest.mark.parametrize("n_problems", [1, 4, 5])
-def test_margin_paths_is_readable(n_problems):
-    rng = np.random.default_rng(n_problems)
-    paths = {}
-    for i in range(n_problems):
-        k = np.arange(300)
-        snkp = np.minimum(1.0, -0.3 + 1.3 * (1 - np.exp(-k / 40)))
-        nkp = snkp - 0.5 * rng.random(300)
-        paths[f"p{i}-rbf"] = {"nkp": nkp, "snkp": snkp, "nkp_first": 60, "snkp_first": 20}
-    fig = plots.margin_paths(paths, floor=-0.25)
-    assert len(fig.axes) == n_problems
     assert_readable(fig)
 
 

@@ -20,10 +20,8 @@ from kperc_book.chapter import figsize, legend_below, style
 __all__ = [
     "nvn_2d",
     "snkpvn_sandwich",
-    "open_question",
     "problem_label",
     "realdata",
-    "margin_paths",
     "certificates",
     "nvn_rates",
 ]
@@ -187,95 +185,6 @@ def snkpvn_sandwich(feas: Mapping[str, Any], infs: Mapping[str, Any]):
     return fig
 
 
-def open_question(
-    med: Mapping[str, Mapping[str, Any]],
-    slopes: Mapping[str, Mapping[str, float]],
-    low: Mapping[str, Any],
-    ns: Sequence[int],
-    rho: float,
-):
-    """Halting indices against ``n`` on the balanced and the imbalanced family.
-
-    Parameters
-    ----------
-    med : mapping
-        ``family -> columns`` as returned by :func:`kperc_book.experiments.ch07.medians`:
-        ``n`` and, for ``snkpvn``, ``isnkpvn`` and ``snkp``, the median and its ``_min`` and
-        ``_max``.
-    slopes : mapping
-        ``family -> method -> fitted exponent of n``.
-    low : mapping
-        ``n`` and ``lower_bound``: SNKPVN's lower bound on the imbalanced family.
-    ns : sequence of int
-        The sizes of the sweep.
-    rho : float
-        The fixed margin.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Two panels with a shared y axis; each panel's legend (methods with their fitted
-        exponents) sits under it, and the reference curves are named under the figure.
-    """
-    colors = {"snkpvn": "tab:red", "isnkpvn": "tab:orange", "snkp": "tab:blue"}
-    names = {"snkpvn": "SNKPVN", "isnkpvn": "ISNKPVN (all calls)", "snkp": "SNKP"}
-    markers = {"snkpvn": "o", "isnkpvn": "s", "snkp": "^"}
-    # where the counts coincide (the balanced family) the larger markers stay visible
-    sizes = {"snkpvn": 7.5, "isnkpvn": 5.5, "snkp": 4.0}
-    fig, axes = _figure(1, 2, aspect=0.95, sharey=True)
-    n_arr = np.asarray(ns, dtype=float)
-    refs = []
-    for ax, fam in zip(axes, ("balanced", "imbalanced"), strict=True):
-        m = med[fam]
-        handles = []
-        for k in ("snkpvn", "isnkpvn", "snkp"):
-            ax.fill_between(m["n"], m[k + "_min"], m[k + "_max"], color=colors[k], alpha=0.15, lw=0)
-            (h,) = ax.plot(
-                m["n"],
-                m[k],
-                marker=markers[k],
-                color=colors[k],
-                ms=sizes[k],
-                lw=1.6,
-                label=f"{names[k]}: exponent {slopes[fam][k]:+.2f}",
-            )
-            handles.append(h)
-        if fam == "imbalanced":
-            (h,) = ax.plot(
-                low["n"],
-                low["lower_bound"],
-                "v-",
-                color="tab:purple",
-                ms=4,
-                lw=1.2,
-                label="SNKPVN lower bound",
-            )
-            handles.append(h)
-        r1 = ax.plot(n_arr, m["snkpvn"][0] * np.sqrt(n_arr / n_arr[0]), "k--", lw=1)[0]
-        r2 = ax.plot(n_arr, m["snkp"][0] * np.sqrt(np.log(n_arr) / np.log(n_arr[0])), "k:", lw=1.3)[
-            0
-        ]
-        r3 = ax.plot(n_arr, 2 * np.sqrt(2 * n_arr) / rho, color="0.6", lw=1.2)[0]
-        refs = [r1, r2, r3]
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("number of points $n$")
-        ax.set_title(f"{fam} family,\nmargin $\\rho={rho:g}$")
-        legend_below(ax, handles, [h.get_label() for h in handles])
-    axes[0].set_ylabel("halting index (median, band: range)")
-    fig.tight_layout()
-    _legend_under_legends(
-        fig,
-        refs,
-        [
-            "$\\propto\\sqrt{n}$ through SNKPVN's first point",
-            "$\\propto\\sqrt{\\log n}$ through SNKP's first point",
-            "SNKPVN's bound $2\\sqrt{2n}/\\rho$",
-        ],
-    )
-    return fig
-
-
 def problem_label(name: str) -> str:
     """A stored problem's name as a reader would write it (``"breast_cancer-rbf"`` becomes
     ``"breast cancer (RBF)"``).
@@ -351,65 +260,6 @@ def realdata(
     axes[0].set_ylim(-0.6, len(problems) - 0.4)
     fig.tight_layout()
     _legend_under_figure(fig, axes, ncol=2)
-    return fig
-
-
-def margin_paths(paths: Mapping[str, Mapping[str, Any]], *, floor: float):
-    """Margin of the iterates of NKP and SNKP, past their first separator, one panel per problem.
-
-    Parameters
-    ----------
-    paths : mapping
-        ``problem -> {"nkp": margins, "snkp": margins, "nkp_first": k, "snkp_first": k}``
-        as returned by :func:`kperc_book.experiments.ch07.margin_paths` (margins as
-        fractions of ``rho_K``, index ``k`` = iteration).
-    floor : float
-        Values below it are drawn at it (a negative margin means no separator).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Panels two to a row, NKP and SNKP in each, a tick at each first separator, the
-        legend under the figure.
-    """
-    names = list(paths)
-    rows = (len(names) + 1) // 2
-    fig, axes = _figure(rows, 2, aspect=0.62, sharex=True, sharey=True, squeeze=False)
-    flat = axes.ravel()
-    spec = {"nkp": ("NKP", "tab:blue", 0.9), "snkp": ("SNKP", "tab:green", 1.8)}
-    for ax, name in zip(flat, names, strict=False):
-        p = paths[name]
-        for key in ("nkp", "snkp"):
-            label, color, lw = spec[key]
-            m = np.asarray(p[key], float)
-            k = np.arange(1, m.size)
-            ax.plot(k, np.clip(m[1:], floor, None), color=color, lw=lw, label=label)
-            first = int(p[key + "_first"])
-            ax.plot(
-                [first],
-                [max(m[first], floor)],
-                marker="|",
-                color="k",
-                ms=11,
-                mew=1.5,
-                ls="none",
-                label="first separator",
-            )
-        ax.axhline(1.0, color="k", lw=0.8, ls="--", label="optimal margin $\\rho_K$")
-        ax.set_xscale("log")
-        ax.set_ylim(floor - 0.03, 1.08)
-        ax.set_yticks([0.0, 0.5, 1.0])
-        ax.set_title(problem_label(name))
-    for ax in flat[len(names) :]:
-        fig.delaxes(ax)
-    used = flat[: len(names)]
-    for ax in used:
-        ax.set_xlabel("iteration $k$")
-        ax.xaxis.set_tick_params(labelbottom=True)
-    for ax in axes[:, 0]:
-        ax.set_ylabel("margin / $\\rho_K$")
-    fig.tight_layout()
-    _legend_under_figure(fig, used, ncol=2)
     return fig
 
 
