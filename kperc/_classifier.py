@@ -33,9 +33,15 @@ from ._gram_form import (
     build_fixed_gram,
     choose_gram_form,
     point_scales,
+    with_entry_error,
 )
 from ._grown_rank import GrownNystroem, fit_grown_rank
-from ._kernels import _check_kernel_args, _gram_matrix, _kernel_diagonal, _kernel_values
+from ._kernels import (
+    _check_kernel_args,
+    _gram_matrix_bounded,
+    _kernel_diagonal,
+    _kernel_values,
+)
 from ._typing import ArrayLike, KernelLike, RandomStateLike
 from ._validation import (
     as_real_array,
@@ -820,12 +826,16 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             self.gram_form_ = choice.form
             s = point_scales(Xt, ypm, self.kernel, params)
             if "N" not in shared:
-                shared["N"] = _gram_matrix(Xa, np.ones(Xa.shape[0]), self.kernel, params)
+                # with the bound on its entries' rounding: the signs and the selection of
+                # rows below are exact, so each class's G carries the same bound
+                shared["N"], shared["delta"], _ = _gram_matrix_bounded(
+                    Xa, np.ones(Xa.shape[0]), self.kernel, params
+                )
             N = shared["N"]
             G = N.take(train, axis=0).take(train, axis=1) if train.size < N.shape[0] else N.copy()
             G *= ypm[:, None]
             G *= ypm[None, :]
-            return G, s
+            return with_entry_error(G, shared["delta"]), s
         Xa = Xt
         self._n_cols = Xa.shape[1]
         if choice.form == "nystroem" and isinstance(self.n_components, str):

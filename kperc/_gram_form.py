@@ -111,8 +111,14 @@ def data_gram(Xa, ypm: np.ndarray, kernel, params: dict) -> np.ndarray:
     exact kernel matrix of the data. A kernel callable's matrix is returned as a plain
     array: its values are taken as given."""
     G, delta, _ = _gram_matrix_bounded(Xa, ypm, kernel, params)
+    return with_entry_error(G, delta)
+
+
+def with_entry_error(G: np.ndarray, delta: float | None) -> np.ndarray:
+    """``G``, built from data with entries off by at most ``delta``, registered with that
+    bound (:func:`~kperc._validation.trust_gram`); as given when ``delta`` is None."""
     if delta is None:
         return G
-    if G.base is not None or not G.flags.owndata:
-        G = G.copy()
+    if G.base is not None or not G.flags.owndata or not G.flags.c_contiguous:
+        G = np.array(G, order="C")
     return trust_gram(G, GramProvenance(psd_exact=bool(delta <= PSD_TOL), entry_error=delta))
