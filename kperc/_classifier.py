@@ -783,7 +783,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         res = found = G = None
         self.gram_form_ = choose_gram_form(self, n).form
         self.n_components_ = None
-        self._grown_message = None
+        self._grown_message = self._grown_stop = None
         self._margin_bound = None
         if train.size and np.unique(ypm[train]).size == 2:
             t0 = time.perf_counter()
@@ -852,7 +852,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
                 random_state=self.random_state,
                 log=self._log,
             )
-            self._grown_message = G.result.message
+            self._grown_message, self._grown_stop = G.result.message, G.result.stop
         else:
             G, s = build_fixed_gram(Xa, ypm, self.kernel, params, choice, self.random_state)
         self.gram_form_ = choice.form

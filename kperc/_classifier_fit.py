@@ -350,10 +350,13 @@ def inseparable_message(est: Any, X) -> str:
         )
     if est._grown_message:  # n_components="auto" grew the Nystroem rank
         msg = est._grown_message
+        # a rank that stopped growing (stop "residual") has already named the exact
+        # kernel's cost: say it once
+        cost = "" if est._grown_stop == "residual" else " (8 n^2 bytes)"
         return (
             f"{name} on Nystroem features of a growing rank: {msg[0].lower()}{msg[1:-1]} "
             "under the exact kernel; n_components=None trains on the exact n x n kernel "
-            "matrix (8 n^2 bytes)" + tail
+            f"matrix{cost}" + tail
         )
     bound = (
         f"; its last dual iterate shows that no separator has a normalised margin above "

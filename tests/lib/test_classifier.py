@@ -617,6 +617,7 @@ def test_auto_rank_stops_early_where_features_miss_the_kernel(monkeypatch):
     assert len(msgs) == 1 and "rank stopped growing" in msgs[0]
     for name in ("n_components=None", "kperc.gram_matrix", "sklearn.svm.SVC"):
         assert name in msgs[0]
+    assert msgs[0].count("8 n^2 bytes") == 1  # the exact kernel's cost, said once
     assert not clf.converged_ and clf.outcome_ == "max_iter"
     assert clf.gram_form_ == "nystroem" and 8 * 2**2 <= clf.n_components_ < 1024
 
