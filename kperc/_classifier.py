@@ -895,6 +895,12 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             halt=bool(self.halt),
             tol=tol,
             verbose=self.verbose,
+            lower_floor=(
+                ", or n_components='auto' (the factored linear-kernel operator, whose "
+                "floor is lower)"
+                if self._linear() and self.gram_form_ == "dense"
+                else ""
+            ),
         )
 
     def _record(self, Xa, train, alpha, s, res, found, G):

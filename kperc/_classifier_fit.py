@@ -182,10 +182,36 @@ def certificate_watch(
 
 
 def run_algorithm(
-    G: Any, algorithm: str, *, max_iter: int, halt: bool, tol: float, verbose: Any
+    G: Any,
+    algorithm: str,
+    *,
+    max_iter: int,
+    halt: bool,
+    tol: float,
+    verbose: Any,
+    lower_floor: str = "",
 ) -> tuple[KpercResult, dict[str, Any] | None]:
     """Run ``algorithm`` on ``G``: its :class:`~kperc.KpercResult` and, when it stopped
-    on a certificate found by the classifier's watch, that certificate (or None)."""
+    on a certificate found by the classifier's watch, that certificate (or None).
+
+    Raises
+    ------
+    ValueError
+        For ISNKPVN, when ``tol`` is at or below twice the accuracy with which
+        ``||p||_G`` can be certified for ``G`` (:func:`kperc._kernels.seminorm_floor`,
+        the check ISNKPVN makes of its ``eps``); the message names ``tol``, the floor
+        and ``lower_floor``, a form of the kernel whose floor is lower (if any).
+    """
+    if algorithm == "isnkpvn":
+        gram = as_gram(G, validate=False)
+        floor = seminorm_floor(gram, data=False)
+        if not tol > 2.0 * floor:
+            raise ValueError(
+                f"tol={tol:g} is below the accuracy with which ISNKPVN can certify "
+                f"||p||_G for this kernel matrix (about {floor:.2g}: the rounding of "
+                f"p^T G p for n = {gram.n} training points); use tol > {2.0 * floor:.2g}"
+                f"{lower_floor}."
+            )
     # SNKP only: its iterations are products with G; NKP's read one column each, which
     # a LinearOperator would compute as a whole product
     fast = isinstance(G, np.ndarray) and algorithm == "snkp" and G.shape[0] >= FLOAT32_MIN_N

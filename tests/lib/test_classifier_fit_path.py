@@ -404,3 +404,25 @@ def test_one_vs_rest_never_keeps_a_separator_of_the_rounding(algorithm):
         clf = SNKPClassifier(algorithm=algorithm, max_iter=200, **params).fit(X, y)
     assert list(clf.outcome_[:2] != "separator") == [True, True]
     assert clf.outcome_[2] == "separator" and not clf.converged_
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+@pytest.mark.parametrize("n_components", [None, "auto", 10])
+def test_a_tol_isnkpvn_cannot_certify_is_refused_by_its_name(kernel, n_components):
+    """A ``tol`` at or below twice the accuracy of ``||p||_G`` for the training kernel is
+    refused with an error that names the classifier's ``tol`` (not ISNKPVN's ``eps``)
+    and the floor; ``tol`` just above the floor it states is accepted."""
+    import re
+
+    X, y = kperc.datasets.circles(30, seed=0)
+    params = dict(kernel=kernel, algorithm="isnkpvn", n_components=n_components)
+    with pytest.raises(ValueError, match=r"^tol=1e-17 is below .* use tol > ") as err:
+        SNKPClassifier(tol=1e-17, **params).fit(X, y)
+    msg = str(err.value)
+    assert "eps" not in msg and "GramOperator" not in msg
+    dense_linear = kernel == "linear" and n_components is None
+    assert ("n_components='auto'" in msg) == dense_linear
+    floor = float(re.search(r"use tol > ([0-9.e+-]+?)[,.]?(?: |$)", msg).group(1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", kperc.InseparableDataWarning)
+        SNKPClassifier(tol=1.1 * floor, **params).fit(X, y)  # no error
