@@ -33,14 +33,15 @@ from ._gram_form import (
     build_fixed_gram,
     choose_gram_form,
     point_scales,
+    sqrt_diagonal,
     with_entry_error,
 )
 from ._grown_rank import GrownNystroem, fit_grown_rank
 from ._kernels import (
     _check_kernel_args,
     _gram_matrix_bounded,
-    _kernel_diagonal,
     _kernel_values,
+    linear_norms,
 )
 from ._typing import ArrayLike, KernelLike, RandomStateLike
 from ._validation import (
@@ -49,8 +50,6 @@ from ._validation import (
     check_positive,
     check_sparse_X,
     pow2_scale,
-    row_norms,
-    sparse_row_norms,
 )
 
 __all__ = [
@@ -764,8 +763,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         """Fit on ``X`` with labels ``ypm`` in {-1, +1}; sets the binary attributes."""
         self.intercept_feature_ = None
         if self._uses_intercept_feature():
-            norms = sparse_row_norms(X) if scipy.sparse.issparse(X) else row_norms(X)
-            rms = float(np.sqrt(np.mean(norms**2))) if norms.size else 0.0
+            norms = linear_norms(X)  # rows of size 1e+-300: no overflow in the squares
+            top = float(np.max(norms)) if norms.size else 0.0
+            rms = top * float(np.sqrt(np.mean((norms / top) ** 2))) if top > 0 else 0.0
             scale = pow2_scale(rms) if rms > 0 and np.isfinite(rms) else 1.0
             self.intercept_feature_ = float(self.intercept_scaling) * scale
         Xa = self._augment(X)
@@ -820,7 +820,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             and shared is not None
             and Xa is not None
             and not callable(self.kernel)
-            and shared.setdefault("ok", bool(np.all(_kernel_diagonal(Xa, self.kernel, params) > 0)))
+            and shared.setdefault("ok", bool(np.all(sqrt_diagonal(Xa, self.kernel, params) > 0)))
         ):
             self._n_cols = Xt.shape[1]
             self.gram_form_ = choice.form
@@ -1000,9 +1000,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             f = np.zeros(Xa.shape[0])
         else:
             f = _kernel_values(Xa, self.support_vectors_, self.kernel, params) @ self.dual_coef_
-        kxx = _kernel_diagonal(Xa, self.kernel, params)
-        scale = np.where(kxx > 0, np.sqrt(np.where(kxx > 0, kxx, 1.0)), 1.0)
-        return f / scale
+        root = sqrt_diagonal(Xa, self.kernel, params)
+        return f / np.where(root > 0, root, 1.0)
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Class labels.

@@ -314,11 +314,20 @@ def _sparse_conflicts(Xa, ypm):
 
 
 def variance(X) -> float:
-    """The variance of all entries of ``X`` (dense or sparse), as ``X.var()``."""
+    """The variance of all entries of ``X`` (dense or sparse), as ``X.var()``, computed
+    on ``X`` over a power of two near its largest entry (exact): entries of size
+    ``1e+-300`` give the variance's value (``inf`` or 0 only when it is not
+    representable), without overflow in the squares."""
+    amax = float(abs(X).max()) if X.shape[0] and X.shape[1] else 0.0
+    scale = pow2_scale(amax) if amax > 0 else 1.0
+    X = X / scale
     if scipy.sparse.issparse(X):
         mean = X.sum() / (X.shape[0] * X.shape[1])
-        return float(X.multiply(X).sum() / (X.shape[0] * X.shape[1]) - mean**2)
-    return float(X.var())
+        v = float(X.multiply(X).sum() / (X.shape[0] * X.shape[1]) - mean**2)
+    else:
+        v = float(X.var())
+    with np.errstate(over="ignore", under="ignore"):
+        return float(np.float64(v) * scale * scale)
 
 
 _SOFT = (
@@ -422,12 +431,16 @@ def scale_hint(est: Any, X) -> str:
     """A sentence suggesting rescaling when the features' scales, ``gamma`` or the
     intercept, rather than the data, are the likely reason for a tiny margin."""
     hints = []
+    # the spreads' ratio does not depend on X's scale: X over a power of two near its
+    # largest entry (exact), so that entries of size 1e+-300 neither overflow nor vanish
+    amax = float(abs(X).max()) if X.shape[0] > 1 and X.shape[1] else 0.0
+    Xs = X / pow2_scale(amax) if amax > 0 else X
     if X.shape[0] <= 1:
         std = np.zeros(X.shape[1])
-    elif scipy.sparse.issparse(X):
-        std = np.sqrt(mean_variance_axis(X, axis=0)[1])
+    elif scipy.sparse.issparse(Xs):
+        std = np.sqrt(mean_variance_axis(scipy.sparse.csr_matrix(Xs), axis=0)[1])
     else:
-        std = X.std(axis=0)
+        std = Xs.std(axis=0)
     pos = std[std > 0]
     if pos.size >= 2 and pos.max() / pos.min() > 1e3:
         hints.append(
