@@ -33,9 +33,16 @@ from ._gram_form import (
     build_fixed_gram,
     choose_gram_form,
     point_scales,
+    sqrt_diagonal,
+    with_entry_error,
 )
 from ._grown_rank import GrownNystroem, fit_grown_rank
-from ._kernels import _check_kernel_args, _gram_matrix, _kernel_diagonal, _kernel_values
+from ._kernels import (
+    _check_kernel_args,
+    _gram_matrix_bounded,
+    _kernel_values,
+    linear_norms,
+)
 from ._typing import ArrayLike, KernelLike, RandomStateLike
 from ._validation import (
     as_real_array,
@@ -43,8 +50,6 @@ from ._validation import (
     check_positive,
     check_sparse_X,
     pow2_scale,
-    row_norms,
-    sparse_row_norms,
 )
 
 __all__ = [
@@ -758,8 +763,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         """Fit on ``X`` with labels ``ypm`` in {-1, +1}; sets the binary attributes."""
         self.intercept_feature_ = None
         if self._uses_intercept_feature():
-            norms = sparse_row_norms(X) if scipy.sparse.issparse(X) else row_norms(X)
-            rms = float(np.sqrt(np.mean(norms**2))) if norms.size else 0.0
+            norms = linear_norms(X)  # rows of size 1e+-300: no overflow in the squares
+            top = float(np.max(norms)) if norms.size else 0.0
+            rms = top * float(np.sqrt(np.mean((norms / top) ** 2))) if top > 0 else 0.0
             scale = pow2_scale(rms) if rms > 0 and np.isfinite(rms) else 1.0
             self.intercept_feature_ = float(self.intercept_scaling) * scale
         Xa = self._augment(X)
@@ -777,7 +783,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         res = found = G = None
         self.gram_form_ = choose_gram_form(self, n).form
         self.n_components_ = None
-        self._grown_message = None
+        self._grown_message = self._grown_stop = None
         self._margin_bound = None
         if train.size and np.unique(ypm[train]).size == 2:
             t0 = time.perf_counter()
@@ -814,18 +820,22 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             and shared is not None
             and Xa is not None
             and not callable(self.kernel)
-            and shared.setdefault("ok", bool(np.all(_kernel_diagonal(Xa, self.kernel, params) > 0)))
+            and shared.setdefault("ok", bool(np.all(sqrt_diagonal(Xa, self.kernel, params) > 0)))
         ):
             self._n_cols = Xt.shape[1]
             self.gram_form_ = choice.form
             s = point_scales(Xt, ypm, self.kernel, params)
             if "N" not in shared:
-                shared["N"] = _gram_matrix(Xa, np.ones(Xa.shape[0]), self.kernel, params)
+                # with the bound on its entries' rounding: the signs and the selection of
+                # rows below are exact, so each class's G carries the same bound
+                shared["N"], shared["delta"], _ = _gram_matrix_bounded(
+                    Xa, np.ones(Xa.shape[0]), self.kernel, params
+                )
             N = shared["N"]
             G = N.take(train, axis=0).take(train, axis=1) if train.size < N.shape[0] else N.copy()
             G *= ypm[:, None]
             G *= ypm[None, :]
-            return G, s
+            return with_entry_error(G, shared["delta"]), s
         Xa = Xt
         self._n_cols = Xa.shape[1]
         if choice.form == "nystroem" and isinstance(self.n_components, str):
@@ -842,7 +852,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
                 random_state=self.random_state,
                 log=self._log,
             )
-            self._grown_message = G.result.message
+            self._grown_message, self._grown_stop = G.result.message, G.result.stop
         else:
             G, s = build_fixed_gram(Xa, ypm, self.kernel, params, choice, self.random_state)
         self.gram_form_ = choice.form
@@ -885,6 +895,12 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             halt=bool(self.halt),
             tol=tol,
             verbose=self.verbose,
+            lower_floor=(
+                ", or n_components='auto' (the factored linear-kernel operator, whose "
+                "floor is lower)"
+                if self._linear() and self.gram_form_ == "dense"
+                else ""
+            ),
         )
 
     def _record(self, Xa, train, alpha, s, res, found, G):
@@ -984,9 +1000,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             f = np.zeros(Xa.shape[0])
         else:
             f = _kernel_values(Xa, self.support_vectors_, self.kernel, params) @ self.dual_coef_
-        kxx = _kernel_diagonal(Xa, self.kernel, params)
-        scale = np.where(kxx > 0, np.sqrt(np.where(kxx > 0, kxx, 1.0)), 1.0)
-        return f / scale
+        root = sqrt_diagonal(Xa, self.kernel, params)
+        return f / np.where(root > 0, root, 1.0)
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Class labels.

@@ -182,10 +182,36 @@ def certificate_watch(
 
 
 def run_algorithm(
-    G: Any, algorithm: str, *, max_iter: int, halt: bool, tol: float, verbose: Any
+    G: Any,
+    algorithm: str,
+    *,
+    max_iter: int,
+    halt: bool,
+    tol: float,
+    verbose: Any,
+    lower_floor: str = "",
 ) -> tuple[KpercResult, dict[str, Any] | None]:
     """Run ``algorithm`` on ``G``: its :class:`~kperc.KpercResult` and, when it stopped
-    on a certificate found by the classifier's watch, that certificate (or None)."""
+    on a certificate found by the classifier's watch, that certificate (or None).
+
+    Raises
+    ------
+    ValueError
+        For ISNKPVN, when ``tol`` is at or below twice the accuracy with which
+        ``||p||_G`` can be certified for ``G`` (:func:`kperc._kernels.seminorm_floor`,
+        the check ISNKPVN makes of its ``eps``); the message names ``tol``, the floor
+        and ``lower_floor``, a form of the kernel whose floor is lower (if any).
+    """
+    if algorithm == "isnkpvn":
+        gram = as_gram(G, validate=False)
+        floor = seminorm_floor(gram, data=False)
+        if not tol > 2.0 * floor:
+            raise ValueError(
+                f"tol={tol:g} is below the accuracy with which ISNKPVN can certify "
+                f"||p||_G for this kernel matrix (about {floor:.2g}: the rounding of "
+                f"p^T G p for n = {gram.n} training points); use tol > {2.0 * floor:.2g}"
+                f"{lower_floor}."
+            )
     # SNKP only: its iterations are products with G; NKP's read one column each, which
     # a LinearOperator would compute as a whole product
     fast = isinstance(G, np.ndarray) and algorithm == "snkp" and G.shape[0] >= FLOAT32_MIN_N
@@ -288,11 +314,20 @@ def _sparse_conflicts(Xa, ypm):
 
 
 def variance(X) -> float:
-    """The variance of all entries of ``X`` (dense or sparse), as ``X.var()``."""
+    """The variance of all entries of ``X`` (dense or sparse), as ``X.var()``, computed
+    on ``X`` over a power of two near its largest entry (exact): entries of size
+    ``1e+-300`` give the variance's value (``inf`` or 0 only when it is not
+    representable), without overflow in the squares."""
+    amax = float(abs(X).max()) if X.shape[0] and X.shape[1] else 0.0
+    scale = pow2_scale(amax) if amax > 0 else 1.0
+    X = X / scale
     if scipy.sparse.issparse(X):
         mean = X.sum() / (X.shape[0] * X.shape[1])
-        return float(X.multiply(X).sum() / (X.shape[0] * X.shape[1]) - mean**2)
-    return float(X.var())
+        v = float(X.multiply(X).sum() / (X.shape[0] * X.shape[1]) - mean**2)
+    else:
+        v = float(X.var())
+    with np.errstate(over="ignore", under="ignore"):
+        return float(np.float64(v) * scale * scale)
 
 
 _SOFT = (
@@ -350,10 +385,13 @@ def inseparable_message(est: Any, X) -> str:
         )
     if est._grown_message:  # n_components="auto" grew the Nystroem rank
         msg = est._grown_message
+        # a rank that stopped growing (stop "residual") has already named the exact
+        # kernel's cost: say it once
+        cost = "" if est._grown_stop == "residual" else " (8 n^2 bytes)"
         return (
             f"{name} on Nystroem features of a growing rank: {msg[0].lower()}{msg[1:-1]} "
             "under the exact kernel; n_components=None trains on the exact n x n kernel "
-            "matrix (8 n^2 bytes)" + tail
+            f"matrix{cost}" + tail
         )
     bound = (
         f"; its last dual iterate shows that no separator has a normalised margin above "
@@ -393,12 +431,16 @@ def scale_hint(est: Any, X) -> str:
     """A sentence suggesting rescaling when the features' scales, ``gamma`` or the
     intercept, rather than the data, are the likely reason for a tiny margin."""
     hints = []
+    # the spreads' ratio does not depend on X's scale: X over a power of two near its
+    # largest entry (exact), so that entries of size 1e+-300 neither overflow nor vanish
+    amax = float(abs(X).max()) if X.shape[0] > 1 and X.shape[1] else 0.0
+    Xs = X / pow2_scale(amax) if amax > 0 else X
     if X.shape[0] <= 1:
         std = np.zeros(X.shape[1])
-    elif scipy.sparse.issparse(X):
-        std = np.sqrt(mean_variance_axis(X, axis=0)[1])
+    elif scipy.sparse.issparse(Xs):
+        std = np.sqrt(mean_variance_axis(scipy.sparse.csr_matrix(Xs), axis=0)[1])
     else:
-        std = X.std(axis=0)
+        std = Xs.std(axis=0)
     pos = std[std > 0]
     if pos.size >= 2 and pos.max() / pos.min() > 1e3:
         hints.append(

@@ -24,6 +24,7 @@ from ._kernels import (
     _kernel_diagonal,
     _signed_normalized_points,
     factor_row_error,
+    linear_norms,
 )
 from ._validation import PSD_TOL, GramProvenance, trust_gram
 
@@ -71,21 +72,39 @@ def choose_gram_form(est: Any, n: int) -> GramForm:
     return GramForm("nystroem", AUTO_N_COMPONENTS)
 
 
+def sqrt_diagonal(Xa, kernel, params: dict) -> np.ndarray:
+    """``sqrt(K(x_i, x_i))``: for the linear kernel ``||x_i||`` from rows scaled by powers
+    of two (:func:`kperc._kernels.linear_norms`), so rows of size ``1e+-300`` neither
+    overflow nor underflow, as in :func:`kperc.gram_matrix`."""
+    if not callable(kernel) and kernel == "linear":
+        return linear_norms(Xa)
+    return np.sqrt(_kernel_diagonal(Xa, kernel, params))
+
+
 def point_scales(Xa, ypm: np.ndarray, kernel, params: dict) -> np.ndarray:
     """``s_i = y_i / sqrt(K(x_i, x_i))``, the normalisation of each point.
 
     Raises
     ------
     ValueError
-        When ``K(x_i, x_i) <= 0`` for some point (the zero vector, linear kernel).
+        When ``K(x_i, x_i) <= 0`` for some point (the zero vector, linear kernel), or,
+        linear kernel, when ``||x_i||`` or ``1 / ||x_i||`` is not representable.
     """
-    diag = _kernel_diagonal(Xa, kernel, params)
-    if np.any(~(diag > 0)):
+    root = sqrt_diagonal(Xa, kernel, params)
+    if np.any(~(root > 0)):
         raise ValueError(
             "K(x_i, x_i) <= 0 for some training point (a zero vector with the linear "
             "kernel); set fit_intercept=True or remove such points."
         )
-    return ypm / np.sqrt(diag)
+    bad = np.flatnonzero(~(root < np.inf) | ~(root >= np.finfo(np.float64).tiny))
+    if bad.size:  # linear kernel only: the others' diagonals were checked finite
+        raise ValueError(
+            f"X: the norm of {bad.size} training point(s) (first index {bad[0]}, "
+            f"||x|| = {root[bad[0]]:.3g}) or its inverse overflows float64, so the "
+            "point's weight y_i / ||x_i|| cannot be stored. Rescale X (a factor applied "
+            "to all of X changes no prediction of the linear kernel)."
+        )
+    return ypm / root
 
 
 def build_fixed_gram(Xa, ypm: np.ndarray, kernel, params: dict, choice: GramForm, random_state):
@@ -111,8 +130,14 @@ def data_gram(Xa, ypm: np.ndarray, kernel, params: dict) -> np.ndarray:
     exact kernel matrix of the data. A kernel callable's matrix is returned as a plain
     array: its values are taken as given."""
     G, delta, _ = _gram_matrix_bounded(Xa, ypm, kernel, params)
+    return with_entry_error(G, delta)
+
+
+def with_entry_error(G: np.ndarray, delta: float | None) -> np.ndarray:
+    """``G``, built from data with entries off by at most ``delta``, registered with that
+    bound (:func:`~kperc._validation.trust_gram`); as given when ``delta`` is None."""
     if delta is None:
         return G
-    if G.base is not None or not G.flags.owndata:
-        G = G.copy()
+    if G.base is not None or not G.flags.owndata or not G.flags.c_contiguous:
+        G = np.array(G, order="C")
     return trust_gram(G, GramProvenance(psd_exact=bool(delta <= PSD_TOL), entry_error=delta))

@@ -284,6 +284,46 @@ def _kernel_diagonal(X: Any, kernel: KernelLike, kernel_params: dict) -> np.ndar
     )
 
 
+def linear_norms(X: Any) -> np.ndarray:
+    """``||x_i|| = sqrt(K(x_i, x_i))`` of the linear kernel for a checked dense or CSR
+    ``X``, accurate wherever it is representable (``inf`` beyond).
+
+    The squared norm is used where it is a normal float64; a row whose square overflows
+    or falls below the normal range (entries beyond about ``1e+-154``) is first scaled by
+    the power of two that brings its largest entry into ``[0.5, 1)`` (exact), as
+    :func:`gram_matrix` does.
+    """
+    sparse = scipy.sparse.issparse(X)
+    with np.errstate(over="ignore", under="ignore"):
+        if sparse:
+            X = scipy.sparse.csr_matrix(X)
+            d = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).reshape(-1)
+            nonzero = np.diff(X.indptr) > 0
+        else:
+            d = np.einsum("ij,ij->i", X, X)
+            nonzero = np.any(X != 0, axis=1)
+    norms = np.sqrt(d)
+    bad = np.flatnonzero(~(d < np.inf) | (nonzero & ~(d >= np.finfo(np.float64).tiny)))
+    if bad.size:
+        rows = X[bad]
+        if sparse:
+            amax = np.asarray(abs(rows).max(axis=1).todense(), dtype=np.float64).reshape(-1)
+        else:
+            amax = np.max(np.abs(rows), axis=1)
+        e = np.frexp(np.where(amax > 0, amax, 1.0))[1]
+        if sparse:
+            r = np.repeat(np.arange(bad.size), np.diff(rows.indptr))
+            rows = scipy.sparse.csr_matrix(
+                (np.ldexp(rows.data, -e[r]), rows.indices, rows.indptr), rows.shape
+            )
+            scaled = sparse_row_norms(rows)
+        else:
+            scaled = row_norms(np.ldexp(rows, -e[:, None]))
+        with np.errstate(over="ignore"):
+            norms[bad] = np.ldexp(scaled, e)
+    return norms
+
+
 def _check_representable(d: np.ndarray, kernel, nonzero: np.ndarray | None) -> None:
     bad = ~np.isfinite(d)
     if nonzero is not None:

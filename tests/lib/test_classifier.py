@@ -617,6 +617,7 @@ def test_auto_rank_stops_early_where_features_miss_the_kernel(monkeypatch):
     assert len(msgs) == 1 and "rank stopped growing" in msgs[0]
     for name in ("n_components=None", "kperc.gram_matrix", "sklearn.svm.SVC"):
         assert name in msgs[0]
+    assert msgs[0].count("8 n^2 bytes") == 1  # the exact kernel's cost, said once
     assert not clf.converged_ and clf.outcome_ == "max_iter"
     assert clf.gram_form_ == "nystroem" and 8 * 2**2 <= clf.n_components_ < 1024
 
@@ -932,16 +933,16 @@ def test_one_vs_rest_builds_the_kernel_once_and_fits_as_each_binary_model(kernel
     y = np.arange(40) % 3
     y[30:33] = [2, 1, 2]
     built = []
-    real = _classifier._gram_matrix
+    real = _classifier._gram_matrix_bounded
     monkeypatch.setattr(
-        _classifier, "_gram_matrix", lambda *a: built.append(a[0].shape) or real(*a)
+        _classifier, "_gram_matrix_bounded", lambda *a: built.append(a[0].shape) or real(*a)
     )
     params = {"kernel": kernel, "n_components": None, "max_iter": 300}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         clf = SNKPClassifier(**params).fit(X, y)
     assert len(built) == 1 and built[0][0] == 40  # one n x n kernel, of all the points
-    monkeypatch.setattr(_classifier, "_gram_matrix", real)
+    monkeypatch.setattr(_classifier, "_gram_matrix_bounded", real)
     for k, est in enumerate(clf.estimators_):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -343,3 +343,86 @@ def test_an_undecided_fit_warns_once_with_its_reason(n_components):
         assert above.outcome_ == "certificate"
     else:
         assert clf.gram_form_ == "factored" and clf.outcome_ == "certificate"
+
+
+# --- one-vs-rest certifies each class against the exact kernel matrix, as a binary fit ---
+
+
+def _runs_seen(fit):
+    """``fit()`` with ``run_algorithm`` watched: the (entry error, psd_exact) of the
+    provenance of each ``G`` it was given (None for a ``G`` taken as given)."""
+    seen = []
+    real = _classifier_fit.run_algorithm
+
+    def spy(G, *a, **kw):
+        info = kperc._validation.gram_provenance(G)
+        seen.append(None if info is None else (info.entry_error, info.psd_exact))
+        return real(G, *a, **kw)
+
+    with pytest.MonkeyPatch.context() as mp, warnings.catch_warnings():
+        mp.setattr(_classifier_fit, "run_algorithm", spy)
+        warnings.simplefilter("ignore", kperc.InseparableDataWarning)
+        model = fit()
+    return model, seen
+
+
+@given(
+    seed=st.integers(0, 10_000),
+    kernel=st.sampled_from(["linear", "rbf", "poly"]),
+    algorithm=st.sampled_from(["snkp", "nkp", "isnkpvn"]),
+    n_classes=st.integers(3, 4),
+)
+def test_one_vs_rest_certifies_each_class_as_its_binary_fit(seed, kernel, algorithm, n_classes):
+    """Each class's G in one-vs-rest (the shared kernel, signed per class) carries the
+    bound on its construction's rounding, the same as the binary fit of that class
+    against the rest, and ends with the same outcome and certificate bound."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(24, 3)) * rng.choice([1e-3, 1.0, 1e3])
+    y = rng.integers(0, n_classes, 24)
+    y[:n_classes] = np.arange(n_classes)
+    params = dict(kernel=kernel, algorithm=algorithm, n_components=None, max_iter=400)
+    clf, seen = _runs_seen(lambda: SNKPClassifier(**params).fit(X, y))
+    assert len(seen) == n_classes and all(s is not None and s[0] > 0 for s in seen)
+    for c, est, got in zip(clf.classes_, clf.estimators_, seen, strict=True):
+        ref, ref_seen = _runs_seen(lambda c=c: SNKPClassifier(**params).fit(X, y == c))
+        assert ref_seen == [got]
+        assert est.outcome_ == ref.outcome_
+        assert est.certificate_norm_ == ref.certificate_norm_
+
+
+@pytest.mark.parametrize("algorithm", ["snkp", "nkp"])
+def test_one_vs_rest_never_keeps_a_separator_of_the_rounding(algorithm):
+    """``x`` and ``-1.63 x`` in two classes under the homogeneous degree-10 polynomial
+    kernel: each of those classes against the rest is exactly inseparable (the two
+    images cancel), though the rounded G has a separator (the binary case above);
+    one-vs-rest must claim none for either. The third class is clearly separable."""
+    x = np.array([0.68, 0.02, 0.02])
+    X = np.vstack([x, -1.63 * x, [0.0, 1.0, -1.0]])  # the third orthogonal to x
+    y = np.array([0, 1, 2])
+    params = dict(kernel="poly", degree=10, coef0=0.0, gamma=1.0, fit_intercept=False)
+    with pytest.warns(kperc.InseparableDataWarning, match="class 0 against the rest"):
+        clf = SNKPClassifier(algorithm=algorithm, max_iter=200, **params).fit(X, y)
+    assert list(clf.outcome_[:2] != "separator") == [True, True]
+    assert clf.outcome_[2] == "separator" and not clf.converged_
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+@pytest.mark.parametrize("n_components", [None, "auto", 10])
+def test_a_tol_isnkpvn_cannot_certify_is_refused_by_its_name(kernel, n_components):
+    """A ``tol`` at or below twice the accuracy of ``||p||_G`` for the training kernel is
+    refused with an error that names the classifier's ``tol`` (not ISNKPVN's ``eps``)
+    and the floor; ``tol`` just above the floor it states is accepted."""
+    import re
+
+    X, y = kperc.datasets.circles(30, seed=0)
+    params = dict(kernel=kernel, algorithm="isnkpvn", n_components=n_components)
+    with pytest.raises(ValueError, match=r"^tol=1e-17 is below .* use tol > ") as err:
+        SNKPClassifier(tol=1e-17, **params).fit(X, y)
+    msg = str(err.value)
+    assert "eps" not in msg and "GramOperator" not in msg
+    dense_linear = kernel == "linear" and n_components is None
+    assert ("n_components='auto'" in msg) == dense_linear
+    floor = float(re.search(r"use tol > ([0-9.e+-]+?)[,.]?(?: |$)", msg).group(1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", kperc.InseparableDataWarning)
+        SNKPClassifier(tol=1.1 * floor, **params).fit(X, y)  # no error

@@ -7,6 +7,8 @@ beyond rounding; a tolerance that floating point cannot certify is refused.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -107,6 +109,44 @@ def test_linear_algorithms_are_scale_invariant(algo, scale):
     w0 = ref.w / np.max(np.abs(ref.w))  # scaled first: norms of 1e+-300 vectors overflow
     w1 = res.w / np.max(np.abs(res.w))
     np.testing.assert_allclose(w1, w0, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("k", [-1000, -900, -500, 500, 900, 1000])
+@pytest.mark.parametrize("n_components", [None, "auto"])
+@pytest.mark.parametrize("fit_intercept", [False, True])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_classifier_is_scale_invariant_for_the_linear_kernel(
+    k, n_components, fit_intercept, n_classes
+):
+    """X times 2^k (rows of size 1e+-150 to 1e+-301, as kperc.gram_matrix accepts): the
+    linear-kernel classifier gives the model of X itself, its dual weights times 2^-k.
+    The scaling is exact, and so are the classifier's own power-of-two row scalings, so
+    only the order of float operations could differ: rtol 1e-12. No RuntimeWarning
+    (overflow in a square) on the way."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(30, 3))
+    y = np.digitize(X[:, 0] + 0.5 * X[:, 1], [-0.4, 0.4][: n_classes - 1])
+    kw = dict(kernel="linear", n_components=n_components, fit_intercept=fit_intercept)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no overflow on the way
+        warnings.simplefilter("ignore", kperc.InseparableDataWarning)
+        ref = kperc.SNKPClassifier(**kw).fit(X, y)
+        clf = kperc.SNKPClassifier(**kw).fit(np.ldexp(X, k), y)
+    np.testing.assert_array_equal(clf.outcome_, ref.outcome_)
+    np.testing.assert_array_equal(clf.predict(np.ldexp(X, k)), ref.predict(X))
+    np.testing.assert_allclose(
+        clf.decision_function(np.ldexp(X, k)), ref.decision_function(X), rtol=1e-12, atol=1e-15
+    )
+    np.testing.assert_allclose(clf.coef_, ref.coef_, rtol=1e-12, atol=1e-15)
+
+
+def test_classifier_refuses_rows_whose_inverse_norm_overflows():
+    """Rows of norm below 2^-1022: the weight y_i / ||x_i|| is not representable, and the
+    error names X and says so (gram_matrix needs no such weight)."""
+    X = np.ldexp(np.array([[1.0, 0.2], [0.3, 1.0], [-1.0, -0.1]]), -1060)
+    y = np.array([1, 1, 0])
+    with pytest.raises(ValueError, match=r"^X: the norm of 3 training point\(s\)"):
+        kperc.SNKPClassifier(kernel="linear", fit_intercept=False).fit(X, y)
 
 
 @pytest.mark.parametrize("scale", [1e-300, 1e300])
