@@ -309,6 +309,8 @@ CODE_PAGES = frozenset(
             "ch04_smoothed_perceptron",
             "ch05_infeasible_problems",
             "ch06_primal_dual",
+            "ch07_discussion",
+            "benchmarks",
         )
     }
 )
