@@ -10,7 +10,7 @@ CONSTRAINTS := requirements/constraints.txt
 CHROMIUM := /usr/bin/chromium
 
 .DEFAULT_GOAL := all
-.PHONY: all env data chapters report html pdf test check test-deps lint typecheck unit nbval \
+.PHONY: all env data chapters report html pdf test test-thorough check test-deps lint typecheck unit nbval \
         datacheck wheel minversions browser bench benchopt clean blas nbval-blas chromium
 
 ## make: environment, data verified, the chapters that changed re-executed, HTML book, PDF
@@ -106,8 +106,17 @@ lint: env
 typecheck: env
 	$(VENV)/bin/mypy
 
+## all of tests/ but the browser test, on two workers (pytest-xdist): --dist loadgroup keeps
+## each xdist_group on one worker ("checkout": the tests that write into or copy the
+## checkout itself, one at a time; a module's name: its costly module fixture built once)
+UNIT = $(PY) -m pytest tests -m "not browser" -q -n 2 --dist loadgroup
 unit: env
-	$(PY) -m pytest tests -m "not browser" -q
+	$(UNIT)
+
+## make test-thorough: the same with every fault point of the sweeps that make unit samples
+## (KPERC_THOROUGH=1; tests/book/test_pipeline_commit.py says which points it keeps)
+test-thorough: env
+	KPERC_THOROUGH=1 $(UNIT)
 
 ## the kperc wheel in a fresh venv, the library's tests (tests/lib/) run outside the checkout
 wheel: env

@@ -26,7 +26,8 @@ import kperc_book
 from kperc_book import paths
 from kperc_book.figure_drift import MAX_CHANGED_FRACTION, MAX_CHANNEL_DIFF, image_difference
 
-pytestmark = pytest.mark.slow
+#: xdist_group "checkout": it copies the checkout, which test_install.py writes into.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("checkout")]
 
 #: The chapters regenerated here (cheap ones: the whole book runs in nbval under the
 #: other configurations of ``make test``). Chapter 2's figures drift by round-off under

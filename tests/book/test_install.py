@@ -24,7 +24,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow
+#: xdist_group "checkout": pip writes build/ and *.egg-info into the checkout, and the
+#: chapter runs write _build/scratch; make unit runs no other test of the group meanwhile.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("checkout")]
 
 ROOT = Path(__file__).resolve().parents[2]
 #: A chapter that reads a stored dataset (``ch.load``) and runs in seconds.

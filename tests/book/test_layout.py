@@ -257,6 +257,7 @@ def test_the_naming_scan_passes_the_rule():
     assert problem_naming_faults(source) == []
 
 
+@pytest.mark.xdist_group("checkout")  # walks book-tools/, where test_install.py builds
 def test_a_problem_has_one_type_and_one_naming_rule():
     found = [
         f"{module.relative_to(paths.ROOT).as_posix()}:{line}: {fault}"
