@@ -106,10 +106,10 @@ lint: env
 typecheck: env
 	$(VENV)/bin/mypy
 
-## all of tests/ but the browser test, on two workers (pytest-xdist): --dist loadgroup keeps
-## each xdist_group on one worker ("checkout": the tests that write into or copy the
-## checkout itself, one at a time; a module's name: its costly module fixture built once)
-UNIT = $(PY) -m pytest tests -m "not browser" -q -n 2 --dist loadgroup
+## all of tests/ but the browser test, on two workers (pytest-xdist); --dist loadfile keeps
+## each test file on one worker, so a module fixture (a fresh venv, a regenerated copy of
+## the checkout) is built once. (loadgroup's xdist_group marks do nothing under pytest 9.2.)
+UNIT = $(PY) -m pytest tests -m "not browser" -q -n 2 --dist loadfile
 unit: env
 	$(UNIT)
 

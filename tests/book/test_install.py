@@ -24,9 +24,7 @@ from pathlib import Path
 
 import pytest
 
-#: xdist_group "checkout": pip writes build/ and *.egg-info into the checkout, and the
-#: chapter runs write _build/scratch; make unit runs no other test of the group meanwhile.
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("checkout")]
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 #: A chapter that reads a stored dataset (``ch.load``) and runs in seconds.
