@@ -10,8 +10,8 @@ CONSTRAINTS := requirements/constraints.txt
 CHROMIUM := /usr/bin/chromium
 
 .DEFAULT_GOAL := all
-.PHONY: all env data chapters report html pdf test check test-deps lint typecheck unit nbval \
-        datacheck wheel minversions browser benchopt bench-micro clean blas nbval-blas chromium
+.PHONY: all env data chapters report html pdf test test-thorough check test-deps lint typecheck unit \
+        nbval datacheck wheel minversions browser benchopt bench-micro clean blas nbval-blas chromium
 
 ## make: environment, data verified, the chapters that changed re-executed, HTML book, PDF
 all: env data chapters html pdf
@@ -112,10 +112,19 @@ lint: env
 typecheck: env
 	$(VENV)/bin/mypy
 
+## all of tests/ but the browser test, on two workers (pytest-xdist); --dist loadfile keeps
+## each test file on one worker, so a module fixture (a fresh venv, a regenerated copy of
+## the checkout) is built once. (loadgroup's xdist_group marks do nothing under pytest 9.2.)
+UNIT = $(PY) -m pytest tests -m "not browser" -q -n 2 --dist loadfile
 unit: env
-	$(PY) -m pytest tests -m "not browser" -q
+	$(UNIT)
 	@# each micro-benchmark once, untimed (the large sizes and data sets are marked slow)
 	$(PY) -m pytest bench -m "not slow" --benchmark-disable -q -p no:cacheprovider
+
+## make test-thorough: the same with every fault point of the sweeps that make unit samples
+## (KPERC_THOROUGH=1; tests/book/test_pipeline_commit.py says which points it keeps)
+test-thorough: env
+	KPERC_THOROUGH=1 $(UNIT)
 
 ## the kperc wheel in a fresh venv, the library's tests (tests/lib/) run outside the checkout
 wheel: env

@@ -62,10 +62,13 @@ def regenerated(tmp_path_factory) -> Path:
     """A copy of the checkout whose chapters were regenerated under :data:`OTHER_BLAS`."""
     root = paths.require_checkout()
     copy = tmp_path_factory.mktemp("other-machine") / "repo"
+    # not the build output that test_install.py's pip may be writing meanwhile (make unit
+    # runs test files on two workers)
+    build = ("_build", "build", "dist", "*.egg-info")
     shutil.copytree(
         root,
         copy,
-        ignore=shutil.ignore_patterns(".git", ".venv", "_build", "__pycache__", ".*cache*"),
+        ignore=shutil.ignore_patterns(".git", ".venv", *build, "__pycache__", ".*cache*"),
     )
     # the book's package as it sits in the copy (wherever the layout puts it)
     pkg_parent = Path(kperc_book.__file__).resolve().parent.parent.relative_to(root)

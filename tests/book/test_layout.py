@@ -20,6 +20,7 @@ as record keys (``rec["figures"]``, ``{"data": ...}``), which are not folders.
 from __future__ import annotations
 
 import ast
+import os
 from pathlib import Path
 
 import pytest
@@ -191,12 +192,12 @@ SOURCE_DIRS = ("kperc", "book-tools", "tests")
 
 def _sources():
     """The checkout's Python files under :data:`SOURCE_DIRS`, without build output (a
-    non-editable ``pip install`` leaves old copies under ``book-tools/build``)."""
+    non-editable ``pip install`` leaves old copies under ``book-tools/build``). Build
+    folders are not entered: test_install.py's pip may be writing them meanwhile."""
     for top in SOURCE_DIRS:
-        for path in sorted((paths.ROOT / top).rglob("*.py")):
-            parts = path.relative_to(paths.ROOT).parts
-            if not {"build", ".venv", "__pycache__"} & set(parts):
-                yield path
+        for folder, dirs, files in os.walk(paths.ROOT / top):
+            dirs[:] = sorted(d for d in dirs if d not in {"build", ".venv", "__pycache__"})
+            yield from (Path(folder) / f for f in sorted(files) if f.endswith(".py"))
 
 
 def problem_naming_faults(source: str) -> list[tuple[int, str]]:

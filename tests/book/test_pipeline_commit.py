@@ -7,9 +7,11 @@ committed. A run with ``-p tag new`` is stopped at each step of its write, enume
 counting the calls of :func:`kperc_book.reproduce._step` (the run, then per file the
 proof that its target can be replaced and its copy beside it, then one replace per
 file), by SIGKILL, SIGTERM and SIGINT (sent from another thread, as the OS may deliver
-it), and by a disk that fills up at each file write. git is the journal: after each
-fault the chapter is wholly old or wholly new, or the next run prints the ``git
-restore`` command that makes it wholly old again, and nothing else git tracks changed.
+it; ``make unit`` sends each signal at a fixed subset of the steps that still meets every
+step, ``make test-thorough`` at all of them), and by a disk that fills up at each file
+write. git is the journal: after each fault the chapter is wholly old or wholly new, or
+the next run prints the ``git restore`` command that makes it wholly old again, and
+nothing else git tracks changed.
 A read-only folder and a target that cannot be replaced (an immutable file, a file that
 is a mount point) fail before anything changes; two commands at once take turns.
 """
@@ -272,11 +274,44 @@ def _no_debris(repo: Path) -> None:
     assert book == [] and build == [], (book, build)
 
 
+SIGNALS = ("SIGKILL", "SIGTERM", "SIGINT")
+#: ``make test-thorough`` (``KPERC_THOROUGH=1``) sends every signal at every step.
+THOROUGH = os.environ.get("KPERC_THOROUGH") == "1"
+
+
+def signal_steps(names: list[str], sig: str, thorough: bool = THOROUGH) -> list[int]:
+    """The steps (counted from 1) at which the sweep sends ``sig``.
+
+    Thorough: all of them. Otherwise a fixed subset, the same in every run: under every
+    signal the run, the last copy and every replace (the steps that can leave the chapter
+    half updated); each probe and copy in between under one signal, in turn, so every step
+    still meets a signal (25 of the 39 runs of the full sweep).
+    """
+    every = range(1, len(names) + 1)
+    if thorough:
+        return list(every)
+    last_copy = names.index("replace")  # the step before the first replace
+    turn = SIGNALS.index(sig)
+    return [k for k in every if k == 1 or k >= last_copy or k % len(SIGNALS) == turn]
+
+
+def test_the_sampled_sweep_still_meets_every_step():
+    names = ["executed", *["probe", "copy"] * 4, *["replace"] * 4]
+    sampled = {sig: signal_steps(names, sig, thorough=False) for sig in SIGNALS}
+    assert sampled == {
+        "SIGKILL": [1, 3, 6, 9, 10, 11, 12, 13],
+        "SIGTERM": [1, 4, 7, 9, 10, 11, 12, 13],
+        "SIGINT": [1, 2, 5, 8, 9, 10, 11, 12, 13],
+    }
+    assert set().union(*sampled.values()) == set(range(1, 14))
+    assert all(signal_steps(names, sig, thorough=True) == list(range(1, 14)) for sig in SIGNALS)
+
+
 @pytest.mark.slow  # one run of a fake chapter per step and signal: a minute or two
-@pytest.mark.parametrize("sig", ["SIGKILL", "SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("sig", SIGNALS)
 def test_a_signal_at_every_step_of_the_write_loses_nothing(base, steps, tmp_path, sig):
     names, _ = steps
-    for k in range(1, len(names) + 1):
+    for k in signal_steps(names, sig):
         repo = tmp_path / f"r{k}"
         shutil.copytree(base, repo)
         code, _, err = _run(repo, "new", fault=f"{sig}:{k}")

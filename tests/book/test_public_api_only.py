@@ -81,7 +81,8 @@ def _sources():
     for folder in ("book-tools", "benchmark_kperc"):
         for path in sorted((root / folder).rglob("*.py")):
             where = path.relative_to(root).as_posix()
-            if not where.startswith(REPLACED):
+            # not the copies a non-editable pip install leaves in book-tools/build
+            if not where.startswith(REPLACED) and "build" not in path.relative_to(root).parts:
                 yield where, path.read_text(encoding="utf-8")
     to_python = TransformerManager()  # a cell's %magics and !commands become Python
     for path in sorted(paths.book_dir().glob("*.ipynb")):
