@@ -26,6 +26,7 @@ from bench.run import micro_dir
 PERITER_TARGETS = {"nkp": 0.2, "nvn": 0.2, "snkp": 1.3, "isnkpvn": 2.3}
 FIXEDCOST_TARGET = 20.0
 MEMORY_TARGET = 0.5
+SEPARABLE_TARGET = 2.0
 
 
 def _rows(payload: dict[str, Any]) -> list[dict[str, Any]]:
@@ -128,7 +129,32 @@ def memory(payload: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-CHECKS = {"periter": periter, "fixedcost": fixedcost, "classifier": classifier}
+def separable(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per problem: ``kperc.is_separable`` against the LP alone, at most twice its time."""
+    rows = _rows(payload)
+    lp = {r["problem"]: r["median"] for r in rows if r["what"] == "lp"}
+    out = []
+    for r in rows:
+        if r["what"] != "is_separable" or r["problem"] not in lp:
+            continue
+        ratio = r["median"] / lp[r["problem"]]
+        out.append(
+            {
+                "target": f"is_separable {r['problem']}: <= {SEPARABLE_TARGET:g} x the LP alone",
+                "value": f"{ratio:.2g} x ({r['median']:.3g} s against {lp[r['problem']]:.3g} s), "
+                f"{r['status']}",
+                "met": ratio <= SEPARABLE_TARGET,
+            }
+        )
+    return out
+
+
+CHECKS = {
+    "periter": periter,
+    "fixedcost": fixedcost,
+    "classifier": classifier,
+    "separable": separable,
+}
 #: The memory target reads the file of the per-iteration runs.
 MEMORY_GROUP = "periter"
 

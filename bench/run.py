@@ -21,7 +21,7 @@ from pathlib import Path
 
 from kperc_book import paths
 
-GROUPS = ("periter", "fixedcost", "classifier", "realdata", "svm")
+GROUPS = ("periter", "fixedcost", "classifier", "realdata", "svm", "separable")
 #: One BLAS thread for every library that reads these (OpenBLAS, MKL, OpenMP, BLIS).
 ONE_THREAD = {
     "OPENBLAS_NUM_THREADS": "1",

@@ -237,3 +237,15 @@ def test_report_fixed_cost_and_classifier():
     ]
     (row,) = report.classifier({"benchmarks": fits})
     assert row["met"] and "1.5 s of 2 s, separator" in row["value"]
+
+
+def test_report_is_separable_against_the_lp():
+    rows = [
+        _bench(0.10, problem="a", what="lp"),
+        _bench(0.19, problem="a", what="is_separable", status="separable"),
+        _bench(0.10, problem="b", what="lp"),
+        _bench(0.21, problem="b", what="is_separable", status="not separable"),
+    ]
+    ok, slow = report.separable({"benchmarks": rows})
+    assert ok["met"] and ok["value"].startswith("1.9 x")
+    assert not slow["met"] and slow["value"].startswith("2.1 x")
