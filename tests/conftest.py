@@ -19,6 +19,8 @@ the one type of a problem: its margin is ``info["rho"]``, its kernel ``kernel`` 
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -205,3 +207,14 @@ def duplicate_opposite(seed: int, n: int = 6, d: int = 3) -> tuple[np.ndarray, n
     X = np.vstack([X, X[:1]])
     y = np.concatenate([y, -y[:1]])
     return X, y
+
+
+# The micro-benchmarks' package bench/ lives at the checkout's root, which `python -m pytest`
+# puts on sys.path and plain `pytest` does not (tests/bench/ imports it). No conftest.py of
+# its own in tests/bench/: test modules import this one as `conftest`, and a second file of
+# that name shadows it on some worker of `pytest -n 2`. Appended, so that an installed kperc
+# still comes first; outside the checkout (the wheel check's copy of tests/lib) there is no
+# bench/ and nothing is added.
+_ROOT = Path(__file__).resolve().parents[1]
+if (_ROOT / "bench" / "run.py").is_file() and str(_ROOT) not in sys.path:
+    sys.path.append(str(_ROOT))
