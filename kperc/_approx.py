@@ -23,15 +23,10 @@ from scipy.optimize import OptimizeResult
 from scipy.sparse.linalg import LinearOperator
 from sklearn.kernel_approximation import Nystroem, RBFSampler
 
+from ._gram import certified_positive
+from ._gram_matrix import GramOperator
 from ._kernel_columns import check_kernel_sample
-from ._kernels import (
-    GramOperator,
-    _check_kernel_args,
-    _kernel_values,
-    _needs_psd_check,
-    certified_positive,
-    kernel_diagonal,
-)
+from ._kernel_values import _check_kernel_args, _kernel_values, _needs_psd_check, kernel_diagonal
 from ._perceptrons import snkp
 from ._rbf import RbfBound, rbf_values_affine
 from ._typing import ArrayLike, KernelLike, RandomStateLike

@@ -36,13 +36,9 @@ from ._gram_form import (
     sqrt_diagonal,
     with_entry_error,
 )
+from ._gram_matrix import _gram_matrix_bounded
 from ._grown_rank import GrownNystroem, fit_grown_rank
-from ._kernels import (
-    _check_kernel_args,
-    _gram_matrix_bounded,
-    _kernel_values,
-    linear_norms,
-)
+from ._kernel_values import _check_kernel_args, _kernel_values, linear_norms
 from ._typing import ArrayLike, KernelLike, RandomStateLike
 from ._validation import (
     as_real_array,

@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from ._kernels import (
+from ._gram_matrix import gram_matrix
+from ._kernel_values import (
     _check_diag,
     _check_kernel_args,
     _kernel_values,
     _needs_psd_check,
-    gram_matrix,
     kernel_diagonal,
 )
 from ._rbf import rbf_values

@@ -19,14 +19,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 
-from ._kernels import (
-    _check_diag,
-    _check_kernel_args,
-    _kernel_diagonal,
-    _kernel_values,
-    _signed_normalized_points,
-    sparse_pow2_rows,
-)
+from ._gram_matrix import _signed_normalized_points, sparse_pow2_rows
+from ._kernel_values import _check_diag, _check_kernel_args, _kernel_diagonal, _kernel_values
 from ._result import KpercResult
 from ._typing import ArrayLike, KernelLike
 from ._validation import (

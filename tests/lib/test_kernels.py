@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from scipy.sparse.linalg import aslinearoperator
 
 import kperc
-from kperc._kernels import kernel_diagonal
+from kperc._kernel_values import kernel_diagonal
 
 
 def _data(seed, n=12, d=3):
@@ -150,7 +150,7 @@ def test_factored_rounding_terms_bound_the_product_error(seed, d):
     can exceed ``n u ||v||_1`` when ``d`` is large (a separator accepted on that bound
     would be one only up to rounding). The exact product (Fractions) checks the bound.
     """
-    from kperc._kernels import _OperatorGram
+    from kperc._gram import _OperatorGram
 
     u = np.finfo(np.float64).eps / 2
     rng = np.random.default_rng(seed)
