@@ -904,8 +904,7 @@ def snkp_nystroem(
     ('residual', [8, 16, 32], True)
     """
     X, y = check_Xy(X, y)
-    n, d = X.shape
-    gamma = 1.0 / d if gamma is None else check_positive(gamma, "gamma")
+    gamma = 1.0 / X.shape[1] if gamma is None else check_positive(gamma, "gamma")
     n_components = check_positive(n_components, "n_components", integer=True)
     max_components = check_positive(max_components, "max_components", integer=True)
     stage_iter = check_positive(stage_iter, "stage_iter", integer=True)
@@ -925,86 +924,61 @@ def snkp_nystroem(
         )
     if len(np.unique(y)) < 2:
         raise ValueError("y must contain both labels -1 and +1 to be separated.")
+    return _snkp_nystroem(
+        X,
+        y,
+        gamma=gamma,
+        n_components=n_components,
+        max_components=max_components,
+        max_iter=max_iter,
+        tol=tol,
+        random_state=random_state,
+        stage_iter=stage_iter,
+        products=products,
+        certify=certify,
+        max_residual=max_residual,
+    )
+
+
+def _snkp_nystroem(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    gamma: float,
+    n_components: int,
+    max_components: int,
+    max_iter: int,
+    tol: float | None,
+    random_state: RandomStateLike,
+    stage_iter: int = 1024,
+    products: str = "float32",
+    certify: str = "landmarks",
+    max_residual: float | None = MAX_RESIDUAL,
+) -> NystroemResult:
+    """:func:`snkp_nystroem` of checked data, labels in {-1, +1} (both present) and
+    checked parameters: the stages (:func:`_nystroem_stage`) until one stops the run
+    (:func:`_stop_reason`), then the result."""
+    n = X.shape[0]
     seed = _seed_of(random_state)
     dtype = np.float32 if products == "float32" else np.float64
     cap = min(max_components, n)
     m, budget, total = min(n_components, cap), stage_iter, 0
-    stages: list[dict[str, Any]] = []
-    predicted = 1.0
+    stages: list[_Stage] = []
     while True:
-        t0 = time.perf_counter()
         last = m >= cap
         it = max_iter - total if last else min(budget, max_iter - total)
-        op = _approx_gram_operator(X, y, "rbf", m, "nystroem", seed, {"gamma": gamma}, dtype)
-        watch, found = _certificate_screen(op, tol, n)
-        res = snkp(op, max_iter=it, check_input=False, callback=watch)
-        stage_nit = res.nit
-        hopeless = bool(found) and _certificate_hopeless(X, y, found["p"], gamma, tol, seed)
-        cert = _exact_certificate(X, y, found["p"], gamma, tol) if found and not hopeless else None
-        if found and not cert and last and total + stage_nit < max_iter:
-            # the rank cannot grow: the last stage starts again, without the screen
-            res = snkp(op, max_iter=max_iter - total - stage_nit, check_input=False)
-            stage_nit += res.nit
-        total += stage_nit
-        tr = op.transformer
-        v, beta, ok, yf = _stage_separator(res, op, X, y, gamma, certify)
-        stages.append(
-            {
-                "n_components": int(tr.components_.shape[0]),
-                "max_iter": int(it),
-                "nit": int(stage_nit),
-                "snkp": "certificate screen"
-                if found and res.outcome == "callback"
-                else res.outcome,
-                "screened": bool(found),
-                "sampled_out": hopeless,
-                "certified": ok,
-                "certificate": cert is not None,
-                "min_yf": None if yf is None else float(yf.min()),
-                "residual": _residual_fraction(op),
-                "seconds": time.perf_counter() - t0,
-            }
+        stage = _nystroem_stage(
+            X, y, m, it, max_iter - total, last, gamma, seed, dtype, tol, certify
         )
-        stop = "certified" if ok else "certificate" if cert else "max_components" if last else None
-        if stop is None and total >= max_iter:
-            stop = "max_iter"
-        if stop is None and max_residual is not None and len(stages) >= 3 and cap < n:
-            seen = [st["residual"] for st in stages]
-            predicted = _predicted_residual(seen, np.log2(cap / stages[-1]["n_components"]))
-            if seen[-1] > max_residual and predicted > max_residual:
-                stop = "residual"
+        stages.append(stage)
+        total += stage.record["nit"]
+        stop, predicted = _stop_reason(stages, last, total, max_iter, max_residual, cap, n)
         if stop is not None:
             break
         m, budget = min(2 * m, cap), STAGE_ITER_GROWTH * budget
-    margin = None
-    if ok and yf is not None:
-        if certify == "landmarks":
-            K_ll = _kernel_values(tr.components_, tr.components_, "rbf", {"gamma": gamma})
-            norm = float(np.sqrt(max(float(beta @ K_ll @ beta), 0.0)))
-        else:
-            norm = float(np.sqrt(max(float(res.alpha @ yf), 0.0)))
-        margin = float(yf.min()) / norm if norm > 0 else None
-    m_last = stages[-1]["n_components"]
-    why = {
-        "certified": f"a separator certified under the exact kernel at rank {m_last}",
-        "max_components": f"no separator could be certified up to rank {m_last} (the cap)",
-        "max_iter": f"no separator could be certified within max_iter={max_iter} SNKP "
-        f"iterations (last rank {m_last})",
-        "residual": f"the rank stopped growing at {m_last}, where the Nystroem features "
-        f"miss {100 * stages[-1]['residual']:.2g}% of an average point's kernel norm: the "
-        f"trend of ranks {stages[0]['n_components']}-{m_last} predicts "
-        f"{100 * predicted:.2g}% at rank {cap}, "
-        f"more than max_residual={max_residual}, so the rank would most likely have to grow "
-        f"to {cap}, where building the features alone costs about n m^2 = "
-        f"{float(n) * cap * cap:.1g} multiply-adds (max_residual=None grows it anyway); for a "
-        "certified answer use the exact kernel (kperc.gram_matrix, 8 n^2 bytes, then "
-        "kperc.snkp), for noisy data a soft-margin method such as sklearn.svm.SVC; no "
-        "separator or certificate was certified",
-        "certificate": f"a certificate that no separator has a normalised margin above "
-        f"tol={tol:g} under the exact kernel (||p||_G <= {cert['bound']:.3g}; rank {m_last})"
-        if cert
-        else "",
-    }[stop]
+    records = [st.record for st in stages]
+    why = _stop_message(stop, records, predicted, cap, n, max_iter, max_residual, tol, stage.cert)
+    ok, cert, tr = stage.ok, stage.cert, stage.op.transformer
     return NystroemResult(
         certified=ok,
         outcome="separator" if ok else "certificate" if cert else "not certified",
@@ -1012,15 +986,127 @@ def snkp_nystroem(
         norm_p_G=cert["bound"] if cert else None,
         stop=stop,
         message=why[0].upper() + why[1:] + ".",
-        n_components=m_last,
+        n_components=records[-1]["n_components"],
         nit=total,
-        alpha=res.alpha,
-        coef=v,
+        alpha=stage.res.alpha,
+        coef=stage.v,
         landmarks=tr.components_,
-        landmark_coef=beta,
+        landmark_coef=stage.beta,
         transformer=tr,
-        feature_norms=op.feature_norms,
-        yf=yf,
-        margin=margin,
-        stages=stages,
+        feature_norms=stage.op.feature_norms,
+        yf=stage.yf,
+        margin=_certified_margin(stage, certify, gamma),
+        stages=records,
+    )
+
+
+@dataclass(frozen=True)
+class _Stage:
+    """One stage of :func:`snkp_nystroem`: the SNKP run on the features ``op``, its model
+    (``v = Z^T alpha``, ``beta`` over the landmarks), whether it is an exact-kernel
+    separator (``ok``, with the checked values ``yf``), the exact certificate (or None)
+    and the stage's record in ``NystroemResult.stages``."""
+
+    res: Any
+    op: Any
+    v: np.ndarray
+    beta: np.ndarray
+    ok: bool
+    yf: np.ndarray | None
+    cert: dict[str, Any] | None
+    record: dict[str, Any]
+
+
+def _nystroem_stage(X, y, m, it, left, last, gamma, seed, dtype, tol, certify) -> _Stage:
+    """SNKP for ``it`` iterations on ``m`` Nystroem features, with the certificate screen;
+    the exact check of a screened certificate and of a separator. A last stage (``last``:
+    the rank cannot grow) whose certificate failed runs on without the screen, within the
+    ``left`` iterations of the whole run."""
+    t0 = time.perf_counter()
+    op = _approx_gram_operator(X, y, "rbf", m, "nystroem", seed, {"gamma": gamma}, dtype)
+    watch, found = _certificate_screen(op, tol, X.shape[0])
+    res = snkp(op, max_iter=it, check_input=False, callback=watch)
+    nit = res.nit
+    hopeless = bool(found) and _certificate_hopeless(X, y, found["p"], gamma, tol, seed)
+    cert = _exact_certificate(X, y, found["p"], gamma, tol) if found and not hopeless else None
+    if found and not cert and last and nit < left:
+        res = snkp(op, max_iter=left - nit, check_input=False)
+        nit += res.nit
+    v, beta, ok, yf = _stage_separator(res, op, X, y, gamma, certify)
+    record = {
+        "n_components": int(op.transformer.components_.shape[0]),
+        "max_iter": int(it),
+        "nit": int(nit),
+        "snkp": "certificate screen" if found and res.outcome == "callback" else res.outcome,
+        "screened": bool(found),
+        "sampled_out": hopeless,
+        "certified": ok,
+        "certificate": cert is not None,
+        "min_yf": None if yf is None else float(yf.min()),
+        "residual": _residual_fraction(op),
+        "seconds": time.perf_counter() - t0,
+    }
+    return _Stage(res, op, v, beta, ok, yf, cert, record)
+
+
+def _stop_reason(stages, last, total, max_iter, max_residual, cap, n) -> tuple[str | None, float]:
+    """Why the run stops after the last of ``stages`` (None: the rank doubles), and the
+    residual fraction predicted at rank ``cap`` (1 when not predicted)."""
+    st = stages[-1]
+    stop = (
+        "certified" if st.ok else "certificate" if st.cert else "max_components" if last else None
+    )
+    if stop is None and total >= max_iter:
+        stop = "max_iter"
+    predicted = 1.0
+    if stop is None and max_residual is not None and len(stages) >= 3 and cap < n:
+        seen = [s.record["residual"] for s in stages]
+        predicted = _predicted_residual(seen, np.log2(cap / st.record["n_components"]))
+        if seen[-1] > max_residual and predicted > max_residual:
+            stop = "residual"
+    return stop, predicted
+
+
+def _certified_margin(stage: _Stage, certify: str, gamma: float) -> float | None:
+    """The normalised exact-kernel margin of a certified separator (None otherwise):
+    ``min_i y_i f(x_i)`` over the RKHS norm of the certified function ``f``."""
+    if not (stage.ok and stage.yf is not None):
+        return None
+    if certify == "landmarks":
+        L = stage.op.transformer.components_
+        K_ll = _kernel_values(L, L, "rbf", {"gamma": gamma})
+        norm = float(np.sqrt(max(float(stage.beta @ K_ll @ stage.beta), 0.0)))
+    else:
+        norm = float(np.sqrt(max(float(stage.res.alpha @ stage.yf), 0.0)))
+    return float(stage.yf.min()) / norm if norm > 0 else None
+
+
+def _stop_message(stop, stages, predicted, cap, n, max_iter, max_residual, tol, cert) -> str:
+    """The sentence of :attr:`NystroemResult.message` for the reason ``stop``."""
+    m_last = stages[-1]["n_components"]
+    if stop == "certified":
+        return f"a separator certified under the exact kernel at rank {m_last}"
+    if stop == "max_components":
+        return f"no separator could be certified up to rank {m_last} (the cap)"
+    if stop == "max_iter":
+        return (
+            f"no separator could be certified within max_iter={max_iter} SNKP "
+            f"iterations (last rank {m_last})"
+        )
+    if stop == "residual":
+        return (
+            f"the rank stopped growing at {m_last}, where the Nystroem features "
+            f"miss {100 * stages[-1]['residual']:.2g}% of an average point's kernel norm: the "
+            f"trend of ranks {stages[0]['n_components']}-{m_last} predicts "
+            f"{100 * predicted:.2g}% at rank {cap}, "
+            f"more than max_residual={max_residual}, so the rank would most likely have to "
+            f"grow to {cap}, where building the features alone costs about n m^2 = "
+            f"{float(n) * cap * cap:.1g} multiply-adds (max_residual=None grows it anyway); "
+            "for a certified answer use the exact kernel (kperc.gram_matrix, 8 n^2 bytes, "
+            "then kperc.snkp), for noisy data a soft-margin method such as "
+            "sklearn.svm.SVC; no separator or certificate was certified"
+        )
+    return (
+        f"a certificate that no separator has a normalised margin above "
+        f"tol={tol:g} under the exact kernel (||p||_G <= {cert['bound']:.3g}; rank {m_last})"
     )
