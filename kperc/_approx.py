@@ -26,7 +26,13 @@ from sklearn.kernel_approximation import Nystroem, RBFSampler
 from ._gram import certified_positive
 from ._gram_matrix import GramOperator
 from ._kernel_columns import check_kernel_sample
-from ._kernel_values import _check_kernel_args, _kernel_values, _needs_psd_check, kernel_diagonal
+from ._kernel_values import (
+    _check_kernel_args,
+    _kernel_values,
+    _needs_psd_check,
+    kernel_diagonal,
+    resolve_gamma,
+)
 from ._perceptrons import snkp
 from ._rbf import RbfBound, rbf_values_affine
 from ._typing import ArrayLike, KernelLike, RandomStateLike
@@ -86,14 +92,6 @@ class ApproxGramOperator(GramOperator):
         self.feature_norms = feature_norms
 
 
-def _rbf_gamma(kernel_params: dict, n_features: int) -> float:
-    """The RBF ``gamma`` as :func:`sklearn.metrics.pairwise.rbf_kernel` defaults it."""
-    gamma = kernel_params.get("gamma")
-    if gamma is None:
-        return 1.0 / n_features
-    return check_positive(gamma, "gamma")
-
-
 def approx_gram_operator(
     X: ArrayLike,
     y: ArrayLike,
@@ -129,8 +127,8 @@ def approx_gram_operator(
     random_state : int, RandomState instance or None
         Seeds the choice of landmarks or frequencies; pass an int for reproducible runs.
     **kernel_params
-        ``gamma``, ``degree``, ``coef0`` as in :func:`kperc.gram_matrix` (same defaults:
-        the RBF ``gamma`` defaults to ``1 / n_features`` for both methods).
+        ``gamma``, ``degree``, ``coef0`` as in :func:`kperc.kernel_matrix` (same values
+        and defaults, for both methods).
 
     Returns
     -------
@@ -154,7 +152,7 @@ def approx_gram_operator(
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}; got {method!r}.")
     n_components = check_positive(n_components, "n_components", integer=True)
-    kernel_params = _check_kernel_args(kernel, kernel_params)
+    kernel_params = _check_kernel_args(kernel, kernel_params, X)
     return _approx_gram_operator(X, y, kernel, n_components, method, random_state, kernel_params)
 
 
@@ -174,7 +172,7 @@ def _approx_gram_operator(
     float32 (half the memory), in a :class:`_Float32Products` operator for
     :func:`snkp_nystroem`; the default returns the public :class:`ApproxGramOperator`.
     """
-    n, d = X.shape
+    n = X.shape[0]
     if _needs_psd_check(kernel, kernel_params):  # checked on a sample of 256 points
         check_kernel_sample(X, kernel, kernel_params)
     amax = float(np.max(np.abs(X)))
@@ -195,19 +193,16 @@ def _approx_gram_operator(
                 f"got kernel={kernel!r}. Use method='nystroem' for other kernels."
             )
         transformer = RBFSampler(
-            gamma=_rbf_gamma(kernel_params, d),
+            gamma=kernel_params["gamma"],
             n_components=n_components,
             random_state=random_state,
         )
     else:
-        params = dict(kernel_params)
-        if kernel == "rbf":
-            params["gamma"] = _rbf_gamma(kernel_params, d)
         transformer = Nystroem(
             kernel=kernel,
             n_components=min(n_components, n),  # sklearn would warn and clip
             random_state=random_state,
-            **params,
+            **kernel_params,
         )
     transformer.fit(X)
     # Transform by row blocks into one preallocated array: the whole-X transform would hold
@@ -322,7 +317,7 @@ def exact_margin_check(
     n = X.shape[0]
     if block_size is not None:
         block_size = check_positive(block_size, "block_size", integer=True)
-    kernel_params = _check_kernel_args(kernel, kernel_params)
+    kernel_params = _check_kernel_args(kernel, kernel_params, X)
     a = as_real_array(alpha, "alpha")
     if a.shape != (n,):
         raise ValueError(f"alpha must have shape ({n},) like y; got {a.shape}.")
@@ -374,7 +369,7 @@ def _exact_galpha(X, a, s, kernel, kernel_params: dict, rows, block_size) -> tup
         block_size = max(1, CHECK_BLOCK_BYTES // (8 * max(support.size, 1)))
     Galpha, scale, kerr = np.zeros(m), np.zeros(m), np.zeros(m)
     if kernel == "rbf":
-        gamma = _rbf_gamma(kernel_params, X.shape[1])
+        gamma = kernel_params["gamma"]
         if support.size == n and m == n and np.array_equal(rows, np.arange(n)):
             b = max(1, int(np.sqrt(CHECK_BLOCK_BYTES / 8)))
             starts = range(0, n, b)
@@ -763,7 +758,7 @@ def snkp_nystroem(
     X: ArrayLike,
     y: ArrayLike,
     *,
-    gamma: float | None = None,
+    gamma: float | str | None = None,
     n_components: int = 64,
     max_components: int = 4096,
     stage_iter: int = 1024,
@@ -814,8 +809,10 @@ def snkp_nystroem(
     X : array_like of shape (n_samples, n_features)
     y : array_like of shape (n_samples,)
         Labels in {-1, +1}.
-    gamma : float, optional
-        RBF parameter, ``K(x, z) = exp(-gamma ||x - z||^2)``; default ``1 / n_features``.
+    gamma : float, "scale" or None, default=None
+        RBF parameter, ``K(x, z) = exp(-gamma ||x - z||^2)``: ``None`` is
+        ``1 / n_features``, ``"scale"`` ``1 / (n_features X.var())``, as for
+        :func:`kperc.kernel_matrix`.
     n_components : int, default=64
         The first rank.
     max_components : int, default=4096
@@ -904,7 +901,7 @@ def snkp_nystroem(
     ('residual', [8, 16, 32], True)
     """
     X, y = check_Xy(X, y)
-    gamma = 1.0 / X.shape[1] if gamma is None else check_positive(gamma, "gamma")
+    gamma = resolve_gamma(gamma, X)
     n_components = check_positive(n_components, "n_components", integer=True)
     max_components = check_positive(max_components, "max_components", integer=True)
     stage_iter = check_positive(stage_iter, "stage_iter", integer=True)

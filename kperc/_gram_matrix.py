@@ -66,7 +66,8 @@ def gram_matrix(
     **kernel_params
         Kernel parameters: ``gamma`` for ``"rbf"``; ``gamma``, ``degree`` and
         ``coef0`` for ``"poly"``; none for ``"linear"`` (a parameter the kernel does not
-        use is refused).
+        use is refused). Their values as in :func:`kernel_matrix` (``gamma`` may be
+        ``"scale"``, the default of :class:`kperc.SNKPClassifier`).
 
     Returns
     -------
@@ -82,10 +83,10 @@ def gram_matrix(
     ------
     ValueError
         For bad data or labels, bad kernel parameters (``gamma`` must be ``> 0`` and
-        finite, ``degree`` a positive integer, ``coef0`` finite, and a kernel takes only
-        its own parameters), when some ``K(x_i, x_i) <= 0``, or when a kernel callable
-        (or ``"poly"`` with ``coef0 < 0``) gives a matrix that is not symmetric positive
-        semidefinite.
+        finite, ``None`` or ``"scale"``, ``degree`` a positive integer, ``coef0``
+        finite, and a kernel takes only its own parameters), when some
+        ``K(x_i, x_i) <= 0``, or when a kernel callable (or ``"poly"`` with
+        ``coef0 < 0``) gives a matrix that is not symmetric positive semidefinite.
     TypeError
         For complex or object data.
 
@@ -117,7 +118,7 @@ def gram_matrix(
     False
     """
     X, y = check_Xy(X, y)
-    kernel_params = _check_kernel_args(kernel, kernel_params)
+    kernel_params = _check_kernel_args(kernel, kernel_params, X)
     G, delta, groups = _gram_matrix_bounded(X, y, kernel, kernel_params)
     labels = y
     if isinstance(kernel, str) and kernel == "linear":
@@ -231,7 +232,7 @@ def _gram_matrix_bounded(
         G *= y[None, :]
         return G, delta, inv
     if isinstance(kernel, str) and kernel == "rbf":
-        G, delta = _rbf_gram(X, y, kernel_params.get("gamma"))
+        G, delta = _rbf_gram(X, y, kernel_params["gamma"])
         return G, delta, None
     delta = _entry_error(X, kernel, kernel_params)
     if _poly_needs_scaling(X, kernel, kernel_params):
@@ -282,7 +283,6 @@ def _rbf_gram(X: np.ndarray, y: np.ndarray, gamma) -> tuple[np.ndarray, float]:
     two values within ``dk`` (adding ``u`` for its rounding), and the diagonal is set
     to 1.
     """
-    gamma = 1.0 / X.shape[1] if gamma is None else float(gamma)
     bk = rbf_values_affine(X, X, gamma, repair_tol=GRAM_REPAIR_TOL)
     dk = bk.absolute + bk.relative if bk.err is None else float(np.max(bk.err))
     G = bk.K
@@ -301,8 +301,7 @@ def _poly_gram_scaled(X: np.ndarray, y: np.ndarray, kernel_params: dict) -> np.n
     ``e_i = sqrt(c) / t_i``: every quantity is at most 1, whatever the scale of ``X``.
     """
     degree = kernel_params.get("degree", 3)
-    gamma = kernel_params.get("gamma")
-    gamma = 1.0 / X.shape[1] if gamma is None else gamma
+    gamma = kernel_params["gamma"]
     c = kernel_params.get("coef0", 1)
     if c == 0:  # homogeneous: G does not depend on the scale of each row; scale exactly
         amax = np.max(np.abs(X), axis=1)

@@ -94,7 +94,7 @@ class KernelGramOperator(TrustedGramOperator):
         block_size: int | None = None,
     ) -> None:
         X, y = check_Xy(X, y)
-        kernel_params = _check_kernel_args(kernel, {} if kernel_params is None else kernel_params)
+        kernel_params = _check_kernel_args(kernel, kernel_params or {}, X)
         n = X.shape[0]
         if block_size is None:
             block_size = max(1, min(n, BLOCK_BYTES // (8 * n)))
@@ -133,8 +133,7 @@ class KernelGramOperator(TrustedGramOperator):
         # RBF values stay accurate at any gamma (kperc._rbf), where ||x||^2 + ||z||^2 -
         # 2 x.z cancels (at gamma = 1e16 it gave K(x, x) = 2e-8)
         if self.kernel == "rbf":
-            gamma = self.kernel_params.get("gamma")
-            return rbf_values(A, B, 1.0 / A.shape[1] if gamma is None else gamma)
+            return rbf_values(A, B, self.kernel_params["gamma"])
         return _kernel_values(A, B, self.kernel, self.kernel_params)
 
     def column(self, j: int) -> np.ndarray:

@@ -35,12 +35,14 @@ KERNELS = ("linear", "poly", "rbf")
 KERNEL_PARAMS = {"linear": (), "rbf": ("gamma",), "poly": ("gamma", "degree", "coef0")}
 
 
-def _check_kernel_args(kernel, kernel_params) -> dict:
+def _check_kernel_args(kernel, kernel_params, X=None) -> dict:
     """Refuse an unknown kernel name or keyword, or a bad value; return the checked values.
 
-    Shared by every public entry that takes kernel parameters: ``gamma`` must be ``None``
-    (the default ``1 / n_features``) or a finite number ``> 0``, ``degree`` a positive
-    integer and ``coef0`` a finite number.
+    Shared by every public entry that takes kernel parameters: ``gamma`` as
+    :func:`resolve_gamma` takes it (resolved for the checked data ``X``, and set for the
+    ``"rbf"`` and ``"poly"`` kernels, so that the private functions get a number),
+    ``degree`` a positive integer and ``coef0`` a finite number. Without ``X`` (the
+    estimator, which resolves its own ``gamma``) a given ``gamma`` must be a number.
     """
     if not callable(kernel) and (not isinstance(kernel, str) or kernel not in KERNELS):
         raise ValueError(f"kernel must be one of {KERNELS} or a callable; got {kernel!r}.")
@@ -59,13 +61,81 @@ def _check_kernel_args(kernel, kernel_params) -> dict:
                 f"remove {', '.join(unused)}."
             )
     params = dict(kernel_params)
-    if params.get("gamma") is not None:
+    if X is not None and ("gamma" in params or kernel in ("rbf", "poly")):
+        params["gamma"] = resolve_gamma(params.get("gamma"), X)
+    elif params.get("gamma") is not None:
         params["gamma"] = check_positive(params["gamma"], "gamma")
     if "degree" in params:
         params["degree"] = check_positive(params["degree"], "degree", integer=True)
     if "coef0" in params:
         params["coef0"] = check_finite(params["coef0"], "coef0")
     return params
+
+
+def resolve_gamma(gamma, X) -> float:
+    """The ``gamma`` of the ``"rbf"`` and ``"poly"`` kernels for the data ``X``.
+
+    Every function of kperc that takes kernel parameters and
+    :class:`kperc.SNKPClassifier` accept the same values:
+
+    * ``None`` (the functions' default): ``1 / n_features``, as
+      :mod:`sklearn.metrics.pairwise`;
+    * ``"scale"`` (the estimator's default): ``1 / (n_features X.var())`` for the training
+      ``X``, as :class:`sklearn.svm.SVC` (1 when ``X.var() = 0``);
+    * a finite number ``> 0``.
+
+    ``X.var()`` (``X`` dense or scipy.sparse) is computed on ``X`` divided by a power of
+    two near its largest entry (exact), so that no square overflows or underflows, and
+    ``gamma`` is divided by its square last. Where ``"scale"`` is not a normal float64
+    (entries beyond about ``1e+-154``: ``1e300`` gives a variance near ``1e600``) a
+    :class:`ValueError` says so: no float64 ``gamma`` stands for it, and a subnormal one
+    would carry few correct digits. The RBF kernel with ``gamma="scale"`` does not change
+    when ``X`` is multiplied by any factor, so rescaling ``X`` loses nothing.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kperc._kernel_values import resolve_gamma
+    >>> X = np.array([[0.0, 2.0], [2.0, 0.0]])
+    >>> resolve_gamma(None, X), resolve_gamma("scale", X), resolve_gamma(0.5, X)
+    (0.5, 0.5, 0.5)
+    >>> resolve_gamma("scale", X * 2.0**-500) == 0.5 * 4.0**500  # exact, far from 1
+    True
+    >>> resolve_gamma("scale", X * 1e300)
+    Traceback (most recent call last):
+    ...
+    ValueError: gamma='scale' is 1 / (n_features X.var()), about 1e-600 for this X ...
+    """
+    if gamma is None:
+        return 1.0 / X.shape[1]
+    if not isinstance(gamma, str):
+        return check_positive(gamma, "gamma")
+    if gamma != "scale":
+        raise ValueError(f"gamma must be a positive number, 'scale' or None; got {gamma!r}.")
+    n, d = X.shape
+    amax = float(abs(X).max()) if n and d else 0.0
+    if amax == 0:
+        return 1.0
+    scale = pow2_scale(amax)
+    Xs = X / scale
+    if scipy.sparse.issparse(Xs):
+        mean = Xs.sum() / (n * d)
+        var = float(Xs.multiply(Xs).sum() / (n * d) - mean**2)
+    else:
+        var = float(Xs.var())
+    if var == 0:
+        return 1.0
+    with np.errstate(over="ignore", under="ignore"):
+        g = 1.0 / (d * var) / scale / scale
+    if not np.finfo(np.float64).tiny <= g < np.inf:
+        e10 = -(math.log10(d * var) + 2 * math.log10(scale))
+        raise ValueError(
+            f"gamma='scale' is 1 / (n_features X.var()), about 1e{e10:+.0f} for this X "
+            f"(entries up to {amax:.3g}), outside the normal range of float64. Rescale X "
+            "(the RBF kernel with gamma='scale' is the same at every scale of X), or pass "
+            "gamma as a number."
+        )
+    return g
 
 
 def _needs_psd_check(kernel, kernel_params) -> bool:
@@ -106,8 +176,11 @@ def kernel_matrix(
         A callable receives two data matrices and returns their kernel matrix, as in
         :class:`sklearn.svm.SVC`.
     **kernel_params
-        Passed to the kernel: ``gamma`` (``> 0`` and finite; ``None`` means
-        ``1 / n_features``), ``degree`` (a positive integer), ``coef0`` (finite).
+        Passed to the kernel: ``gamma`` (``None``, the default, means ``1 / n_features``;
+        ``"scale"`` means ``1 / (n_features X.var())``, the default of
+        :class:`kperc.SNKPClassifier`; or a finite number ``> 0``: see
+        :func:`~kperc._kernel_values.resolve_gamma`), ``degree`` (a positive integer),
+        ``coef0`` (finite). Every function of kperc takes these values.
 
     Returns
     -------
@@ -131,7 +204,7 @@ def kernel_matrix(
     Z = X if Z is None else check_X(Z, "Z")
     if Z.shape[1] != X.shape[1]:
         raise ValueError(f"X has {X.shape[1]} features but Z has {Z.shape[1]}.")
-    kernel_params = _check_kernel_args(kernel, kernel_params)
+    kernel_params = _check_kernel_args(kernel, kernel_params, X)
     K = _kernel_values(X, Z, kernel, kernel_params)
     if Z is X and _needs_psd_check(kernel, kernel_params):
         _check_kernel_matrix(K)
@@ -143,7 +216,7 @@ def _kernel_values(X: np.ndarray, Z: np.ndarray, kernel, kernel_params: dict) ->
     if callable(kernel):
         return _check_callable_output(kernel(X, Z), (X.shape[0], Z.shape[0]))
     if kernel == "rbf":
-        return _rbf_kernel(X, Z, kernel_params.get("gamma"))
+        return _rbf_kernel(X, Z, kernel_params["gamma"])
     K = pairwise_kernels(X, Z, metric=kernel, **kernel_params)
     if not np.all(np.isfinite(K)):
         raise ValueError(
@@ -184,7 +257,6 @@ def _rbf_kernel(X: np.ndarray, Z: np.ndarray, gamma) -> np.ndarray:
     """``exp(-gamma ||x - z||^2)`` as sklearn computes it, and from scaled data for entries
     beyond ``1e+-100`` (whose squared distances overflow or underflow), where sklearn's
     ``||x||^2 + ||z||^2 - 2 x.z`` gives ``inf - inf = NaN``."""
-    gamma = 1.0 / X.shape[1] if gamma is None else gamma
     amax = max(float(np.max(np.abs(X))), float(np.max(np.abs(Z))))
     if amax == 0 or 1 / _SAFE_SCALE <= amax <= _SAFE_SCALE:
         return pairwise_kernels(X, Z, metric="rbf", gamma=gamma)
@@ -214,7 +286,8 @@ def kernel_diagonal(
     entries near 1e300) a :class:`ValueError` says so. :func:`gram_matrix` still builds
     the normalised ``G`` of such data, from scaled quantities.
     """
-    return _kernel_diagonal(check_X(X), kernel, _check_kernel_args(kernel, kernel_params))
+    X = check_X(X)
+    return _kernel_diagonal(X, kernel, _check_kernel_args(kernel, kernel_params, X))
 
 
 def _kernel_diagonal(X: Any, kernel: KernelLike, kernel_params: dict) -> np.ndarray:
@@ -237,8 +310,7 @@ def _kernel_diagonal(X: Any, kernel: KernelLike, kernel_params: dict) -> np.ndar
         return np.ones(X.shape[0])
     if kernel == "poly":
         degree = kernel_params.get("degree", 3)
-        gamma = kernel_params.get("gamma")
-        gamma = 1.0 / X.shape[1] if gamma is None else gamma
+        gamma = kernel_params["gamma"]
         coef0 = kernel_params.get("coef0", 1)
         with np.errstate(over="ignore", invalid="ignore"):
             d = (gamma * np.einsum("ij,ij->i", X, X) + coef0) ** degree
@@ -351,8 +423,7 @@ def _entry_error(X: np.ndarray, kernel, kernel_params: dict) -> float | None:
         return (2.0 * gd + 10.0 * _U) * 1.01 + 16.0 * d * _ETA
     if callable(kernel) or (kernel == "poly" and kernel_params.get("coef0", 1) < 0):
         return None
-    gamma = kernel_params.get("gamma")
-    gamma = 1.0 / d if gamma is None else float(gamma)
+    gamma = float(kernel_params["gamma"])
     amax = float(np.max(np.abs(X))) if X.size else 0.0
     if kernel == "rbf":
         if amax == 0 or 1 / _SAFE_SCALE <= amax <= _SAFE_SCALE:
@@ -437,8 +508,7 @@ def _poly_needs_scaling(X: np.ndarray, kernel, kernel_params: dict) -> bool:
     nonzero = norms[norms > 0]
     if nonzero.size == 0:
         return False
-    gamma = kernel_params.get("gamma")
-    gamma = 1.0 / X.shape[1] if gamma is None else gamma
+    gamma = kernel_params["gamma"]
     c = kernel_params.get("coef0", 1)
     degree = kernel_params.get("degree", 3)
     with np.errstate(over="ignore", under="ignore", divide="ignore"):
