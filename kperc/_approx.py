@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 from scipy.optimize import OptimizeResult
-from scipy.sparse.linalg import LinearOperator
 from sklearn.kernel_approximation import Nystroem, RBFSampler
 
 from ._gram import certified_positive
@@ -28,15 +27,15 @@ from ._gram_matrix import GramOperator
 from ._kernel_columns import check_kernel_sample
 from ._kernel_values import (
     _check_kernel_args,
+    _kernel_diagonal,
     _kernel_values,
     _needs_psd_check,
-    kernel_diagonal,
     resolve_gamma,
 )
 from ._perceptrons import snkp
 from ._rbf import RbfBound, rbf_values_affine
 from ._typing import ArrayLike, KernelLike, RandomStateLike
-from ._validation import as_real_array, check_positive, check_Xy
+from ._validation import TrustedGramOperator, as_real_array, check_positive, check_Xy
 
 _U64 = np.finfo(np.float64).eps / 2  # unit round-off of float64
 
@@ -323,12 +322,6 @@ def exact_margin_check(
         raise ValueError(f"alpha must have shape ({n},) like y; got {a.shape}.")
     if not np.all(np.isfinite(a)) or np.any(a < 0):
         raise ValueError("alpha must be finite and non-negative (a result's alpha is).")
-    if _needs_psd_check(kernel, kernel_params):  # symmetric PSD on a sample, as gram_matrix
-        check_kernel_sample(X, kernel, kernel_params)
-    diag = kernel_diagonal(X, kernel, **kernel_params)
-    if np.any(~(diag > 0)):
-        raise ValueError("K(x_i, x_i) <= 0 for some point: the normalised kernel is undefined.")
-    s = y / np.sqrt(diag)
     if rows is None:
         rows = np.arange(n)
     else:
@@ -337,6 +330,19 @@ def exact_margin_check(
             raise ValueError("rows must be a non-empty 1-D array of point indices.")
         if rows.min() < -n or rows.max() >= n:
             raise ValueError(f"rows must index the {n} points; got values out of range.")
+    if _needs_psd_check(kernel, kernel_params):  # symmetric PSD on a sample, as gram_matrix
+        check_kernel_sample(X, kernel, kernel_params)
+    return _exact_margin_check(X, y, a, kernel, kernel_params, rows, block_size)
+
+
+def _exact_margin_check(X, y, a, kernel, kernel_params: dict, rows, block_size):
+    """:func:`exact_margin_check` of checked data, labels, weights, kernel parameters and
+    row indices (a kernel that may not be PSD already checked on a sample)."""
+    n = X.shape[0]
+    diag = _kernel_diagonal(X, kernel, kernel_params)
+    if np.any(~(diag > 0)):
+        raise ValueError("K(x_i, x_i) <= 0 for some point: the normalised kernel is undefined.")
+    s = y / np.sqrt(diag)
     Galpha, bound = _exact_galpha(X, a, s, kernel, kernel_params, rows, block_size)
     gmin = float(Galpha.min())
     separated = Galpha > bound
@@ -416,7 +422,7 @@ def _add_block(bk: RbfBound, w, aw, g, scale, kerr, T: bool = False) -> None:
         kerr += (bk.err.T if T else bk.err) @ aw
 
 
-class _Float32Products(LinearOperator):
+class _Float32Products(TrustedGramOperator):
     """``G = Z Z^T`` with the rows of ``Z`` stored in float32: products at half the memory
     traffic.
 
@@ -425,6 +431,9 @@ class _Float32Products(LinearOperator):
     float64's: an SNKP run on this operator only *proposes* a separator, which counts
     only after the float64 check under the exact kernel (:func:`_landmark_check`). The
     operator is not exported: :func:`kperc.snkp` would call its proposal a separator.
+    Its rows are the unit rows of :func:`_approx_gram_operator` rounded to float32, so it
+    is a valid Gram form by construction (a :class:`~kperc._validation.TrustedGramOperator`:
+    SNKP takes it without probes, as every operator kperc builds).
     """
 
     def __init__(self, Z32: np.ndarray, transformer: Any, feature_norms: np.ndarray) -> None:
@@ -691,7 +700,7 @@ def _stage_separator(res, op, X, y, gamma: float, certify: str):
     if certify == "landmarks":
         chk = _landmark_check(X, y, tr.components_, beta, gamma)
         return v, beta, chk.certified, chk.yf
-    dual = exact_margin_check(X, y, res.alpha, "rbf", gamma=gamma)
+    dual = _exact_margin_check(X, y, res.alpha, "rbf", {"gamma": gamma}, np.arange(len(y)), None)
     return v, beta, dual.certified, dual.Galpha
 
 
@@ -1022,12 +1031,12 @@ def _nystroem_stage(X, y, m, it, left, last, gamma, seed, dtype, tol, certify) -
     t0 = time.perf_counter()
     op = _approx_gram_operator(X, y, "rbf", m, "nystroem", seed, {"gamma": gamma}, dtype)
     watch, found = _certificate_screen(op, tol, X.shape[0])
-    res = snkp(op, max_iter=it, check_input=False, callback=watch)
+    res = snkp(op, max_iter=it, callback=watch)
     nit = res.nit
     hopeless = bool(found) and _certificate_hopeless(X, y, found["p"], gamma, tol, seed)
     cert = _exact_certificate(X, y, found["p"], gamma, tol) if found and not hopeless else None
     if found and not cert and last and nit < left:
-        res = snkp(op, max_iter=left - nit, check_input=False)
+        res = snkp(op, max_iter=left - nit)
         nit += res.nit
     v, beta, ok, yf = _stage_separator(res, op, X, y, gamma, certify)
     record = {

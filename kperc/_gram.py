@@ -5,9 +5,17 @@
 what a certificate needs: the rounding terms of ``G alpha`` (:func:`certified_positive`)
 and the bounds on ``||p||_G``, for ``G`` as rounded and, when it was built from data, for
 the data's exact Gram matrix (:func:`quick_seminorm_bound`, :func:`seminorm_floor`).
-:class:`ValidatedGram` lets a user pay the validation of a matrix of their own once (the
-Cholesky test alone costs a few hundred products ``G @ v`` at ``n = 2000``); a matrix of
-:func:`kperc.gram_matrix` is valid by construction (``_validation.GramProvenance``).
+
+One mechanism says that a ``G`` was checked: its provenance. A matrix of
+:func:`kperc.gram_matrix` (valid by construction) or of a :class:`ValidatedGram` (checked
+once: the Cholesky test alone costs a few hundred products ``G @ v`` at ``n = 2000``) is
+registered read-only with what is known about it (``_validation.GramProvenance``), and
+every operator kperc builds is a ``TrustedGramOperator``; :func:`as_gram` takes both
+without checking them again. It was kept over a caller's ``check_input=False`` because it
+travels with the matrix and cannot outlive a change to it (the buffer is read-only; a
+factor's stored rows are re-checked). ``validate=False`` is what the algorithms'
+``check_input=False`` asks for: a caller's promise, which a ``ValidatedGram`` makes
+unnecessary.
 """
 
 from __future__ import annotations
@@ -456,9 +464,10 @@ class _OperatorGram:
 def as_gram(G, *, check_psd: bool | None = None, validate: bool = True, cache_size: float = 0.0):
     """Validate ``G`` and wrap it for the algorithms (dense array or LinearOperator).
 
-    With ``validate=False`` (the algorithms' ``check_input=False``) only the shape is
-    checked: the ``O(n^2)`` symmetry, diagonal and finiteness scans are skipped, which
-    matters when a cheap algorithm is called many times on the same matrix.
+    A ``G`` whose provenance is known (see the module's docstring) is not checked again.
+    With ``validate=False`` (the algorithms' ``check_input=False``, a caller's promise)
+    only the shape is checked: the ``O(n^2)`` symmetry, diagonal and finiteness scans are
+    skipped.
     ``cache_size`` (megabytes) sizes the column cache of a LinearOperator
     (a least-recently-used cache); a dense ``G`` needs none, its rows are views.
     """

@@ -118,7 +118,12 @@ def gram_matrix(
     False
     """
     X, y = check_Xy(X, y)
-    kernel_params = _check_kernel_args(kernel, kernel_params, X)
+    return _gram_matrix(X, y, kernel, _check_kernel_args(kernel, kernel_params, X))
+
+
+def _gram_matrix(X: np.ndarray, y: np.ndarray, kernel: KernelLike, kernel_params: dict):
+    """:func:`gram_matrix` of checked data, labels and kernel parameters: the read-only
+    matrix, registered with what is known about it (:func:`trust_gram`)."""
     G, delta, groups = _gram_matrix_bounded(X, y, kernel, kernel_params)
     labels = y
     if isinstance(kernel, str) and kernel == "linear":

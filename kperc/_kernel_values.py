@@ -178,9 +178,9 @@ def kernel_matrix(
     **kernel_params
         Passed to the kernel: ``gamma`` (``None``, the default, means ``1 / n_features``;
         ``"scale"`` means ``1 / (n_features X.var())``, the default of
-        :class:`kperc.SNKPClassifier`; or a finite number ``> 0``: see
-        :func:`~kperc._kernel_values.resolve_gamma`), ``degree`` (a positive integer),
-        ``coef0`` (finite). Every function of kperc takes these values.
+        :class:`kperc.SNKPClassifier`, refused with a :class:`ValueError` where it is
+        outside the normal float64 range; or a finite number ``> 0``), ``degree`` (a
+        positive integer), ``coef0`` (finite). Every function of kperc takes these values.
 
     Returns
     -------
