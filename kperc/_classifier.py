@@ -721,7 +721,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
 
     def _set_gamma(self, X):
         if self.gamma == "scale":  # as sklearn.svm.SVC: on X, without the intercept column
-            self._gamma = resolve_gamma("scale", X)
+            self._gamma = resolve_gamma("scale", X) if self.kernel in ("rbf", "poly") else 1.0
         else:
             self._gamma = float(self.gamma)
 
