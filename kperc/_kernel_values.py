@@ -73,24 +73,14 @@ def _check_kernel_args(kernel, kernel_params, X=None) -> dict:
 
 
 def resolve_gamma(gamma, X) -> float:
-    """The ``gamma`` of the ``"rbf"`` and ``"poly"`` kernels for the data ``X``.
+    """``gamma`` of the ``"rbf"`` and ``"poly"`` kernels for the data ``X`` (dense or
+    scipy.sparse), with the values every function and the estimator take (documented
+    once, in :func:`kernel_matrix`).
 
-    Every function of kperc that takes kernel parameters and
-    :class:`kperc.SNKPClassifier` accept the same values:
-
-    * ``None`` (the functions' default): ``1 / n_features``, as
-      :mod:`sklearn.metrics.pairwise`;
-    * ``"scale"`` (the estimator's default): ``1 / (n_features X.var())`` for the training
-      ``X``, as :class:`sklearn.svm.SVC` (1 when ``X.var() = 0``);
-    * a finite number ``> 0``.
-
-    ``X.var()`` (``X`` dense or scipy.sparse) is computed on ``X`` divided by a power of
-    two near its largest entry (exact), so that no square overflows or underflows, and
-    ``gamma`` is divided by its square last. Where ``"scale"`` is not a normal float64
-    (entries beyond about ``1e+-154``: ``1e300`` gives a variance near ``1e600``) a
-    :class:`ValueError` says so: no float64 ``gamma`` stands for it, and a subnormal one
-    would carry few correct digits. The RBF kernel with ``gamma="scale"`` does not change
-    when ``X`` is multiplied by any factor, so rescaling ``X`` loses nothing.
+    For ``"scale"``, ``X.var()`` is computed on ``X`` over a power of two near its largest
+    entry (exact: no square overflows or underflows) and ``gamma`` divided by that power's
+    square last; where the result is not a normal float64 (entries beyond about
+    ``1e+-154``) no float64 ``gamma`` stands for it, and a :class:`ValueError` says so.
 
     Examples
     --------
@@ -177,10 +167,11 @@ def kernel_matrix(
         :class:`sklearn.svm.SVC`.
     **kernel_params
         Passed to the kernel: ``gamma`` (``None``, the default, means ``1 / n_features``;
-        ``"scale"`` means ``1 / (n_features X.var())``, the default of
-        :class:`kperc.SNKPClassifier`, refused with a :class:`ValueError` where it is
-        outside the normal float64 range; or a finite number ``> 0``), ``degree`` (a
-        positive integer), ``coef0`` (finite). Every function of kperc takes these values.
+        ``"scale"``, the default of :class:`kperc.SNKPClassifier`, means
+        ``1 / (n_features X.var())`` for the (training) ``X``, 1 when ``X.var() = 0``,
+        and is refused with a :class:`ValueError` where it is outside the normal
+        float64 range; or a finite number ``> 0``), ``degree`` (a positive integer),
+        ``coef0`` (finite). Every function of kperc takes these values.
 
     Returns
     -------
