@@ -36,13 +36,9 @@ from ._gram_form import (
     sqrt_diagonal,
     with_entry_error,
 )
+from ._gram_matrix import _gram_matrix_bounded
 from ._grown_rank import GrownNystroem, fit_grown_rank
-from ._kernels import (
-    _check_kernel_args,
-    _gram_matrix_bounded,
-    _kernel_values,
-    linear_norms,
-)
+from ._kernel_values import _check_kernel_args, _kernel_values, linear_norms, resolve_gamma
 from ._typing import ArrayLike, KernelLike, RandomStateLike
 from ._validation import (
     as_real_array,
@@ -725,8 +721,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
 
     def _set_gamma(self, X):
         if self.gamma == "scale":  # as sklearn.svm.SVC: on X, without the intercept column
-            var = _fit.variance(X)
-            self._gamma = 1.0 / (X.shape[1] * var) if var != 0 else 1.0
+            self._gamma = resolve_gamma("scale", X) if self.kernel in ("rbf", "poly") else 1.0
         else:
             self._gamma = float(self.gamma)
 

@@ -18,15 +18,9 @@ import scipy.sparse
 from scipy.sparse.linalg import LinearOperator
 from sklearn.utils.sparsefuncs import mean_variance_axis
 
-from ._kernels import (
-    _U,
-    GramOperator,
-    _DenseGram,
-    _OperatorGram,
-    as_gram,
-    quick_seminorm_bound,
-    seminorm_floor,
-)
+from ._gram import _DenseGram, _OperatorGram, as_gram, quick_seminorm_bound, seminorm_floor
+from ._gram_matrix import GramOperator
+from ._kernel_values import _U
 from ._perceptrons import nkp, snkp
 from ._primal_dual import isnkpvn
 from ._result import KpercResult
@@ -198,7 +192,7 @@ def run_algorithm(
     ------
     ValueError
         For ISNKPVN, when ``tol`` is at or below twice the accuracy with which
-        ``||p||_G`` can be certified for ``G`` (:func:`kperc._kernels.seminorm_floor`,
+        ``||p||_G`` can be certified for ``G`` (:func:`kperc._gram.seminorm_floor`,
         the check ISNKPVN makes of its ``eps``); the message names ``tol``, the floor
         and ``lower_floor``, a form of the kernel whose floor is lower (if any).
     """
@@ -409,9 +403,10 @@ def inseparable_message(est: Any, X) -> str:
 
 def certifiable_floor(est: Any, X) -> float:
     """Twice the smallest bound on ``||p||_G`` that can be certified for the exact kernel
-    matrix of the binary fit's training points (:func:`kperc._kernels.seminorm_floor`,
+    matrix of the binary fit's training points (:func:`kperc._gram.seminorm_floor`,
     for the form the fit used: below it ISNKPVN ends "undecided")."""
-    from ._kernels import _entry_error, _signed_normalized_points, factor_row_error
+    from ._gram_matrix import _signed_normalized_points, factor_row_error
+    from ._kernel_values import _entry_error
 
     Xa = est._augment(X)
     train = np.setdiff1d(np.arange(Xa.shape[0]), est.conflicts_.ravel())

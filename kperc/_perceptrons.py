@@ -17,12 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import (
-    DEFAULT_CACHE_SIZE,
-    _check_diag,
-    as_gram,
-    certified_positive,
-)
+from ._gram import DEFAULT_CACHE_SIZE, as_gram, certified_positive
+from ._kernel_values import _check_diag
 from ._result import (
     CallbackType,
     KpercResult,

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ._kernels import (
+from ._gram import (
     as_gram,
     certified_positive,
     check_attainable,

@@ -16,18 +16,17 @@ import math
 
 import numpy as np
 
-from ._kernels import (
-    _U,
+from ._gram import (
     DEFAULT_CACHE_SIZE,
     as_gram,
     certified_positive,
     certified_separates,
     check_attainable,
     data_certifiable,
-    factor_row_error,
-    signed_normalized_points,
     undecided_certificate,
 )
+from ._gram_matrix import factor_row_error, signed_normalized_points
+from ._kernel_values import _U
 from ._result import (
     CallbackType,
     KpercResult,
