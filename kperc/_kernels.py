@@ -22,6 +22,7 @@ import scipy.sparse
 from scipy.sparse.linalg import LinearOperator
 from sklearn.metrics.pairwise import pairwise_kernels
 
+from . import _array_api, _device
 from ._rbf import rbf_values_affine
 from ._typing import ArrayLike, KernelLike
 from ._validation import (
@@ -414,6 +415,8 @@ def gram_matrix(
     >>> G.flags.writeable
     False
     """
+    if _array_api.is_foreign(X):  # torch, CuPy, ...: formed on X's device (kperc._device)
+        return _device.device_gram_matrix(X, y, kernel, **kernel_params)
     X, y = check_Xy(X, y)
     kernel_params = _check_kernel_args(kernel, kernel_params)
     G, delta, groups = _gram_matrix_bounded(X, y, kernel, kernel_params)
@@ -1105,6 +1108,8 @@ def seminorm_floor(gram, *, data: bool = True) -> float:
     Gram matrix ``G*`` of the data (:meth:`_DenseGram.data_bound`): about
     ``sqrt(entry_error)`` for a dense ``G``, ``row_error`` more for a factor.
     """
+    if hasattr(gram, "seminorm_floor"):  # a G on a device (kperc._device.DeviceGram)
+        return gram.seminorm_floor(data)
     if isinstance(gram, _DenseGram):
         ul = np.finfo(np.longdouble).eps / 2
         floor2 = 2 * (gram.n + 2) * ul + (gram.entry_error if data else 0.0)

@@ -20,9 +20,9 @@ import numpy as np
 from ._kernels import (
     DEFAULT_CACHE_SIZE,
     _check_diag,
-    as_gram,
     certified_positive,
 )
+from ._device import as_any_gram, finish
 from ._result import (
     CallbackType,
     KpercResult,
@@ -85,6 +85,23 @@ def _data_separates(S: np.ndarray, w: np.ndarray) -> bool:
     g = gamma(d + 2)
     bound = g * (1.0 + g) * mag + _ETA * (d + 2 + float(aw.sum()) * (1.0 + g))
     return bool(np.all(m > bound))
+
+
+def _undecided_messages(gram, how: str, unconfirmed: bool, k: int, unit: str) -> dict | None:
+    """``{"undecided": message}`` for a run in a precision below float64 (a float32 ``G``
+    on a device, :mod:`kperc._device`) that ended at ``max_iter`` after an iterate whose
+    float64 check found ``min G alpha > 0`` but not beyond rounding; None otherwise (and
+    always on the numpy path, whose runs are unchanged)."""
+    if how != "max_iter" or not unconfirmed or not getattr(gram, "low_precision", False):
+        return None
+    return {
+        "undecided": (
+            f"undecided after {k} {unit}: an iterate had min G alpha > 0, but a float64 "
+            f"check could not confirm it beyond rounding (G in {gram.dtype}, its entries "
+            f"within {gram.entry_error:.2g} of the data's exact Gram matrix); float64 "
+            "arrays may decide"
+        )
+    }
 
 
 def _fresh_certified(gram, counts: np.ndarray, k: int) -> bool:
@@ -427,7 +444,7 @@ def nkp(
     check_flags(trace=trace, halt=halt, check_input=check_input)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     cache_size = check_nonnegative(cache_size, "cache_size")
-    gram = as_gram(G, validate=check_input, cache_size=cache_size)
+    gram = as_any_gram(G, validate=check_input, cache_size=cache_size)
     n = gram.n
     diag = gram.diagonal()
     counts = np.zeros(n)
@@ -443,6 +460,7 @@ def nkp(
     callback = check_callback(callback)
     ties = GramSumBound(gram.rounding_terms)  # the tie rule of kperc._ties
     stopped = False
+    unconfirmed = False  # G u > 0 as computed, not beyond rounding (kperc._device)
     k = 0
     while True:
         i = int(g.argmin())
@@ -458,10 +476,13 @@ def nkp(
                 margin=gmin / nu if nu > 0 else 0.0,
                 L=-gmin * scale + 0.5 * sq * scale * scale,
             )
-        if gmin > 0 and first is None and _fresh_certified(gram, counts, k):
-            first = k
-            if halt:
-                break
+        if gmin > 0 and first is None:
+            if _fresh_certified(gram, counts, k):
+                first = k
+                if halt:
+                    break
+            else:
+                unconfirmed = True
         if k >= max_iter:
             break
         if callback is not None and notify(
@@ -485,17 +506,22 @@ def nkp(
         how = "separator"
     else:
         how = "callback" if stopped else "max_iter"
-    return exit_result(
-        how,
-        k,
-        max_iter=max_iter,
-        unit="updates",
-        halt=halt,
-        stopped=stopped,
-        alpha=alpha,
-        trace=tr.data,
-        first_separator_nit=first,
-        ncol=gram.column_evals,
+    messages = _undecided_messages(gram, how, unconfirmed, k, "updates")
+    return finish(
+        gram,
+        exit_result(
+            "undecided" if messages else how,
+            k,
+            max_iter=max_iter,
+            unit="updates",
+            halt=halt,
+            stopped=stopped,
+            messages=messages,
+            alpha=alpha,
+            trace=tr.data,
+            first_separator_nit=first,
+            ncol=gram.column_evals,
+        ),
     )
 
 
@@ -575,7 +601,7 @@ def snkp(
     ('separator', True)
     """
     check_flags(trace=trace, halt=halt, check_input=check_input)
-    gram = as_gram(G) if check_input else as_gram(G, validate=False)
+    gram = as_any_gram(G, validate=check_input)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     mu = check_mu0(mu0)
     n = gram.n
@@ -611,6 +637,7 @@ def snkp(
     gmin = float(ga.min())
     callback = check_callback(callback)
     stopped = False
+    unconfirmed = False  # G alpha > 0 as computed, not beyond rounding (kperc._device)
     k = 0
     while True:
         if tr.enabled:
@@ -632,6 +659,8 @@ def snkp(
                 first = k
                 if halt:
                     break
+            elif gmin > 0:
+                unconfirmed = True
         if k >= max_iter:
             break
         if callback is not None and notify(
@@ -668,17 +697,22 @@ def snkp(
         how = "separator"
     else:
         how = "callback" if stopped else "max_iter"
-    return exit_result(
-        how,
-        k,
-        max_iter=max_iter,
-        halt=halt,
-        stopped=stopped,
-        alpha=alpha.copy(),
-        p=p.copy(),
-        trace=tr.data,
-        first_separator_nit=first,
-        mu=mu,
+    messages = _undecided_messages(gram, how, unconfirmed, k, "iterations")
+    return finish(
+        gram,
+        exit_result(
+            "undecided" if messages else how,
+            k,
+            max_iter=max_iter,
+            halt=halt,
+            stopped=stopped,
+            messages=messages,
+            alpha=alpha.copy(),
+            p=p.copy(),
+            trace=tr.data,
+            first_separator_nit=first,
+            mu=mu,
+        ),
     )
 
 

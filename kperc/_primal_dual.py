@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from ._array_api import is_foreign, to_numpy
+from ._device import as_any_gram, finish
 from ._kernels import (
-    as_gram,
     certified_positive,
     check_attainable,
     data_certifiable,
@@ -33,6 +34,7 @@ from ._result import (
     notify,
     stopped_message,
 )
+from ._perceptrons import _undecided_messages
 from ._smoothing import euclidean_prox
 from ._typing import ArrayLike, GramLike
 from ._validation import check_flags, check_mu0, check_positive, check_simplex
@@ -108,6 +110,7 @@ def _snkpvn_core(
     ws = _ProxWorkspace(n)
     matvec_into = gram.matvec_into
     tr = Tracer(trace, ("k", "mu", "L", "L_mu_q", "norm_p_G", "norm_alpha_G", "min_Galpha"))
+    unconfirmed = False  # G alpha > 0 as computed, not beyond rounding (kperc._device)
     k = 0
     while True:
         gmin = float(ga.min())
@@ -130,6 +133,7 @@ def _snkpvn_core(
             if certified_positive(float(ga.min()), gram.rounding_terms, float(alpha.sum())):
                 how = "separator"
                 break
+            unconfirmed = unconfirmed or float(ga.min()) > 0
         if normp < delta:  # reached only when G alpha_k > 0 fails (after a refresh)
             exact, upper = gram.seminorm_bound(p)  # stable value and rounding-aware bound
             if (gram.data_bound(p, upper) if data else upper) < delta:
@@ -184,6 +188,10 @@ def _snkpvn_core(
             else ""
         )
         messages[how] = f"neither exit fired within max_iter={max_iter} iterations{note}"
+        undecided = _undecided_messages(gram, how, unconfirmed, offset + k, "iterations")
+        if undecided:
+            how = "undecided"
+            messages.update(undecided)
     return exit_result(
         how,
         k,
@@ -271,8 +279,10 @@ def snkpvn(
     ('certificate', True)
     """
     check_flags(trace=trace, check_input=check_input)
-    gram = as_gram(G) if check_input else as_gram(G, validate=False)
+    gram = as_any_gram(G, validate=check_input)
     n = gram.n
+    if q is not None and is_foreign(q):
+        q = to_numpy(q)
     q = np.full(n, 1.0 / n) if q is None else check_simplex(q, n)
     # a delta below the certifiable floor is allowed (the certificate exit then never
     # fires and the run ends at max_iter, as when watching a trajectory); say so then
@@ -286,7 +296,7 @@ def snkpvn(
         message = undecided_certificate("delta", delta, gram)
         res.update(outcome="undecided", success=False, status=STATUS["undecided"])
         res.message = message
-    return res
+    return finish(gram, res)
 
 
 def isnkpvn(
@@ -382,7 +392,7 @@ def isnkpvn(
     'certificate'
     """
     check_flags(trace=trace, check_input=check_input)
-    gram = as_gram(G) if check_input else as_gram(G, validate=False)
+    gram = as_any_gram(G, validate=check_input)
     gamma = check_positive(gamma, "gamma")
     if gamma <= 1.0:
         raise ValueError(f"gamma must be > 1 (the factor by which ||q||_G falls); got {gamma}.")
@@ -430,6 +440,8 @@ def isnkpvn(
         "separator": f"separator found after {t} calls and {total} iterations",
         "max_iter": f"no exit within max_iter={max_iter} total iterations",
     }
+    if how == "undecided":  # a separator that float32 could not confirm (kperc._device)
+        messages[how] = r.message
     extra: dict[str, Any] = {}
     if how == "certificate":
         gram.check_certificate(q)
@@ -441,7 +453,7 @@ def isnkpvn(
         if not on_data:  # certified for G as rounded only
             how = "undecided"
             messages[how] = undecided_certificate("eps", eps, gram)
-    return exit_result(
+    return finish(gram, exit_result(
         how,
         total,
         max_iter=max_iter,
@@ -451,4 +463,4 @@ def isnkpvn(
         trace=tr.data,
         nouter=t,
         **extra,
-    )
+    ))

@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from ._device import as_any_gram, finish
 from ._kernels import (
     _U,
     DEFAULT_CACHE_SIZE,
@@ -157,7 +158,7 @@ def nvn(
     check_flags(primal_exit=primal_exit, trace=trace, check_input=check_input)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     cache_size = check_nonnegative(cache_size, "cache_size")
-    gram = as_gram(G, validate=check_input, cache_size=cache_size)
+    gram = as_any_gram(G, validate=check_input, cache_size=cache_size)
     eps = check_attainable(eps, "eps", gram)
     # for a G built from data the certificate must hold for the data's exact Gram matrix;
     # below the floor of that, it is tested on G as rounded and reported "undecided"
@@ -256,15 +257,18 @@ def nvn(
             messages[how] = undecided_certificate("eps", eps, gram)
     else:
         how = "separator" if separator else "callback" if stopped else "max_iter"
-    return exit_result(
-        how,
-        k,
-        max_iter=max_iter,
-        messages=messages,
-        alpha=p,
-        p=p.copy(),
-        trace=tr.data,
-        ncol=gram.column_evals,
+    return finish(
+        gram,
+        exit_result(
+            how,
+            k,
+            max_iter=max_iter,
+            messages=messages,
+            alpha=p,
+            p=p.copy(),
+            trace=tr.data,
+            ncol=gram.column_evals,
+        ),
     )
 
 
