@@ -168,12 +168,12 @@ def device_gram_matrix(X, y, kernel="linear", **kernel_params: Any):
         Z, delta = _linear_factor(X, yd, xp)
         b = aa.block_rows(n, 2 * n * itemsize, aa.free_bytes(X))
         for s in range(0, n, b):
-            G[s : s + b, :] = Z[s : s + b] @ Z.T
+            G[s : s + b, :] = Z[s : s + b, :] @ Z.T
     else:
         gamma = _rbf_gamma(kernel_params, d)
         b = aa.block_rows(n, 3 * n * d * itemsize, aa.free_bytes(X))
         for s in range(0, n, b):
-            K = _rbf_block_diff(X[s : s + b], X, gamma, xp)
+            K = _rbf_block_diff(X[s : s + b, :], X, gamma, xp)
             G[s : s + b, :] = K * yd[s : s + b, None] * yd[None, :]
         # the underflow of a squared difference (2^-149 in float32) adds gamma d eta
         delta = (_gamma(d + 4, u) / math.e + 4.0 * u) * 1.01 + gamma * d * float(
@@ -237,7 +237,7 @@ class DeviceKernelOperator:
     def _rbf_rows(self, s: int, e: int, dt):
         xp = self.xp
         X, sq = self._Xs[dt]
-        D = sq[s:e, None] + sq[None, :] - 2.0 * (X[s:e] @ X.T)
+        D = sq[s:e, None] + sq[None, :] - 2.0 * (X[s:e, :] @ X.T)
         K = xp.exp(-self.gamma * xp.maximum(D, xp.asarray(0.0, dtype=dt, device=self.device)))
         eye = xp.eye(e - s, dtype=xp.bool, device=self.device)
         K[:, s:e] = xp.where(eye, xp.asarray(1.0, dtype=dt, device=self.device), K[:, s:e])
@@ -266,10 +266,10 @@ class DeviceKernelOperator:
         y = xp.astype(self._y, f64)
         if self.kernel == "linear":
             Z = self._Z[f64]
-            col = Z @ Z[j]
+            col = Z @ Z[j, :]
         else:
             X, sq = self._Xs[f64]
-            D = sq + sq[j] - 2.0 * (X @ X[j])
+            D = sq + sq[j] - 2.0 * (X @ X[j, :])
             col = xp.exp(-self.gamma * xp.maximum(D, xp.asarray(0.0, dtype=f64, device=self.device)))
             col = col * y * y[j]
         col[j] = 1.0
@@ -342,7 +342,7 @@ class DeviceGram:
         out = np.empty(self.n)
         b = self._cert_block  # float32 entries are exact in float64: convert by blocks
         for s in range(0, self.n, b):
-            out[s : s + b] = aa.to_numpy(xp.astype(self.G[s : s + b], xp.float64) @ v64)
+            out[s : s + b] = aa.to_numpy(xp.astype(self.G[s : s + b, :], xp.float64) @ v64)
         return out
 
     def matvec_into(self, v, out) -> None:
