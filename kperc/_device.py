@@ -45,7 +45,6 @@ __all__ = [
     "device_gram",
     "device_gram_matrix",
     "device_kernel_gram_operator",
-    "finish",
 ]
 
 _U = 2.0**-53
@@ -231,7 +230,9 @@ class DeviceKernelOperator:
         if self.kernel == "linear":  # rows z_i within r of the exact directions
             r = (_gamma(d, u) + 7.0 * u) * 1.01
             return r * (2.0 + r)
-        lip = self.gamma * 4.0 * (_gamma(d, u) + 3.0 * u) * self._r2 * (1.0 + 4 * (d + 4) * u) * 1.02
+        lip = (
+            self.gamma * 4.0 * (_gamma(d, u) + 3.0 * u) * self._r2 * (1.0 + 4 * (d + 4) * u) * 1.02
+        )
         return float(min(1.12 * lip + 6.0 * u, math.inf)) if lip <= 0.1 else float(lip)
 
     def _rbf_rows(self, s: int, e: int, dt):
@@ -270,7 +271,9 @@ class DeviceKernelOperator:
         else:
             X, sq = self._Xs[f64]
             D = sq + sq[j] - 2.0 * (X @ X[j, :])
-            col = xp.exp(-self.gamma * xp.maximum(D, xp.asarray(0.0, dtype=f64, device=self.device)))
+            col = xp.exp(
+                -self.gamma * xp.maximum(D, xp.asarray(0.0, dtype=f64, device=self.device))
+            )
             col = col * y * y[j]
         col[j] = 1.0
         return col
@@ -299,7 +302,9 @@ class DeviceGram:
             xp = aa.namespace(G)
             self.xp, self.device = xp, aa.device_of(G)
             if G.ndim != 2 or G.shape[0] != G.shape[1] or G.shape[0] == 0:
-                raise ValueError(f"G must be a non-empty square (n, n) matrix; got {tuple(G.shape)}.")
+                raise ValueError(
+                    f"G must be a non-empty square (n, n) matrix; got {tuple(G.shape)}."
+                )
             if not xp.isdtype(G.dtype, "real floating"):
                 raise TypeError(f"G must be a real floating matrix; got dtype {G.dtype}.")
             self.dtype = G.dtype
@@ -417,23 +422,3 @@ class DeviceGram:
 def device_gram(G, *, validate: bool = True) -> DeviceGram:
     """Wrap a device ``G`` (array or :class:`DeviceKernelOperator`) for the algorithms."""
     return DeviceGram(G, validate=validate)
-
-
-def as_any_gram(G, *, validate: bool = True, cache_size: float = 0.0):
-    """The numpy path's ``as_gram`` for numpy inputs (unchanged), :class:`DeviceGram`
-    for an array of another namespace or a :class:`DeviceKernelOperator`."""
-    if aa.is_foreign(G):
-        return DeviceGram(G, validate=validate)
-    from ._kernels import as_gram
-
-    return as_gram(G, validate=validate, cache_size=cache_size)
-
-
-def finish(gram, res):
-    """Give a result's ``alpha`` and ``p`` the input's namespace and device (a no-op for
-    the numpy path)."""
-    if isinstance(gram, DeviceGram):
-        for key in ("alpha", "p"):
-            if res.get(key) is not None:
-                res[key] = gram.to_result(res[key])
-    return res

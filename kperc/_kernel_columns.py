@@ -224,7 +224,9 @@ def kernel_gram_operator(
     ('separator', True)
     """
     if _array_api.is_foreign(X):  # torch, CuPy, ...: products on X's device (kperc._device)
-        return _device.device_kernel_gram_operator(X, y, kernel, block_size=block_size, **kernel_params)
+        return _device.device_kernel_gram_operator(
+            X, y, kernel, block_size=block_size, **kernel_params
+        )
     return KernelGramOperator(X, y, kernel, dict(kernel_params), block_size)
 
 

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._dispatch import as_any_gram, finish, undecided_messages
 from ._kernels import (
     DEFAULT_CACHE_SIZE,
     _check_diag,
     certified_positive,
 )
-from ._device import as_any_gram, finish
 from ._result import (
     CallbackType,
     KpercResult,
@@ -85,23 +85,6 @@ def _data_separates(S: np.ndarray, w: np.ndarray) -> bool:
     g = gamma(d + 2)
     bound = g * (1.0 + g) * mag + _ETA * (d + 2 + float(aw.sum()) * (1.0 + g))
     return bool(np.all(m > bound))
-
-
-def _undecided_messages(gram, how: str, unconfirmed: bool, k: int, unit: str) -> dict | None:
-    """``{"undecided": message}`` for a run in a precision below float64 (a float32 ``G``
-    on a device, :mod:`kperc._device`) that ended at ``max_iter`` after an iterate whose
-    float64 check found ``min G alpha > 0`` but not beyond rounding; None otherwise (and
-    always on the numpy path, whose runs are unchanged)."""
-    if how != "max_iter" or not unconfirmed or not getattr(gram, "low_precision", False):
-        return None
-    return {
-        "undecided": (
-            f"undecided after {k} {unit}: an iterate had min G alpha > 0, but a float64 "
-            f"check could not confirm it beyond rounding (G in {gram.dtype}, its entries "
-            f"within {gram.entry_error:.2g} of the data's exact Gram matrix); float64 "
-            "arrays may decide"
-        )
-    }
 
 
 def _fresh_certified(gram, counts: np.ndarray, k: int) -> bool:
@@ -506,7 +489,7 @@ def nkp(
         how = "separator"
     else:
         how = "callback" if stopped else "max_iter"
-    messages = _undecided_messages(gram, how, unconfirmed, k, "updates")
+    messages = undecided_messages(gram, how, unconfirmed, k, "updates")
     return finish(
         gram,
         exit_result(
@@ -697,7 +680,7 @@ def snkp(
         how = "separator"
     else:
         how = "callback" if stopped else "max_iter"
-    messages = _undecided_messages(gram, how, unconfirmed, k, "iterations")
+    messages = undecided_messages(gram, how, unconfirmed, k, "iterations")
     return finish(
         gram,
         exit_result(

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ._array_api import is_foreign, to_numpy
-from ._device import as_any_gram, finish
+from ._dispatch import as_any_gram, finish, undecided_messages
 from ._kernels import (
     certified_positive,
     check_attainable,
@@ -34,7 +34,6 @@ from ._result import (
     notify,
     stopped_message,
 )
-from ._perceptrons import _undecided_messages
 from ._smoothing import euclidean_prox
 from ._typing import ArrayLike, GramLike
 from ._validation import check_flags, check_mu0, check_positive, check_simplex
@@ -188,7 +187,7 @@ def _snkpvn_core(
             else ""
         )
         messages[how] = f"neither exit fired within max_iter={max_iter} iterations{note}"
-        undecided = _undecided_messages(gram, how, unconfirmed, offset + k, "iterations")
+        undecided = undecided_messages(gram, how, unconfirmed, offset + k, "iterations")
         if undecided:
             how = "undecided"
             messages.update(undecided)
@@ -453,14 +452,17 @@ def isnkpvn(
         if not on_data:  # certified for G as rounded only
             how = "undecided"
             messages[how] = undecided_certificate("eps", eps, gram)
-    return finish(gram, exit_result(
-        how,
-        total,
-        max_iter=max_iter,
-        messages=messages,
-        alpha=alpha,
-        p=q,
-        trace=tr.data,
-        nouter=t,
-        **extra,
-    ))
+    return finish(
+        gram,
+        exit_result(
+            how,
+            total,
+            max_iter=max_iter,
+            messages=messages,
+            alpha=alpha,
+            p=q,
+            trace=tr.data,
+            nouter=t,
+            **extra,
+        ),
+    )

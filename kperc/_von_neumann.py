@@ -16,11 +16,10 @@ import math
 
 import numpy as np
 
-from ._device import as_any_gram, finish
+from ._dispatch import as_any_gram, finish
 from ._kernels import (
     _U,
     DEFAULT_CACHE_SIZE,
-    as_gram,
     certified_positive,
     certified_separates,
     check_attainable,
