@@ -88,6 +88,20 @@ def to_numpy(x: Any, dtype: Any = np.float64) -> np.ndarray:
     return np.asarray(arr, dtype=dtype)
 
 
+def host_view(x: Any) -> np.ndarray | None:
+    """A numpy view of ``x``'s memory when ``x`` lives in host memory (DLPack, no copy);
+    None on a GPU."""
+    c = _compat()
+    if c.is_torch_array(x):
+        return x.detach().numpy() if x.device.type == "cpu" and not x.is_conj() else None
+    if c.is_cupy_array(x):
+        return None
+    try:
+        return np.from_dlpack(x)
+    except (BufferError, RuntimeError, TypeError, ValueError):
+        return None
+
+
 def to_namespace(v: np.ndarray, xp, device, dtype=None):
     """``v`` (host numpy) as an array of ``xp`` on ``device``: a host-to-device transfer."""
     return xp.asarray(v, dtype=dtype, device=device)

@@ -293,6 +293,7 @@ class DeviceGram:
 
     def __init__(self, G, *, validate: bool = True):
         self.op = G if isinstance(G, DeviceKernelOperator) else None
+        self._host = None
         if self.op is not None:
             self.xp, self.device, self.dtype = G.xp, G.device, G.dtype
             self.n = G.n
@@ -313,6 +314,9 @@ class DeviceGram:
             if delta is None and validate:
                 check_gram(aa.to_numpy(G))  # the numpy path's checks, on a host copy
             factored = False
+            # on the CPU, a view of G's memory (DLPack, no copy): columns are then rows of
+            # that view, as on the numpy path (NKP and NVN take one per iteration)
+            self._host = aa.host_view(G)
         self.G = G
         self.low_precision = self.dtype != self.xp.float64
         extra = 0 if delta is None else math.ceil(delta / _U) if delta < 1.0 else 2**53
@@ -360,15 +364,22 @@ class DeviceGram:
         if self.op is not None:
             self._column_evals += 1
             return aa.to_numpy(self.op.column(j))
+        if self._host is not None:
+            return np.asarray(self._host[j], dtype=np.float64)
         return aa.to_numpy(self.G[j, :])  # symmetric: row j is column j
 
     def column_into(self, j: int, out) -> np.ndarray:
+        """Column ``j``: a view of a float64 ``G`` in host memory, else copied into ``out``."""
+        if self.op is None and self._host is not None and self._host.dtype == np.float64:
+            return self._host[j]
         out[:] = self.column(j)
         return out
 
     def diagonal(self) -> np.ndarray:
         if self.op is not None:
             return np.ones(self.n)
+        if self._host is not None:
+            return np.diag(self._host).astype(np.float64)
         xp, n, b = self.xp, self.n, 1024
         out = np.empty(n)
         for s in range(0, n, b):
