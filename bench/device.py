@@ -200,7 +200,7 @@ def main(argv=None) -> dict:
     G, gram_s = _timed(lambda: kperc.gram_matrix(Xd, yd, "rbf", gamma=GAMMA), torch, cuda)
     v = torch.full((n,), 1.0 / n, dtype=torch.float32, device=device)
     G @ v
-    times = []
+    times: list[float] = []
     stop = time.perf_counter() + budget("gv")
     while len(times) < 20 and time.perf_counter() < stop:
         times.append(_timed(lambda: G @ v, torch, cuda)[1])
