@@ -207,9 +207,9 @@ class DeviceKernelOperator:
         self.n = n
         self._X = X
         self._y = yd
-        itemsize = 4 if X.dtype == xp.float32 else 8
         if block_size is None:
-            block_size = aa.block_rows(n, 3 * n * itemsize, aa.free_bytes(X))
+            # a block's statement holds up to four b x n temporaries (in float64 at most)
+            block_size = aa.block_rows(n, 4 * n * 8, aa.free_bytes(X))
         self.block_size = check_positive(block_size, "block_size", integer=True)
         if kernel == "linear":
             self._Z = {X.dtype: _linear_factor(X, yd, xp)[0]}
