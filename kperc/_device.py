@@ -8,7 +8,8 @@ float64, by the same code as the numpy path: one vector goes to the device and o
 back per product (``8 n`` bytes each way, 0.8 MB at ``n = 10^5``, against the ``4 n^2``
 bytes of ``G`` that the product reads). That is why the decisions (``nit``, the outcome,
 NKP's choices) are those of the numpy path wherever rounding can decide, and why the
-results (``alpha``, ``p``) come back as arrays of the input's namespace on its device.
+results (``alpha``, ``p``) come back as arrays of the input's namespace on its device
+(a callback sees host numpy copies, as on the numpy path; so does ``trace``).
 
 **Certified in any precision.** The iterations may run in float32 (a float32 ``G`` or
 float32 data). An exit is never taken on a float32 product: a separator is checked with a

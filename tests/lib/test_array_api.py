@@ -90,15 +90,15 @@ def test_device_gram_from_data_same_decisions(problem):
     assert (res.nit, res.outcome) == (ref.nit, ref.outcome)
 
 
+@pytest.mark.parametrize("lib", ["torch", "strict"])
 @pytest.mark.parametrize("block_size", [None, 37])
 @pytest.mark.parametrize("problem", [PROBLEMS[0], PROBLEMS[3]], ids=["linear", "rbf"])
-def test_on_the_fly_operator_on_device(problem, block_size):
+def test_on_the_fly_operator_on_device(problem, block_size, lib):
     _, (X, y), kernel, params = problem
     ref_snkp = kperc.snkp(kperc.gram_matrix(X, y, kernel, **params))
     ref_nkp = kperc.nkp(kperc.kernel_gram_operator(X, y, kernel, **params))
-    op = kperc.kernel_gram_operator(
-        torch.asarray(X), torch.asarray(y), kernel, block_size=block_size, **params
-    )
+    asarray = torch.asarray if lib == "torch" else xps.asarray
+    op = kperc.kernel_gram_operator(asarray(X), asarray(y), kernel, block_size=block_size, **params)
     assert op.block_size == (block_size or len(y))  # 256 MB holds every row here
     res = kperc.snkp(op)
     assert (res.nit, res.outcome) == (ref_snkp.nit, ref_snkp.outcome)
