@@ -377,6 +377,9 @@ def nkp(
     G : ndarray of shape (n, n) or LinearOperator
         Normalised signed Gram matrix (:func:`kperc.gram_matrix`,
         :func:`kperc.gram_operator`).
+        A torch (CPU or CUDA), CuPy or other array-API array, or the operator that
+        :func:`kperc.kernel_gram_operator` returns for such data, runs on its device,
+        exits certified with float64 products; ``alpha`` and ``p`` come back there.
     max_iter : int, default=1_000_000
         Cap on the number of updates. Each update costs ``O(n)`` (one column of ``G``), and the
         bound grows as ``1 / rho^2``, so this cap is ten times that of the ``O(n^2)``-per-iteration
@@ -539,6 +542,9 @@ def snkp(
     Parameters
     ----------
     G : ndarray of shape (n, n) or LinearOperator
+        A torch (CPU or CUDA), CuPy or other array-API array, or the operator that
+        :func:`kperc.kernel_gram_operator` returns for such data, runs on its device,
+        exits certified with float64 products; ``alpha`` and ``p`` come back there.
     max_iter : int, default=100_000
         Cap on the number of iterations. Each iteration costs one product with ``G`` (``O(n^2)`` for
         a dense ``G``), and Theorem 1 bounds their number by ``2 sqrt(2 log n) / rho``, below

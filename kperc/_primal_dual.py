@@ -229,6 +229,9 @@ def snkpvn(
     Parameters
     ----------
     G : ndarray of shape (n, n) or LinearOperator
+        A torch (CPU or CUDA), CuPy or other array-API array, or the operator that
+        :func:`kperc.kernel_gram_operator` returns for such data, runs on its device,
+        exits certified with float64 products; ``alpha`` and ``p`` come back there.
     q : array_like of shape (n,), optional
         Prox centre in the simplex (default: the barycentre ``1/n``).
     delta : float
@@ -327,6 +330,9 @@ def isnkpvn(
     Parameters
     ----------
     G : ndarray of shape (n, n) or LinearOperator
+        A torch (CPU or CUDA), CuPy or other array-API array, or the operator that
+        :func:`kperc.kernel_gram_operator` returns for such data, runs on its device,
+        exits certified with float64 products; ``alpha`` and ``p`` come back there.
     gamma : float
         Decrease factor, ``gamma > 1``.
     eps : float

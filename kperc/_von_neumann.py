@@ -100,6 +100,9 @@ def nvn(
     Parameters
     ----------
     G : ndarray of shape (n, n) or LinearOperator
+        A torch (CPU or CUDA), CuPy or other array-API array, or the operator that
+        :func:`kperc.kernel_gram_operator` returns for such data, runs on its device,
+        exits certified with float64 products; ``alpha`` and ``p`` come back there.
     eps : float
         Target ``||p||_G`` of the certificate, certified despite rounding; an ``eps``
         below twice the attainable accuracy (see :func:`kperc.isnkpvn`) is refused. For
