@@ -65,9 +65,14 @@ def _gamma(m: float, u: float) -> float:
 
 
 def _register(G, entry_error: float):
+    """Record ``G``'s construction error until ``G`` is freed. An array type without weak
+    references keeps none: its exits are then certified for ``G`` as given."""
     key = id(G)
+    try:
+        weakref.finalize(G, _PROVENANCE.pop, key, None)
+    except TypeError:  # pragma: no cover - torch, CuPy and array-api-strict arrays have them
+        return G
     _PROVENANCE[key] = float(entry_error)
-    weakref.finalize(G, _PROVENANCE.pop, key, None)
     return G
 
 

@@ -163,3 +163,14 @@ def test_device_errors_name_the_parameter():
         kperc.snkp(torch.ones(3, 2, dtype=torch.float64))
     with pytest.raises(ValueError, match="symmetric"):
         kperc.snkp(torch.asarray(np.array([[1.0, 0.5], [0.0, 1.0]])))
+
+
+def test_provenance_lives_with_the_array():
+    from kperc import _device
+
+    X, y = planted(30, 2, rho=0.1, seed=0)
+    G = kperc.gram_matrix(torch.asarray(X), torch.asarray(y))
+    key = id(G)
+    assert _device._PROVENANCE[key] > 0  # the construction error, for the data
+    del G
+    assert key not in _device._PROVENANCE
