@@ -237,6 +237,8 @@ def main(argv=None) -> dict:
         entry["per_iteration_over_gv"] = snkp_s / res.nit / gv_s
     save("snkp", entry)
     G = None  # frees the device memory for the next steps
+    if cuda:
+        torch.cuda.empty_cache()  # so that the operator's blocks are sized from it
 
     # 3. hard-margin SVC on the CPUs, same data
     save("svc", {"n": n, **_svc(X, y, budget("svc"))})
