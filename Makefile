@@ -11,7 +11,7 @@ CHROMIUM := /usr/bin/chromium
 
 .DEFAULT_GOAL := all
 .PHONY: all env data chapters report html pdf test test-thorough check test-deps lint typecheck unit \
-        nbval datacheck wheel minversions browser benchopt bench-micro clean blas nbval-blas chromium
+        nbval datacheck wheel minversions browser benchopt bench-micro bench-device clean blas nbval-blas chromium
 
 ## make: environment, data verified, the chapters that changed re-executed, HTML book, PDF
 all: env data chapters html pdf
@@ -178,6 +178,18 @@ benchopt: env
 bench-micro: env
 	env OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m bench.run
 	$(PY) -m bench.report
+
+## make bench-device: bench/device.py, kperc on a CUDA GPU within 8 minutes (issue 37). On a
+## CUDA machine it writes book/_generated/device/record.json (the machine recorded); without
+## one it says so, runs the same steps at small n on the CPU (torch) and writes
+## _build/device/record.json. The GPU machine has no registry and no venv: here run
+##   pip download --no-deps --only-binary=:all: --python-version 3.12 \
+##     --platform manylinux_2_17_x86_64 -d _build/wheels array-api-compat==1.16.0
+## then there, in the checkout with _build/wheels carried along,
+##   pip install --no-index --target _build/pydeps _build/wheels/*.whl
+##   make bench-device PY="env PYTHONPATH=.:book-tools:_build/pydeps python3"
+bench-device:
+	$(PY) bench/device.py
 
 ## the next `make` re-runs every chapter and rebuilds the book and the PDF
 clean:

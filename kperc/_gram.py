@@ -103,6 +103,8 @@ def seminorm_floor(gram, *, data: bool = True) -> float:
     Gram matrix ``G*`` of the data (:meth:`_DenseGram.data_bound`): about
     ``sqrt(entry_error)`` for a dense ``G``, ``row_error`` more for a factor.
     """
+    if hasattr(gram, "seminorm_floor"):  # a G on a device (kperc._device.DeviceGram)
+        return gram.seminorm_floor(data)
     if isinstance(gram, _DenseGram):
         ul = np.finfo(np.longdouble).eps / 2
         floor2 = 2 * (gram.n + 2) * ul + (gram.entry_error if data else 0.0)

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 
+from . import _array_api, _device
 from ._kernel_values import (
     _ETA,
     _U,
@@ -117,6 +118,8 @@ def gram_matrix(
     >>> G.flags.writeable
     False
     """
+    if _array_api.is_foreign(X):  # torch, CuPy, ...: formed on X's device (kperc._device)
+        return _device.device_gram_matrix(X, y, kernel, **kernel_params)
     X, y = check_Xy(X, y)
     return _gram_matrix(X, y, kernel, _check_kernel_args(kernel, kernel_params, X))
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _array_api, _device
 from ._gram_matrix import _gram_matrix, _gram_matrix_bounded
 from ._kernel_values import (
     _check_diag,
@@ -221,6 +222,10 @@ def kernel_gram_operator(
     >>> res.outcome, res.nit == kperc.nkp(kperc.gram_matrix(X, y, "rbf", gamma=2.0)).nit
     ('separator', True)
     """
+    if _array_api.is_foreign(X):  # torch, CuPy, ...: products on X's device (kperc._device)
+        return _device.device_kernel_gram_operator(
+            X, y, kernel, block_size=block_size, **kernel_params
+        )
     return KernelGramOperator(X, y, kernel, dict(kernel_params), block_size)
 
 
