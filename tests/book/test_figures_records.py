@@ -37,12 +37,12 @@ def test_every_figure_of_chapters_5_to_7_has_its_alt_text_here():
             assert figures.ALT.get(stem) == entry["alt"], stem
 
 
-def test_save_refuses_a_figure_without_words():
+def test_figure_refuses_a_figure_without_words():
     class Chapter:
         key = "ch05"
 
     with pytest.raises(KeyError, match="ch05-nowhere"):
-        figures.save(Chapter(), "nowhere", None)
+        figures.figure(Chapter(), "nowhere", None)
 
 
 def test_figures_are_readable():

@@ -3,10 +3,13 @@
 Every ``plot_*``-style function takes the numbers a chapter computed and returns a
 finished :class:`matplotlib.figure.Figure`, sized by :func:`kperc_book.chapter.figsize`.
 :data:`ALT` holds the words that describe each figure for a reader who cannot see it,
-and :func:`save` hands a figure to :meth:`kperc_book.chapter.Chapter.figure` with them,
+and :func:`figure` hands a figure to :meth:`kperc_book.chapter.Chapter.figure` with them,
 so that a chapter shows a figure in one line::
 
-    figures.save(ch, "caveat", figures.caveat(heights, rho_lifted, rho_2d))
+    figures.figure(ch, "caveat", figures.caveat(heights, rho_lifted, rho_2d))
+
+The figure's name is the second argument, as in ``ch.figure(fig, "name")``, so that the
+reproducibility page can trace the cell that saved each figure.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from kperc_book.chapter import figsize, style
 
 __all__ = [
     "ALT",
-    "save",
+    "figure",
     "theorem3",
     "caveat",
     "nvn_path",
@@ -104,7 +107,7 @@ ALT: dict[str, str] = {
 }
 
 
-def save(ch: Any, name: str, fig: Any, *, data: tuple[str, ...] | None = None) -> None:
+def figure(ch: Any, name: str, fig: Any, *, data: tuple[str, ...] | None = None) -> None:
     """Save, record and glue ``fig`` as the figure ``name`` of chapter ``ch``, with its alt.
 
     Parameters
