@@ -112,10 +112,13 @@ lint: env
 typecheck: env
 	$(VENV)/bin/mypy
 
-## all of tests/ but the browser test, on two workers (pytest-xdist); --dist loadfile keeps
-## each test file on one worker, so a module fixture (a fresh venv, a regenerated copy of
-## the checkout) is built once. (loadgroup's xdist_group marks do nothing under pytest 9.2.)
-UNIT = $(PY) -m pytest tests -m "not browser" -q -n 2 --dist loadfile
+## the tests of the book's tools and of the benchmarks, on $(JOBS) workers (pytest-xdist);
+## --dist loadfile keeps each test file on one worker, so a module fixture (a fresh venv,
+## a regenerated copy of the checkout) is built once. (loadgroup's xdist_group marks do
+## nothing under pytest 9.2.) The library's tests (tests/lib/) run once, against the
+## installed wheel (make wheel); make check runs them in the checkout.
+JOBS ?= 2
+UNIT = $(PY) -m pytest tests/book tests/bench -m "not browser" -q -n $(JOBS) --dist loadfile
 unit: env
 	$(UNIT)
 	@# each micro-benchmark once, untimed (the large sizes and data sets are marked slow)
@@ -125,17 +128,21 @@ unit: env
 ## (KPERC_THOROUGH=1; tests/book/test_pipeline_commit.py says which points it keeps)
 test-thorough: env
 	KPERC_THOROUGH=1 $(UNIT)
+	KPERC_THOROUGH=1 $(PY) -m kperc_book.wheelcheck -n $(JOBS)
 
-## the kperc wheel in a fresh venv, the library's tests (tests/lib/) run outside the checkout
+## the kperc wheel in a fresh venv, the library's tests (tests/lib/) run outside the
+## checkout, on $(JOBS) workers
 wheel: env
-	$(PY) -m kperc_book.wheelcheck
+	$(PY) -m kperc_book.wheelcheck -n $(JOBS)
 
 ## the same with exactly the floor of every core dependency (fast subset: not slow)
 minversions: env
-	$(PY) -m kperc_book.wheelcheck --min-versions
+	$(PY) -m kperc_book.wheelcheck --min-versions -n $(JOBS)
 
+## each notebook on one of $(JOBS) workers (nbval runs a notebook's cells in order in one
+## kernel; --dist loadfile keeps them together)
 NBVAL = $(PY) -m pytest -q -p no:cacheprovider --nbval --nbval-current-env \
-	  $$($(PY) -m kperc_book.reproduce --list)
+	  -n $(JOBS) --dist loadfile $$($(PY) -m kperc_book.reproduce --list)
 nbval: env
 	$(NBVAL)
 
