@@ -401,3 +401,277 @@ def nvn_rates(traces: Mapping[tuple[str, float], Any], runs, rhos: Sequence[floa
     labels = [f"$\\rho={r:g}$" for r in rhos] + ["$\\rho=0$ (edge)", "run", "bound"]
     _legend_under_legends(fig, handles, labels, ncol=3)
     return fig
+
+
+# ---------------------------------------------------------------------------------------
+# Chapters 2 to 4: each function draws one figure of a chapter from the numbers its cells
+# computed; ALT holds the figure's description for readers who cannot see it, by the
+# figure's name (``chNN-<name>``, as ``Chapter.figure`` saves it).
+
+ALT: dict[str, str] = {
+    "ch02-planted-bounds": (
+        "Two panels. Left: log-log scatter of halting index against bound for the "
+        "Perceptron on raw data (red) and the Normalised Perceptron (blue); every point "
+        "lies below the dashed diagonal, the red ones far below. Right: box plots of "
+        "halting index divided by bound for each planted margin; the blue boxes lie a "
+        "small factor below 1, the red ones one to two orders of magnitude lower."
+    ),
+    "ch02-two-rays": (
+        "Three panels. Top left: points on two rays in the positive quadrant at norms "
+        "from 0.1 to 10, and their normalised copies on the unit circle. Top right: the "
+        "normalised margin is flat in the spread r while the scaled raw margin falls like "
+        "one over r squared. Bottom: on log-log axes, the Perceptron bound grows like r "
+        "to the fourth while the normalised bound stays at 50; measured halting indices "
+        "of three rules lie below their bounds."
+    ),
+    "ch02-normalizing": (
+        "Two panels. Left: histograms of the ratio of the scaled raw margin to the "
+        "normalised margin on random instances; all mass lies at or below the dashed line "
+        "at 1. Right: the same ratio against the spread of the norms on log-log axes; it "
+        "decreases with the spread and stays above the dotted lower bound, one over the "
+        "spread."
+    ),
+    "ch02-winnow": (
+        "Two panels with logarithmic axes against the dimension d from 16 to 128. Left: "
+        "the l-infinity margin of Winnow stays constant while the Euclidean margin falls "
+        "like one over the square root of 3d. Right: median halting indices and bounds; "
+        "the Normalised Perceptron's count grows roughly linearly in d, Winnow's grows "
+        "slowly and stays below its logarithmic bound."
+    ),
+}
+
+
+def planted_bounds(planted):
+    """Halting indices of the Perceptron and the Normalised Perceptron against their bounds.
+
+    Parameters
+    ----------
+    planted : pandas.DataFrame
+        One row per planted instance (Chapter 2), with columns ``rho`` (planted margin),
+        ``nit_perceptron``, ``bound_perceptron``, ``nit_np``, ``bound_np``,
+        ``ratio_perceptron`` and ``ratio_np`` (halting index over bound).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Left: halting index against bound (log-log); right: the ratios by margin (boxes).
+    """
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=figsize(1, 2, aspect=0.9))
+    ax = axes[0]
+    for nit, bound, c, label in (
+        (
+            "nit_perceptron",
+            "bound_perceptron",
+            "tab:red",
+            "Perceptron on raw data vs $R^2/\\rho^2$",
+        ),
+        ("nit_np", "bound_np", "tab:blue", "Normalised Perceptron vs $1/\\rho_2^2$"),
+    ):
+        ax.scatter(planted[bound], planted[nit], s=12, alpha=0.6, c=c, label=label)
+    lim = np.array([1, 2 * planted.bound_perceptron.max()])
+    ax.plot(lim, lim, "k--", lw=1, label="halting index = bound")
+    ax.set(xscale="log", yscale="log", xlabel="bound", ylabel="halting index")
+    ax.set_title(f"{len(planted)} planted instances")
+    legend_below(ax)
+
+    ax = axes[1]
+    groups = sorted(planted.rho.unique())
+    pos = np.arange(len(groups))
+    boxes = []
+    for col, shift, c in (("ratio_np", -0.18, "tab:blue"), ("ratio_perceptron", 0.18, "tab:red")):
+        data = [planted.loc[planted.rho == r, col] for r in groups]
+        b = ax.boxplot(data, positions=pos + shift, widths=0.3, patch_artist=True)
+        for patch in b["boxes"]:
+            patch.set_facecolor(c)
+            patch.set_alpha(0.5)
+        boxes.append(b["boxes"][0])
+    ax.set_yscale("log")
+    ax.axhline(1.0, color="k", ls="--", lw=1)
+    ax.set_xticks(pos)
+    ax.set_xticklabels([f"{r:g}" for r in groups])
+    ax.set(xlabel="planted normalised margin $\\rho_2$", ylabel="halting index / bound")
+    legend_below(ax, boxes, ["Normalised Perceptron", "Perceptron (raw)"])
+    ax.set_title("how far below the bound")
+    fig.tight_layout()
+    return fig
+
+
+def two_rays(example, rays):
+    """The two-rays example of Chapter 2: the points, their margins and the halting indices.
+
+    Parameters
+    ----------
+    example : kperc.datasets.Dataset
+        One instance of :func:`kperc.datasets.two_rays` (drawn in the top-left panel).
+    rays : pandas.DataFrame
+        One row per spread ``r``, with columns ``r``, ``rho2``, ``rho``, ``rho_over_R``,
+        ``bound_perceptron``, ``bound_np``, ``nit_least``, ``nit_perceptron``, ``nit_np``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels on top (the example, the margins against ``r``), one below (bounds and
+        halting indices against ``r``).
+    """
+    import matplotlib.pyplot as plt
+
+    Xe, ye = example.X, example.y
+    r_ex = np.linalg.norm(Xe, axis=1).max()
+    fig = plt.figure(figsize=figsize(2, 2, aspect=1.15))
+    axes = [fig.add_subplot(2, 2, 1), fig.add_subplot(2, 2, 2), fig.add_subplot(2, 1, 2)]
+
+    ax = axes[0]
+    pos = ye > 0
+    ax.scatter(*Xe[pos].T, s=25, c="tab:blue", label="$y=+1$, ray through (0.6, 0.8)")
+    ax.scatter(*Xe[~pos].T, s=25, c="tab:red", marker="s", label="$y=-1$, ray through (0.8, 0.6)")
+    Xn = Xe / np.linalg.norm(Xe, axis=1, keepdims=True)
+    ax.scatter(*Xn[pos].T, s=140, facecolors="none", edgecolors="tab:blue", lw=1.5)
+    ax.scatter(
+        *Xn[~pos].T,
+        s=140,
+        facecolors="none",
+        edgecolors="tab:red",
+        marker="s",
+        lw=1.5,
+        label="normalised points (all coincide)",
+    )
+    phi = np.linspace(0, np.pi / 2, 100)
+    ax.plot(np.cos(phi), np.sin(phi), color="0.6", lw=1)
+    ax.plot([0, r_ex], [0, r_ex], "k-", lw=1.2, label="max-margin line $x_1=x_2$")
+    ax.set_xscale("symlog", linthresh=1.0)
+    ax.set_yscale("symlog", linthresh=1.0)
+    ax.set(xlim=(0, 1.3 * r_ex), ylim=(0, 1.3 * r_ex), xlabel="$x_1$ (symlog)", ylabel="$x_2$")
+    ax.set_title(f"the example for r = {r_ex:g}")
+    legend_below(ax)
+
+    ax = axes[1]
+    ax.plot(rays.r, rays.rho2, "o-", c="tab:blue", label="$\\rho_2$ (normalised)")
+    ax.plot(rays.r, rays.rho, "s-", c="tab:orange", label="$\\rho$ (unnormalised)")
+    ax.plot(rays.r, rays.rho_over_R, "^-", c="tab:red", label="$\\rho/\\max_i\\|x_i\\|$")
+    ax.set(xscale="log", yscale="log", xlabel="spread $r$ (norms in $[1/r, r]$)", ylabel="margin")
+    ax.set_title("margins")
+    legend_below(ax)
+
+    ax = axes[2]
+    ax.plot(
+        rays.r, rays.bound_perceptron, "-", c="tab:red", lw=2, label="bound $R^2/\\rho^2=50r^4$"
+    )
+    ax.plot(rays.r, rays.bound_np, "-", c="tab:blue", lw=2, label="bound $1/\\rho_2^2=50$")
+    ax.plot(rays.r, rays.nit_least, "v--", c="tab:red", label="Perceptron, lazy adversary")
+    ax.plot(
+        rays.r, rays.nit_perceptron, "s--", c="tab:orange", label="Perceptron, most violated point"
+    )
+    ax.plot(rays.r, rays.nit_np, "o--", c="tab:blue", label="Normalised Perceptron")
+    ax.set(xscale="log", yscale="log", xlabel="spread $r$", ylabel="updates")
+    ax.set_title("bounds and halting indices")
+    legend_below(ax, ncol=2)
+    fig.tight_layout()
+    return fig
+
+
+def normalizing_ratio(ratios, planted_ratio):
+    """The ratio ``(rho / max_i ||x_i||) / rho_2`` on random instances (Chapter 2).
+
+    Parameters
+    ----------
+    ratios : pandas.DataFrame
+        One row per random instance, with columns ``kind`` (``"planted"`` or
+        ``"gaussian"``), ``ratio`` and ``spread`` (``max_i ||x_i|| / min_i ||x_i||``).
+    planted_ratio : pandas.Series
+        The same ratio on the planted instances of the chapter's first section.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Left: histograms of the ratio; right: the ratio against the spread (log-log).
+    """
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=figsize(1, 2, aspect=0.9))
+    ax = axes[0]
+    bins = np.linspace(0, 1, 41)
+    for kind, c in (("planted", "tab:blue"), ("gaussian", "tab:green")):
+        sub = ratios.ratio[ratios.kind == kind]
+        ax.hist(sub, bins=bins, alpha=0.55, color=c, label=f"{kind} ({len(sub)})")
+    ax.hist(
+        planted_ratio,
+        bins=bins,
+        alpha=0.55,
+        color="tab:purple",
+        label=f"planted, first section ({len(planted_ratio)})",
+    )
+    ax.axvline(1.0, color="k", ls="--", lw=1, label="proposition: ratio $\\leq 1$")
+    ax.set(xlabel="$(\\rho / \\max_i\\|x_i\\|)\\ /\\ \\rho_2$", ylabel="instances")
+    ax.set_title("the normalised bound is never weaker")
+    legend_below(ax)
+
+    ax = axes[1]
+    for kind, c in (("planted", "tab:blue"), ("gaussian", "tab:green")):
+        sub = ratios[ratios.kind == kind]
+        ax.scatter(sub.spread, sub.ratio, s=12, alpha=0.6, c=c, label=kind)
+    s = np.geomspace(1, ratios.spread.max(), 50)
+    ax.plot(s, 1 / s, "k:", lw=1, label="$\\min\\|x\\| / \\max\\|x\\|$")
+    ax.set(xscale="log", yscale="log", ylabel="ratio")
+    ax.set_xlabel("spread $\\max_i\\|x_i\\| / \\min_i\\|x_i\\|$")
+    ax.set_title("against the spread of the norms")
+    legend_below(ax)
+    fig.tight_layout()
+    return fig
+
+
+def _log_axes_at(ax, dd) -> None:
+    """Log-log axes with a tick at each dimension and plain-number ticks on y."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
+
+    ax.set(xscale="log", yscale="log", xlabel="dimension $d$")
+    ax.set_xticks(dd, [str(v) for v in dd], minor=False)
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
+def winnow(tab):
+    """Winnow against the Normalised Perceptron on a sparse target, by dimension (Chapter 2).
+
+    Parameters
+    ----------
+    tab : pandas.DataFrame
+        Indexed by the dimension ``d``, with columns ``rho2``, ``rho_inf`` (margins),
+        ``nit_np``, ``bound_np``, ``nit_winnow`` and ``bound_winnow``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Left: the two margins; right: halting indices and bounds.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=figsize(1, 2, aspect=0.9))
+    dd = tab.index.to_numpy()
+    ax = axes[0]
+    ax.plot(dd, tab.rho_inf, "o-", c="tab:green", label="$\\rho_\\infty$ (LP)")
+    ax.plot(dd, tab.rho2, "s-", c="tab:blue", label="$\\rho_2$")
+    ax.plot(dd, 1 / np.sqrt(3 * dd), "k:", label="$1/\\sqrt{3d}$")
+    _log_axes_at(ax, dd)
+    ax.set(ylabel="margin", title="margins (sparse target, k = 3)")
+    legend_below(ax)
+    ax = axes[1]
+    ax.plot(dd, tab.bound_np, "-", c="tab:blue", lw=2, label="bound $1/\\rho_2^2$")
+    ax.plot(dd, tab.nit_np, "s--", c="tab:blue", label="Normalised Perceptron")
+    ax.plot(
+        dd,
+        tab.bound_winnow,
+        "-",
+        c="tab:green",
+        lw=2,
+        label="bound $2\\ln(2d)/\\rho_\\infty^2$ (derived)",
+    )
+    ax.plot(dd, tab.nit_winnow, "o--", c="tab:green", label="Winnow, $\\eta=\\rho_\\infty$")
+    _log_axes_at(ax, dd)
+    ax.set(ylabel="updates (median over seeds)", title="iterations")
+    legend_below(ax)
+    fig.tight_layout()
+    return fig
