@@ -675,3 +675,125 @@ def winnow(tab):
     legend_below(ax)
     fig.tight_layout()
     return fig
+
+
+ALT |= {
+    "ch03-nkp-margin": (
+        "Two panels against the iteration k on a log axis, for breast cancer (blue) and XOR "
+        "(orange). Left: the normalised margin of the NKP iterate divided by the exact margin; it "
+        "oscillates, turns positive at the first separator (dots) and its running best climbs "
+        "towards 1. Right: one minus the best margin so far, on log-log axes, decreasing long "
+        "after separation."
+    ),
+    "ch03-boundaries": (
+        "Three panels, two on top and one below, for the circles, moons and XOR data. Each "
+        "shows the two classes as blue dots and red squares, the max-margin decision boundary as a "
+        "solid black curve over shading by its sign, and NKP's first separator as a dashed green "
+        "curve that passes closer to some points."
+    ),
+}
+
+
+def nkp_margin(traces: Mapping[str, Mapping[str, Any]]):
+    """The normalised margin of the NKP iterates, run on past the first separator (Chapter 3).
+
+    Parameters
+    ----------
+    traces : mapping
+        Problem name to one run (two runs, one colour each): ``k`` (iterations),
+        ``margin`` (``min_i (G alpha_k)_i / ||alpha_k||_G`` at each), ``first`` (the first
+        separating iteration), ``at first`` (its margin) and ``rho`` (the exact margin).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Left: the margin over ``rho_K`` and its running best; right: one minus the best.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=figsize(1, 2, aspect=0.9))
+    for (name, tr), c in zip(traces.items(), ["tab:blue", "tab:orange"], strict=True):
+        m = tr["margin"] / tr["rho"]
+        best = np.maximum.accumulate(m)
+        axes[0].plot(tr["k"], m, color=c, lw=0.5, alpha=0.35)
+        axes[0].plot(tr["k"], best, color=c, lw=1.8, label=f"{name} ($\\rho_K$={tr['rho']:.4f})")
+        axes[0].plot(
+            [tr["first"]], [tr["at first"] / tr["rho"]], "o", color=c, ms=7, mec="k", zorder=5
+        )
+        axes[1].loglog(tr["k"][best > 0], 1.0 - best[best > 0], color=c, lw=1.8, label=name)
+        for ax in axes:
+            ax.axvline(tr["first"], color=c, ls=":", lw=1.2)
+    axes[0].axhline(1.0, color="k", lw=1, ls="--", label="$\\rho_K$ (exact)")
+    axes[0].set(
+        xscale="log",
+        ylim=(-0.6, 1.1),
+        xlabel="iteration $k$",
+        ylabel="margin of $\\alpha_k$ / $\\rho_K$",
+        title="margin of the NKP iterate",
+    )
+    axes[1].set(
+        xlabel="iteration $k$",
+        ylabel="$1 - $ best margin so far / $\\rho_K$",
+        title="distance to the maximal margin",
+    )
+    for ax in axes:
+        legend_below(ax)
+    fig.tight_layout()
+    return fig
+
+
+def boundaries(grids: Mapping[str, Mapping[str, Any]]):
+    """Decision boundaries of the max-margin function and of NKP's first separator.
+
+    Parameters
+    ----------
+    grids : mapping
+        Problem name to its planar data and both functions on a grid (three problems):
+        ``X``, ``y`` (points and labels), ``xx``, ``yy`` (the grid), ``f_max``, ``f_nkp``
+        (the two functions there), ``rho`` (exact margin), ``nit`` and ``margin_nkp``
+        (NKP's halting index and the margin of its separator).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per problem, two on top and one below, and the legend in the fourth place.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 2, figsize=figsize(2, 2, aspect=1.0))
+    axes = axes.ravel()
+    for ax, (name, g) in zip(axes[:3], grids.items(), strict=True):
+        ax.contourf(
+            g["xx"],
+            g["yy"],
+            g["f_max"],
+            levels=[-2, 0, 2],
+            colors=["#f4c7c3", "#c6dbef"],
+            alpha=0.6,
+        )
+        ax.contour(g["xx"], g["yy"], g["f_max"], levels=[0], colors="k", linewidths=1.5)
+        ax.contour(
+            g["xx"],
+            g["yy"],
+            g["f_nkp"],
+            levels=[0],
+            colors="tab:green",
+            linewidths=1.5,
+            linestyles="--",
+        )
+        pos = g["y"] > 0
+        ax.scatter(*g["X"][pos].T, s=9, c="tab:blue", label="$y=+1$")
+        ax.scatter(*g["X"][~pos].T, s=9, c="tab:red", marker="s", label="$y=-1$")
+        ax.set(
+            xlabel="$x_1$",
+            ylabel="$x_2$",
+            aspect="equal",
+            title=f"{name}: $\\rho_K$={g['rho']:.4f}\n"
+            f"NKP margin {g['margin_nkp']:.4f} at k={g['nit']}",
+        )
+    ax.plot([], [], "k-", label="max-margin $f_{\\alpha^\\star}$")
+    ax.plot([], [], "--", color="tab:green", label="NKP, first separator")
+    axes[3].axis("off")
+    axes[3].legend(*ax.get_legend_handles_labels(), loc="upper left", title="all panels")
+    fig.tight_layout()
+    return fig
