@@ -797,3 +797,244 @@ def boundaries(grids: Mapping[str, Mapping[str, Any]]):
     axes[3].legend(*ax.get_legend_handles_labels(), loc="upper left", title="all panels")
     fig.tight_layout()
     return fig
+
+
+ALT |= {
+    "ch04-sandwich": (
+        "Three stacked panels against the iteration on log axes. Top: the loss, the smoothed "
+        "loss and its lower and upper bounds along an SNKP run on breast cancer; the curves "
+        "stay in order and converge to minus half the squared margin. Middle: the recorded "
+        "smoothing parameter lies on the curve 4 over (k+1)(k+2). Bottom: the slack of Lemma "
+        "5 on a small instance stays positive with mu_0 = 2 and turns negative with mu_0 = 1."
+    ),
+    "ch04-rates": (
+        "Log-log plot of halting index against one over the margin for the Perceptron on raw "
+        "data (red), the Normalised Perceptron run as NKP (blue) and SNKP (green), with bands "
+        "over seeds and dashed bounds. The red and blue curves rise with slope about 2, the "
+        "green one with slope about 1, and every curve stays below its bound."
+    ),
+    "ch04-n-dependence": (
+        "Two panels against the number of points n on a log axis at a fixed margin. Left: "
+        "SNKP's halting index times the margin for the planted and crowded families, below "
+        "the bound 2 sqrt(2 log n); the crowded family follows a multiple of sqrt(log n). "
+        "Right: NKP's halting index times the squared margin, below its bound 1, with the "
+        "crowded family's points in a random order."
+    ),
+    "ch04-realdata": (
+        "Two dot plots side by side, one row per real kernel problem, with NKP as blue "
+        "circles and SNKP as green diamonds on logarithmic axes. Left: halting indices; SNKP "
+        "needs fewer iterations on every problem, several times fewer on breast cancer and "
+        "XOR. Right: median CPU time of one run of each method."
+    ),
+}
+
+
+def snkp_sandwich(sw: Mapping[str, Any], rho: float, bad: Mapping[str, Any]):
+    """Lemmas 4 and 5 along SNKP, the closed form of ``mu_k``, and a ``mu_0`` that fails.
+
+    Parameters
+    ----------
+    sw : mapping
+        One traced SNKP run on breast cancer (RBF), as Chapter 4's ``sandwich`` returns it:
+        ``k``, ``L``, ``L_mu``, ``mu``, ``lower`` (Lemma 4's bound), ``upper`` (Lemma 5's),
+        ``halt`` (the halting index) and ``n``.
+    rho : float
+        The exact margin of that problem.
+    bad : mapping
+        The first instance on which ``mu_0 = 1`` breaks Lemma 5: ``seed``, ``n``, and the
+        runs ``sw`` (``mu_0 = 1``) and ``ref`` (``mu_0 = 2``), each with ``k`` and ``slack5``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Three stacked panels, each with its legend on its right.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(3, 1, figsize=figsize(3, 1, aspect=0.45))
+    k = sw["k"] + 1  # shifted by one for the log axis
+    ax = axes[0]
+    ax.plot(k, sw["L"], color="k", lw=1.6, label="$L(\\alpha_k)$")
+    ax.plot(k, sw["upper"], color="tab:green", lw=1.6, label="$-\\frac{1}{2}\\|p_k\\|_G^2$")
+    ax.plot(k, sw["L_mu"], color="tab:blue", lw=1.6, label="$L_{\\mu_k}(\\alpha_k)$")
+    ax.plot(k, sw["lower"], color="tab:red", lw=1.6, label="$L(\\alpha_k)-\\mu_k\\log n$")
+    ax.axhline(-0.5 * rho**2, color="gray", ls="--", lw=1, label="$-\\rho_K^2/2$")
+    ax.axvline(sw["halt"] + 1, color="gray", ls=":", lw=1.2)
+    ax.set(xscale="log", xlabel="iteration $k+1$")
+    ax.set_yscale("symlog", linthresh=1e-4)
+    ax.set_title(f"the sandwich along SNKP (breast_cancer-rbf, n={sw['n']})")
+    ax = axes[1]
+    ax.loglog(k, sw["mu"], "o", ms=3, color="tab:blue", label="$\\mu_k$ recorded by SNKP")
+    ax.loglog(k, 4 / (k * (k + 1)), color="k", lw=1, label="$4/((k+1)(k+2))$")
+    ax.set(
+        xlabel="iteration $k+1$", ylabel="$\\mu_k$", title="smoothing parameter and its closed form"
+    )
+    ax = axes[2]
+    ax.plot(bad["ref"]["k"], bad["ref"]["slack5"], color="tab:green", lw=1.6, label="$\\mu_0=2$")
+    ax.plot(bad["sw"]["k"], bad["sw"]["slack5"], color="tab:red", lw=1.6, label="$\\mu_0=1$")
+    ax.axhline(0, color="k", lw=0.8)
+    ax.set_yscale("symlog", linthresh=1e-5)
+    ax.set(xlabel="iteration $k$", ylabel="$-\\frac{1}{2}\\|p_k\\|_G^2 - L_{\\mu_k}(\\alpha_k)$")
+    ax.set_title(f"Lemma 5 slack, planted instance (seed {bad['seed']}, n={bad['n']})")
+    for ax in axes:
+        ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5))
+    fig.tight_layout()
+    return fig
+
+
+def snkp_rates(stats, slopes: Mapping[str, float], *, rho_fit_max: float, title: str):
+    """Halting indices of the Perceptron, NKP and SNKP against ``1/rho`` (Chapter 4).
+
+    Parameters
+    ----------
+    stats : pandas.DataFrame
+        Indexed by the planted margin, with ``(column, statistic)`` columns for ``nit_m``
+        and ``bound_m`` (``m`` in ``perceptron``, ``nkp``, ``snkp``) and the statistics
+        ``median``, ``min`` and ``max`` over seeds.
+    slopes : mapping
+        Method to the fitted slope of ``log(halting index)`` against ``log(1/rho)``.
+    rho_fit_max : float
+        Largest margin of the fit (marked by a dotted line).
+    title : str
+        The panel's title (the instances).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One log-log panel: medians with bands over seeds, dashed bounds.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=figsize(1, 1, aspect=0.7))
+    x = 1.0 / stats.index
+    styles = {
+        "perceptron": ("tab:red", "s", "Perceptron (raw data)", "$R^2/\\rho_{\\rm raw}^2$"),
+        "nkp": ("tab:blue", "o", "Normalised Perceptron = NKP", "$1/\\rho^2$"),
+        "snkp": ("tab:green", "^", "SNKP", "$2\\sqrt{2\\log n}/\\rho$"),
+    }
+    for m, (c, mk, label, bound_label) in styles.items():
+        nit, bound = stats[f"nit_{m}"], stats[f"bound_{m}"]
+        ax.fill_between(x, nit["min"], nit["max"], color=c, alpha=0.2, lw=0)
+        ax.plot(
+            x, nit["median"], marker=mk, color=c, lw=1.6, label=f"{label}: slope {slopes[m]:.2f}"
+        )
+        ax.fill_between(x, bound["min"], bound["max"], color=c, alpha=0.1, lw=0)
+        ax.plot(x, bound["median"], ls="--", color=c, lw=1.2, label=f"bound {bound_label}")
+    ax.axvline(1.0 / rho_fit_max, color="gray", ls=":", lw=1)
+    ax.text(
+        1.05 / rho_fit_max,
+        0.03,
+        "slope fit range $\\rightarrow$",
+        color="gray",
+        transform=ax.get_xaxis_transform(),
+    )
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel="$1/\\rho$ (planted normalised margin)",
+        ylabel="halting index (number of updates)",
+    )
+    ax.set_title(title)
+    legend_below(ax, ncol=2)
+    fig.tight_layout()
+    return fig
+
+
+def n_dependence(by_n, rho: float, c_fit: float):
+    """SNKP's and NKP's halting indices against the number of points (Chapter 4).
+
+    Parameters
+    ----------
+    by_n : pandas.DataFrame
+        One row per family (``planted``, ``crowded``) and size ``n``, with the SNKP
+        statistics ``snkp_med``, ``snkp_min``, ``snkp_max`` and NKP's ``nkp_med``.
+    rho : float
+        The margin of every instance.
+    c_fit : float
+        The constant of the fit ``c sqrt(log n)`` to ``rho`` times the crowded family's
+        halting index (a dotted line).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Left: ``rho`` times SNKP's halting index; right: ``rho**2`` times NKP's.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=figsize(1, 2, aspect=0.9))
+    nn = np.array(sorted(by_n.n.unique()), dtype=float)
+    style = {"planted": ("tab:purple", "o"), "crowded": ("tab:green", "^")}
+    for fam, (c, mk) in style.items():
+        a = by_n[by_n.family == fam]
+        axes[0].fill_between(a.n, rho * a.snkp_min, rho * a.snkp_max, color=c, alpha=0.2, lw=0)
+        axes[0].plot(a.n, rho * a.snkp_med, marker=mk, color=c, lw=1.6, label=f"SNKP, {fam}")
+        axes[1].plot(a.n, rho**2 * a.nkp_med, marker=mk, color=c, lw=1.6, label=f"NKP, {fam}")
+    axes[0].plot(nn, 2 * np.sqrt(2 * np.log(nn)), "k--", lw=1.2, label="bound $2\\sqrt{2\\log n}$")
+    axes[0].plot(
+        nn,
+        c_fit * np.sqrt(np.log(nn)),
+        ":",
+        color="tab:green",
+        lw=1.5,
+        label=f"${c_fit:.2f}\\sqrt{{\\log n}}$ (crowded, median fit)",
+    )
+    axes[0].set(ylabel="$\\rho\\,\\times$ halting index", title=f"SNKP, $\\rho$ = {rho}")
+    axes[1].axhline(1.0, color="k", ls="--", lw=1.2, label="bound $1$ (i.e. $1/\\rho^2$)")
+    axes[1].set(
+        yscale="log",
+        ylabel="$\\rho^2\\,\\times$ halting index",
+        title="NKP, same instances (crowded: shuffled)",
+    )
+    for ax in axes:
+        ax.set(xscale="log", xlabel="number of points $n$")
+        legend_below(ax)
+    fig.tight_layout()
+    return fig
+
+
+def snkp_realdata(real, ms, date: str):
+    """NKP against SNKP on the real kernel problems: halting indices and CPU times.
+
+    Parameters
+    ----------
+    real : pandas.DataFrame
+        Indexed by problem name (``"breast_cancer-rbf"``, ...), with columns ``NKP`` and
+        ``SNKP`` (halting indices).
+    ms : pandas.DataFrame
+        The same index, with columns ``nkp`` and ``snkp`` (median CPU time, ms).
+    date : str
+        When the times were measured (in the right panel's title).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two dot plots side by side on logarithmic axes, one row per problem.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=figsize(1, 2, aspect=0.75), sharey=True)
+    y = np.arange(len(real))[::-1]
+    nit = {"nkp": real["NKP"], "snkp": real["SNKP"]}
+    for ax, vals, title in [
+        (axes[0], nit, "iterations"),
+        (axes[1], ms, f"CPU time,\nmeasured {date}"),
+    ]:
+        a, b = np.asarray(vals["nkp"], float), np.asarray(vals["snkp"], float)
+        ax.hlines(y, np.minimum(a, b), np.maximum(a, b), color="0.7", lw=1.2, zorder=1)
+        ax.scatter(a, y, s=36, color="tab:blue", marker="o", zorder=3, label="NKP")
+        ax.scatter(b, y, s=36, color="tab:green", marker="D", zorder=3, label="SNKP")
+        ax.set(
+            xscale="log",
+            xlim=(min(a.min(), b.min()) / 1.6, max(a.max(), b.max()) * 1.6),
+            title=title,
+        )
+        ax.grid(True, axis="x", which="both", alpha=0.3)
+        ax.grid(False, axis="y")
+    axes[0].set(xlabel="halting index", yticks=y, ylim=(-0.6, len(real) - 0.4))
+    kernel = {"rbf": "RBF", "poly": "polynomial"}
+    labels = [f"{d.replace('_', ' ')} ({kernel[k]})" for d, k in real.index.str.split("-")]
+    axes[0].set_yticklabels([label.replace("xor", "XOR") for label in labels])
+    axes[1].set_xlabel("median CPU time (ms)")
+    legend_below(axes[0], ncol=2)
+    fig.tight_layout()
+    return fig
