@@ -524,12 +524,20 @@ def two_rays(example, rays):
 
     ax = axes[0]
     pos = ye > 0
-    ax.scatter(*Xe[pos].T, s=25, c="tab:blue", label="$y=+1$, ray through (0.6, 0.8)")
-    ax.scatter(*Xe[~pos].T, s=25, c="tab:red", marker="s", label="$y=-1$, ray through (0.8, 0.6)")
-    Xn = Xe / np.linalg.norm(Xe, axis=1, keepdims=True)
-    ax.scatter(*Xn[pos].T, s=140, facecolors="none", edgecolors="tab:blue", lw=1.5)
+    ax.scatter(Xe[pos, 0], Xe[pos, 1], s=25, c="tab:blue", label="$y=+1$, ray through (0.6, 0.8)")
     ax.scatter(
-        *Xn[~pos].T,
+        Xe[~pos, 0],
+        Xe[~pos, 1],
+        s=25,
+        c="tab:red",
+        marker="s",
+        label="$y=-1$, ray through (0.8, 0.6)",
+    )
+    Xn = Xe / np.linalg.norm(Xe, axis=1, keepdims=True)
+    ax.scatter(Xn[pos, 0], Xn[pos, 1], s=140, facecolors="none", edgecolors="tab:blue", lw=1.5)
+    ax.scatter(
+        Xn[~pos, 0],
+        Xn[~pos, 1],
         s=140,
         facecolors="none",
         edgecolors="tab:red",
