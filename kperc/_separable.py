@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 from scipy.optimize import OptimizeResult, linprog
 
+from ._exact import ETA as _ETA
+from ._exact import fraction_row_dots, lossless_row_shifts, scale_rows_exactly
 from ._typing import ArrayLike, KernelLike
 from ._validation import check_labels, check_X, row_norms
 
@@ -342,14 +344,7 @@ def _dual_point(res, n) -> np.ndarray | None:
 
 def _linear(X, y, tol, conflicts) -> SeparabilityResult:
     n, d = X.shape
-    # Scale each row by a power of two (exact) so that its largest entry is in [0.5, 1):
-    # neither the separator's signs nor the normalised points change, ordinary data give
-    # the same bits as before, and subnormal rows (X * 2^-1060) no longer make 1 / ||x_i||
-    # overflow into an LP that scipy refuses.
-    amax = np.max(np.abs(X), axis=1)
-    X = np.ldexp(X, -np.frexp(np.where(amax > 0, amax, 1.0))[1][:, None])
-    norms = row_norms(X)
-    zero = np.flatnonzero(norms == 0)
+    zero = np.flatnonzero(~np.any(X != 0, axis=1))
     if zero.size:
         p = np.zeros(n)
         p[zero[0]] = 1.0
@@ -363,41 +358,75 @@ def _linear(X, y, tol, conflicts) -> SeparabilityResult:
             exact=True,
             conflicts=conflicts,
         )
-    A = (y / norms)[:, None] * X  # signed normalised points, rows of norm 1 (rounded)
-    res = _solve(A, [(-1.0, 1.0)] * d, d)
-    if res.status == 0 and res.x[-1] > 0:
-        w = np.asarray(res.x[:d], dtype=np.float64)
-        low = _linear_separator_bound(X, y, norms, w)
-        if low > 0:
-            return _result(
-                "separable",
-                f"separable: w separates every point, with normalised margin at least "
-                f"{low:.3g} (checked beyond rounding).",
-                w=w,
-                margin_lower=low,
-                conflicts=conflicts,
-            )
-    dual = _dual_point(res, n) if res.status == 0 else None
-    if dual is not None:
+    # First the data's own geometry: each row scaled by a power of two (exactly, see
+    # lossless_row_shifts), then to unit norm (rounded), so the LP's dual bounds the
+    # normalised margin of the data. Then, if that decides nothing and the columns have
+    # different scales, the same LP on columns scaled to [0.5, 1) by powers of two:
+    # separability is invariant under positive column scalings (w_j -> w_j / c_j), and
+    # columns of scales 2^1000 and 2^-80 no longer round each other away. Whatever the
+    # LPs return is only a candidate: a separator is checked against the user's X
+    # (:func:`_certify_separator`), an exact certificate in exact arithmetic on the
+    # user's X (:func:`_exact_certificate`).
+    col = np.max(np.abs(X), axis=0)
+    c = -np.frexp(np.where(col > 0, col, 1.0))[1]
+    tries = [np.zeros(d, dtype=int)] + ([c] if np.ptp(c) > 0 else [])
+    first = None
+    for shift in tries:
+        Xc = np.ldexp(X, shift[None, :]) if shift.any() else X
+        Xs = np.ldexp(Xc, -lossless_row_shifts(Xc)[:, None])
+        norms = row_norms(Xs)
+        A = (y / norms)[:, None] * Xs  # signed normalised points (rounded)
+        res = _solve(A, [(-1.0, 1.0)] * d, d)
+        if res.status == 0:  # tried even when the LP's value is 0: w may still separate
+            w = _to_data_coordinates(np.asarray(res.x[:d], dtype=np.float64), shift)
+            cert = _certify_separator(X, y, w)
+            if cert is not None:
+                w, low = cert
+                size = (
+                    f"with normalised margin at least {low:.3g}"
+                    if low > 0
+                    else "with a normalised margin below 2^-1000, too small to bound"
+                )
+                return _result(
+                    "separable",
+                    "separable: w separates every point, checked against the data "
+                    f"beyond rounding (exactly where rounding could not decide), {size}.",
+                    w=w,
+                    margin_lower=low,
+                    conflicts=conflicts,
+                )
+        dual = _dual_point(res, n) if res.status == 0 else None
+        if dual is None:
+            continue
         p = _polish_certificate(A, dual)
-        exact = _exact_certificate(X, y, p)
-        upper = 0.0 if exact else _linear_certificate_bound(A, p, d)
-        limit = 1e3 * (n + d) * _U if tol is None else tol
-        if exact or upper <= limit:
-            how = (
-                "exactly (verified in rational arithmetic)"
-                if exact
-                else f"up to rounding: no separator has normalised margin above {upper:.3g}"
-            )
+        if _exact_certificate(X, y, p):
             return _result(
                 "not separable",
-                f"not separable, {how}: the {np.count_nonzero(p)} signed normalised "
-                "points in the support of p cancel (p is a Gordan certificate).",
+                f"not separable, exactly: the {np.count_nonzero(p)} signed points in the "
+                "support of p cancel with positive weights, verified in exact arithmetic "
+                "on the data (p is a Gordan certificate).",
                 p=p,
-                margin_upper=upper,
-                exact=exact,
+                margin_upper=0.0,
+                exact=True,
                 conflicts=conflicts,
             )
+        if first is None and not shift.any():
+            # only the data's own geometry bounds the normalised margin of the data; the
+            # rows of A are the normalised points up to (d + 4) u, underflow included
+            first = (p, _linear_certificate_bound(A, p, d), res)
+    limit = 1e3 * (n + d) * _U if tol is None else tol
+    if first is not None and first[1] <= limit:
+        p, upper, _ = first
+        return _result(
+            "undecided",
+            f"undecided: no separator has normalised margin above {upper:.3g} (p is a "
+            "certificate up to rounding), but no separator was found either: the data "
+            "are separable with a smaller margin, or not separable, and floating point "
+            "cannot tell which.",
+            p=p,
+            margin_upper=float(upper),
+            conflicts=conflicts,
+        )
     return _result(
         "undecided",
         "undecided: neither the separator nor the certificate found by the linear program "
@@ -407,22 +436,59 @@ def _linear(X, y, tol, conflicts) -> SeparabilityResult:
     )
 
 
-def _linear_separator_bound(X, y, norms, w) -> float:
-    """A lower bound on ``min_i y_i w . x_i / (||w|| ||x_i||)``, rounding included.
+def _to_data_coordinates(w: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """A separator of the columns scaled by ``2^shift`` as one of the data: ``w_j 2^shift_j``,
+    times one power of two so that its largest entry is in [0.5, 1) (entries far below
+    it may underflow to 0; the check decides)."""
+    if not shift.any() or not np.any(w):
+        return w
+    e = np.frexp(w)[1] + shift
+    top = int(np.max(np.where(w != 0, e, np.iinfo(np.int64).min)))
+    return np.ldexp(w, shift - top)
 
-    ``fl(x . w)`` differs from ``x . w`` by at most ``gamma_d |x| . |w|``
-    (``gamma_d = d u / (1 - d u)``); the norms are divided out with a relative slack.
+
+def _certify_separator(X, y, w) -> tuple[np.ndarray, float] | None:
+    """Check ``y_i x_i . w > 0`` for every point of the data ``X`` as given.
+
+    Returns ``(w, low)``, ``w`` scaled by a power of two, ``low`` a lower bound on its
+    normalised margin ``min_i y_i x_i . w / (||x_i|| ||w||)`` (0.0 when that is below
+    ``2^-1000``, where relative rounding bounds no longer hold); None when some point is
+    not separated.
+
+    The rows are scaled exactly by powers of two (:func:`kperc._exact.scale_rows_exactly`,
+    positive: the signs are unchanged). In floating point ``|fl(x . w) - x . w| <=
+    gamma_{d+2} |x| . |w| + 2 (d + 1) 2^-1074`` (underflow included); the rows this cannot
+    decide (a value within its bound, or an overflow) are decided in exact rational
+    arithmetic.
     """
+    if not np.all(np.isfinite(w)) or not np.any(w):
+        return None
+    amax = float(np.max(np.abs(w)))
+    w = np.ldexp(w, -math.frexp(amax)[1])  # largest entry in [0.5, 1); this w is returned
     d = X.shape[1]
-    gam = (d + 2) * _U / (1 - (d + 2) * _U)
-    vals = y * (X @ w)
-    err = gam * (np.abs(X) @ np.abs(w))
-    low = vals - err
-    if not np.all(low > 0):
-        return 0.0
-    wn = float(np.linalg.norm(w))
-    slack = 1.0 - 4 * (d + 4) * _U  # norms of x_i and w within a few d u
-    return float(np.min(low / norms) / wn * slack)
+    Xs, _ = scale_rows_exactly(X)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        vals = y * (Xs @ w)
+        err = (d + 2) * _U / (1 - (d + 2) * _U) * (np.abs(Xs) @ np.abs(w)) + 2 * (d + 1) * _ETA
+        low = vals - err
+    sure = np.isfinite(low) & np.isfinite(err) & (low > 0)
+    if np.any(np.isfinite(vals + err) & (vals + err < 0)):
+        return None  # some point is certainly on the wrong side
+    norms = row_norms(Xs) * (1.0 + 4.0 * (d + 4) * _U)
+    wn = float(row_norms(w[None, :])[0]) * (1.0 + 4.0 * (d + 4) * _U)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        row_low = np.where(sure, low, 0.0) / norms
+    rest = np.flatnonzero(~sure)
+    if rest.size:
+        exact = fraction_row_dots(Xs * y[:, None], w, rest)
+        if not all(v > 0 for v in exact):
+            return None
+        for i, v in zip(rest.tolist(), exact, strict=True):
+            if math.isfinite(norms[i]):
+                q = float(v / Fraction(float(norms[i])))  # correctly rounded
+                row_low[i] = np.nextafter(q, 0.0)  # below the exact quotient
+    bound = float(np.min(row_low)) / wn * (1.0 - 8 * _U)
+    return w, bound if math.isfinite(bound) and bound >= 2.0**-1000 else 0.0
 
 
 def _linear_certificate_bound(A, p, d) -> float:
