@@ -375,8 +375,10 @@ def _linear(X, y, tol, conflicts) -> SeparabilityResult:
         Xc = np.ldexp(X, shift[None, :]) if shift.any() else X
         Xs = np.ldexp(Xc, -lossless_row_shifts(Xc)[:, None])
         norms = row_norms(Xs)
-        A = (y / norms)[:, None] * Xs  # signed normalised points (rounded)
-        res = _solve(A, [(-1.0, 1.0)] * d, d)
+        keep = norms > 0  # all of them, unless a column scaling underflowed a row to 0
+        A = np.zeros_like(Xs)
+        A[keep] = (y[keep] / norms[keep])[:, None] * Xs[keep]  # signed normalised points
+        res = _solve(A[keep], [(-1.0, 1.0)] * d, d)
         if res.status == 0:  # tried even when the LP's value is 0: w may still separate
             w = _to_data_coordinates(np.asarray(res.x[:d], dtype=np.float64), shift)
             cert = _certify_separator(X, y, w)
@@ -395,10 +397,11 @@ def _linear(X, y, tol, conflicts) -> SeparabilityResult:
                     margin_lower=low,
                     conflicts=conflicts,
                 )
-        dual = _dual_point(res, n) if res.status == 0 else None
+        dual = _dual_point(res, int(keep.sum())) if res.status == 0 else None
         if dual is None:
             continue
-        p = _polish_certificate(A, dual)
+        p = np.zeros(n)
+        p[keep] = _polish_certificate(A[keep], dual)
         if _exact_certificate(X, y, p):
             return _result(
                 "not separable",
