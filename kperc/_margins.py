@@ -136,15 +136,6 @@ def _factors(G) -> tuple[np.ndarray, np.ndarray]:
     return reduced, full
 
 
-def _refine_positive(B_full: np.ndarray, p_reduced: np.ndarray) -> tuple[float, np.ndarray]:
-    """``min ||B_full p||`` over the simplex; the better of a fresh solve and ``p_reduced``."""
-    value, p = min_norm_point(B_full)
-    other = float(np.linalg.norm(B_full @ p_reduced))
-    if other < value:
-        return other, p_reduced
-    return value, p
-
-
 def min_norm_point(B: np.ndarray) -> tuple[float, np.ndarray]:
     """Nearest point of ``conv{b_1..b_n}`` to the origin: ``min_{p in simplex} ||B p||``.
 
@@ -802,16 +793,24 @@ def _data_margin_details(X, y, normalize: bool = True) -> tuple[OptimizeResult, 
     X, y = check_Xy(X, y)
     norms = row_norms(X)
     signed = X * y[:, None]  # exact: sign flips
+    raw = X
     if normalize:
         _check_diag(norms)  # norms > 0 iff K(x_i, x_i) > 0; norms**2 may underflow
-        X = _pow2_rows(X)  # exact; subnormal rows regain their precision
-        X = X / row_norms(X)[:, None]
+        raw = _pow2_rows(X)  # exact unless a row spans more than the exponent range
+        X = raw / row_norms(raw)[:, None]
         scale = 1.0
     else:
         scale = float(norms.max())
         if not scale > 0:
             raise ValueError("X has only zero rows; the margin of zero vectors is undefined.")
         X = X / scale  # the margin is homogeneous: compute at unit scale, rescale at the end
+    # Entries that the scaling pushed below the normal range (to 0 or a subnormal) lost
+    # their relative precision: the points computed with are within u of the data's in
+    # norm (so the bounds on the margin hold), but their span may be smaller, and a
+    # negative margin measured in the smaller span is not the data's (the data
+    # [[2^1000, 2^-80], [-2^1000, 2^-80]] are separable; rounded they are a segment
+    # through 0).
+    lossy = bool(np.any((raw != 0) & (np.abs(X) < 2.0**-1022)))
     Z = X * y[:, None]
     U, s, _ = np.linalg.svd(Z.T, full_matrices=False)
     r = int(np.sum(s > RANK_TOL * max(s[0], 1e-300)))
@@ -826,6 +825,11 @@ def _data_margin_details(X, y, normalize: bool = True) -> tuple[OptimizeResult, 
         )
         det = _certified_margin(
             B, Z.T, lambda v: Z @ (Z.T @ v), err, 16 * err, 16 * err, certifier=certifier
+        )
+    if lossy and det.status == "inseparable":
+        up = max(float(det.rho_bounds[1]), certifier.upper(det.p))
+        det.update(
+            rho=0.0, status="undecided", separable=False, rho_bounds=(det.rho_bounds[0], up)
         )
     return det, scale
 

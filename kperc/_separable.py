@@ -47,12 +47,14 @@ class SeparabilityResult(OptimizeResult):
     Attributes
     ----------
     status : {"separable", "not separable", "undecided"}
-        The answer. "separable" and "not separable" are given only with a proof that
-        passed a check beyond rounding error; "undecided" when neither check passed
-        (a margin so small, positive or not, that double precision cannot tell).
-        "not separable" with ``exact`` False means: no separator has a normalised
-        margin above ``margin_upper`` (at most ``tol``); data separable with a margin
-        below that rounding-level value are not told apart from inseparable data.
+        The answer. "separable" only with a separator checked against the data beyond
+        rounding (exactly where rounding cannot decide); "not separable" only with an
+        exact proof (``exact`` is then True); "undecided" otherwise: a margin so small,
+        positive or not, that double precision cannot tell. An "undecided" answer may
+        carry a certificate ``p`` with its bound ``margin_upper`` (at most ``tol``): no
+        separator has a normalised margin above it, but data separable with a smaller
+        margin are not told apart from inseparable data, so they are not called "not
+        separable".
     separable : bool or None
         True, False, or None for "undecided".
     success : bool
@@ -73,17 +75,19 @@ class SeparabilityResult(OptimizeResult):
         the data), rounding included (for other kernels, of the exact kernel matrix of
         the data, the rounding of its construction included).
     p : ndarray of shape (n_samples,) or None
-        With "not separable": a point of the simplex whose signed normalised points
-        cancel, ``sum_i p_i y_i x_i / ||x_i|| = 0`` (kernel form: ``||p||_G = 0``).
+        A point of the simplex whose signed normalised points (nearly) cancel,
+        ``sum_i p_i y_i x_i / ||x_i|| ~ 0`` (kernel form: ``||p||_G ~ 0``). With "not
+        separable" the signed points in its support cancel exactly with positive
+        weights (``p`` is their floating-point approximation); with "undecided" it
+        proves the bound ``margin_upper``.
     margin_upper : float or None
         With a certificate ``p``: an upper bound on the normalised margin of the data,
         rounding included. It is 0 when ``exact``.
     exact : bool
-        Whether the certificate is exact: a point repeated with both labels (any
-        kernel), a zero point (linear kernel), or a certificate whose cancellation was
-        verified in exact rational arithmetic (linear kernel). Otherwise the
-        certificate proves only that no separator has normalised margin above
-        ``margin_upper``, a value at the level of rounding error.
+        Whether the certificate is exact (always so with "not separable"): a point
+        repeated with both labels (any kernel), a zero point (linear kernel), or a
+        certificate whose cancellation was verified in exact arithmetic on the data
+        as given (linear kernel).
     conflicts : ndarray of shape (n_conflicts, 2)
         Pairs ``(i, j)`` of training points with identical features and opposite
         labels; each pair makes the data inseparable for every kernel.
@@ -194,11 +198,12 @@ def is_separable(
 
     * "separable" only when the separator passes a check of ``y_i w . x_i > 0`` (or
       ``(G alpha)_i > 0``) beyond the rounding error of the products;
-    * "not separable" only with a certificate ``p`` that passes a check: exactly (a
-      point repeated with both labels, a zero point, or an exact rational check of
-      ``sum_i p_i y_i x_i = 0`` for the linear kernel) or up to rounding (an upper
-      bound ``margin_upper`` on the normalised margin, at most ``tol``);
-    * "undecided" otherwise.
+    * "not separable" only with an exact certificate ``p``: a point repeated with
+      both labels, a zero point, or an exact rational check that the signed points in
+      its support cancel with positive weights (linear kernel);
+    * "undecided" otherwise, with ``p`` and ``margin_upper`` when a certificate up to
+      rounding bounds the margin by at most ``tol``: separable data with a margin
+      below that bound are undecided, never "not separable".
 
     For a kernel other than the linear one, both checks hold for the exact kernel
     matrix ``G*`` of the data, not only for its rounded copy ``G``: they count the
@@ -217,8 +222,8 @@ def is_separable(
     fit_intercept : bool, default=False
         Append a constant feature 1 to every point.
     tol : float or None, default=None
-        Largest ``margin_upper`` accepted as "not separable" for a certificate that is
-        not exact. None: the rounding level, ``1e3 (n + d) u`` for the linear kernel
+        Largest ``margin_upper`` of a certificate that is not exact for which that
+        certificate is reported (with "undecided"). None: the rounding level, ``1e3 (n + d) u`` for the linear kernel
         (``u = 2^-53``) and, for other kernels, 4 times the smallest bound on ``||p||_G``
         that can be certified for the data's exact kernel matrix (about
         ``sqrt(2 n u_ld + delta)``: long double ``u_ld``, and ``delta`` the rounding of
@@ -238,9 +243,34 @@ def is_separable(
 
     Notes
     -----
-    For the linear kernel at ``n = 2000`` points the decision takes well under a
-    second. Rescaling a point by a power of two does not change the answer (for the
-    linear kernel each point is so rescaled first, so subnormal data are decided too).
+    *Linear kernel.* The LP runs on the rows scaled by powers of two (only as far as
+    that is exact) and normalised; when that decides nothing and the columns have
+    different scales, once more on columns scaled by powers of two (separability, not
+    the margin, is invariant under positive column scalings). Every separator is then
+    checked against the data as given, in floating point with a rounding bound and in
+    exact rational arithmetic where that bound cannot decide, so data whose rows span
+    more than the exponent range (``[2^1000, 2^-80]``) or hold subnormals are decided
+    correctly or called "undecided". ``margin_lower`` is 0.0 when the margin is below
+    ``2^-1000`` (too small for a relative rounding bound). At ``n = 2000`` points the
+    decision takes well under a second.
+
+    *Other kernels.* First ``(G + lambda I) alpha = 1`` is solved by Cholesky for a few
+    ridges ``lambda`` (``n^3 / 3`` operations each; the RBF kernel's matrix of distinct
+    points is positive definite, so this decides most RBF problems); then the LP with
+    ``n`` variables and ``n`` dense constraints (its cost grows roughly as ``n^3`` and
+    beyond: on 2 shared cores 2 s at ``n = 600`` and 20 to 80 s at ``n = 1500``); then,
+    as :func:`kperc.margin` does, the max-margin direction from an eigendecomposition
+    (``O(n^3)``). Measured on 2 shared cores, ``n = 1500``: ``d = 56`` (planted RBF
+    data, ``make_classification``) 2 to 5 s, two moons 9 s, all decided by the ridge
+    solve (issue 36 measured 21.6 to 82 s there with the LP alone).
+
+    *Compared with* :func:`kperc.margin` *on the same kernel matrix.* Both certify for
+    the exact kernel matrix of the data. ``margin`` says "separable" when its
+    max-margin direction ``p`` has ``(G p)_i`` above the rounding of ``G``; this
+    function tries that same direction last, so a margin that ``margin`` certifies is
+    also certified here (``margin_lower`` at most ``margin``). Where neither certifies,
+    ``margin`` warns and returns 0.0 (status "undecided"), and this function answers
+    "undecided" with the bound ``margin_upper`` when it is at most ``tol``.
 
     Examples
     --------
@@ -853,6 +883,19 @@ def _kernel(X, y, kernel, kernel_params, tol, conflicts) -> SeparabilityResult:
                 margin_lower=float(low),
                 conflicts=conflicts,
             )
+    found = _max_margin_separator(G, gram)  # what kperc.margin certifies, as a last try
+    if found is not None:
+        alpha, low = found
+        return _result(
+            "separable",
+            f"separable: alpha, the max-margin direction of kperc.margin_details, "
+            f"separates every point in the kernel's feature space, with normalised "
+            f"margin at least {low:.3g} (checked beyond rounding, for the exact kernel "
+            "matrix of the data).",
+            alpha=alpha,
+            margin_lower=float(low),
+            conflicts=conflicts,
+        )
     p = _dual_point(res, n) if res.status == 0 else None
     floor = seminorm_floor(gram)  # of G*: sqrt(entry_error) and more
     limit = 4 * floor if tol is None else tol
@@ -878,11 +921,36 @@ def _kernel(X, y, kernel, kernel_params, tol, conflicts) -> SeparabilityResult:
     )
     return _result(
         "undecided",
-        "undecided: neither the separator nor the certificate found by the linear program "
-        "passed its check beyond rounding; the margin is at the level of rounding error"
+        "undecided: no separator (from a ridge solve, the linear program or the "
+        "max-margin direction of kperc.margin_details) and no certificate passed its "
+        "check beyond rounding; the margin is at or below the level of rounding error"
         f"{why}.",
         conflicts=conflicts,
     )
+
+
+def _max_margin_separator(G: np.ndarray, gram) -> tuple[np.ndarray, float] | None:
+    """The minimiser ``p`` of ``||p||_G`` over the simplex (:func:`kperc.margin_details`:
+    an eigendecomposition and non-negative least squares, ``O(n^3)``), when it passes
+    :func:`_kernel_separator_bound`: the LP's separator, accurate to HiGHS's tolerances
+    near ``1e-7``, fails its check on ill-conditioned matrices whose margin ``margin``
+    certifies. None when it does not pass (or ``margin_details`` refuses)."""
+    import warnings
+
+    from ._margins import margin_details
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            det = margin_details(G)
+    except ValueError:
+        return None
+    if det.status != "separable":
+        return None
+    alpha = np.asarray(det.p, dtype=np.float64)
+    alpha = alpha / alpha.sum()
+    low = _kernel_separator_bound(gram, alpha)
+    return (alpha, low) if low > 0 else None
 
 
 #: The ridges ``lambda`` of the direct solves that :func:`_solve_separator` tries.
