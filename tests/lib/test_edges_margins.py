@@ -139,3 +139,21 @@ def test_infeasible_says_when_its_points_do_not_surround_the_origin():
     # n = 11, d = 3: 8 random points in the cap; for this seed they all fall on one side
     with pytest.raises(ValueError, match=r"n=11, d=3.*did not surround the origin.*larger n"):
         infeasible(11, 3, rho=-0.5141095817088835, seed=687)
+
+
+def test_data_margin_of_rows_spanning_the_exponent_range_is_not_negative():
+    """Issue 36: normalising ``[2^1000, 2^-80]`` underflows the small entry; the rounded
+    points are a segment through 0 (margin -1), but the data are separable by
+    ``w = (0, 1)``. No negative margin may come from the rounded span: the answer is
+    "undecided" (0.0 with a warning) and its bounds contain the data's margin (>= 0)."""
+    from kperc._margins import _data_margin_details
+
+    A = np.array([[2.0**1000, 2.0**-80], [-2.0**1000, 2.0**-80]])
+    for normalize in (True, False):
+        det, _ = _data_margin_details(A, [1, 1], normalize)
+        assert det.status != "inseparable" and det.rho >= 0
+        if det.status == "undecided":
+            assert det.rho_bounds[0] <= 0 <= det.rho_bounds[1]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            assert kperc.data_margin(A, [1, 1], normalize=normalize) >= 0
