@@ -828,9 +828,7 @@ def _data_margin_details(X, y, normalize: bool = True) -> tuple[OptimizeResult, 
         )
     if lossy and det.status == "inseparable":
         up = max(float(det.rho_bounds[1]), certifier.upper(det.p))
-        det.update(
-            rho=0.0, status="undecided", separable=False, rho_bounds=(det.rho_bounds[0], up)
-        )
+        det.update(rho=0.0, status="undecided", separable=False, rho_bounds=(det.rho_bounds[0], up))
     return det, scale
 
 

@@ -218,14 +218,15 @@ def is_separable(
         Labels in {-1, +1}.
     kernel : {"linear", "rbf", "poly"} or callable, default="linear"
         As for :func:`kperc.gram_matrix`. Non-linear kernels build the dense
-        ``n x n`` matrix and solve a linear program with ``n`` variables.
+        ``n x n`` matrix (timings in Notes).
     fit_intercept : bool, default=False
         Append a constant feature 1 to every point.
     tol : float or None, default=None
         Largest ``margin_upper`` of a certificate that is not exact for which that
-        certificate is reported (with "undecided"). None: the rounding level, ``1e3 (n + d) u`` for the linear kernel
-        (``u = 2^-53``) and, for other kernels, 4 times the smallest bound on ``||p||_G``
-        that can be certified for the data's exact kernel matrix (about
+        certificate is reported (with "undecided"). None: the rounding level,
+        ``1e3 (n + d) u`` for the linear kernel (``u = 2^-53``) and, for other kernels,
+        4 times the smallest bound on ``||p||_G`` that can be certified for the data's
+        exact kernel matrix (about
         ``sqrt(2 n u_ld + delta)``: long double ``u_ld``, and ``delta`` the rounding of
         the entries of ``G``, see :func:`kperc.gram_matrix`).
     **kernel_params

@@ -148,7 +148,7 @@ def test_data_margin_of_rows_spanning_the_exponent_range_is_not_negative():
     "undecided" (0.0 with a warning) and its bounds contain the data's margin (>= 0)."""
     from kperc._margins import _data_margin_details
 
-    A = np.array([[2.0**1000, 2.0**-80], [-2.0**1000, 2.0**-80]])
+    A = np.array([[2.0**1000, 2.0**-80], [-(2.0**1000), 2.0**-80]])
     for normalize in (True, False):
         det, _ = _data_margin_details(A, [1, 1], normalize)
         assert det.status != "inseparable" and det.rho >= 0

@@ -165,7 +165,7 @@ def test_planted_integer_separator_survives_column_powers_of_two(data, w):
 
 
 def test_issue_36_examples():
-    A = np.array([[2.0**1000, 2.0**-80], [-2.0**1000, 2.0**-80]])
+    A = np.array([[2.0**1000, 2.0**-80], [-(2.0**1000), 2.0**-80]])
     res = kperc.is_separable(A, [1, 1])  # w = (0, 1) separates: 2^-80 > 0 for both
     assert res.status == "separable"
     recheck(A, [1, 1], res)
