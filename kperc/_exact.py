@@ -155,3 +155,48 @@ def fraction_row_dots(A: np.ndarray, w: np.ndarray, rows) -> list[Fraction]:
             sum((Fraction(float(a)) * b for a, b in zip(row, wf, strict=True) if a), Fraction(0))
         )
     return out
+
+
+#: :func:`exact_rank_at_most` gives up (answers False) above this many entries.
+EXACT_RANK_MAX_ENTRIES = 200_000
+
+
+def exact_rank_at_most(M: np.ndarray, k: int) -> bool:
+    """Whether the rank of ``M`` (finite doubles, taken as exact rationals) is at most
+    ``k``; False also when ``M`` has more than :data:`EXACT_RANK_MAX_ENTRIES` entries.
+
+    Fraction-free Gaussian elimination (Bareiss) in Python integers, after one power of
+    two makes every entry an integer; it stops at the ``(k + 1)``-th pivot, so data of
+    full rank are answered after ``k + 1`` elimination steps.
+    """
+    M = np.asarray(M, dtype=np.float64)
+    if M.size > EXACT_RANK_MAX_ENTRIES:
+        return False
+    f, e = np.frexp(M)
+    m = np.ldexp(f, 53).astype(np.int64)  # exact: |f| < 1 has at most 53 bits
+    nz = m != 0
+    if not nz.any():
+        return True
+    t = np.where(nz, e.astype(np.int64) - 53, 0)
+    t = t - int(t[nz].min())
+    rows = [
+        [int(a) << int(b) if a else 0 for a, b in zip(mr, tr, strict=True)]
+        for mr, tr in zip(m.tolist(), t.tolist(), strict=True)
+    ]
+    d = M.shape[1]
+    rank, prev = 0, 1
+    for c in range(d):
+        piv = next((r for r in range(rank, len(rows)) if rows[r][c] != 0), None)
+        if piv is None:
+            continue
+        if rank == k:
+            return False
+        rows[rank], rows[piv] = rows[piv], rows[rank]
+        top = rows[rank]
+        for r in range(rank + 1, len(rows)):
+            cur = rows[r]
+            g = cur[c]
+            rows[r] = [(top[c] * cur[j] - g * top[j]) // prev for j in range(d)]
+        prev = top[c]
+        rank += 1
+    return rank <= k

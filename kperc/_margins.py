@@ -23,7 +23,7 @@ from scipy.spatial import ConvexHull, QhullError
 
 from ._exact import ETA as _ETA
 from ._exact import U as _U
-from ._exact import dot2_rows, exactly_zero
+from ._exact import dot2_rows, exact_rank_at_most, exactly_zero
 from ._kernels import GramOperator, _check_diag
 from ._typing import ArrayLike, GramLike
 from ._validation import (
@@ -293,7 +293,8 @@ def margin_details(G: GramLike) -> OptimizeResult:
         ``p / ||p||_G``, a unit-norm max-margin function ``f_alpha``), ``rank`` (of
         ``G``, numerically), ``kkt_gap`` (``max(0, rho^2 - min_i (G p)_i)``, zero at an
         exact optimum) and, when not separable, ``facet_normal`` (in the coordinates of
-        :func:`gram_factor`).
+        :func:`gram_factor`); with "inseparable", ``hull_rank``, the dimension of the
+        span in which the depth was measured.
 
     Warns
     -----
@@ -464,6 +465,7 @@ def _certified_margin(
             rank=B.shape[0],
             kkt_gap=gap,
             facet_normal=nu,
+            hull_rank=Bh.shape[0],
         )
     depth = slack + inrad
     if certifier is not None and hasattr(certifier, "upper"):
@@ -793,23 +795,25 @@ def _data_margin_details(X, y, normalize: bool = True) -> tuple[OptimizeResult, 
     X, y = check_Xy(X, y)
     norms = row_norms(X)
     signed = X * y[:, None]  # exact: sign flips
-    raw = X
+    raw = X  # the data as given
     if normalize:
         _check_diag(norms)  # norms > 0 iff K(x_i, x_i) > 0; norms**2 may underflow
-        raw = _pow2_rows(X)  # exact unless a row spans more than the exponent range
-        X = raw / row_norms(raw)[:, None]
+        X = _pow2_rows(X)  # exact unless a row spans more than the exponent range
+        X = X / row_norms(X)[:, None]
         scale = 1.0
     else:
         scale = float(norms.max())
         if not scale > 0:
             raise ValueError("X has only zero rows; the margin of zero vectors is undefined.")
         X = X / scale  # the margin is homogeneous: compute at unit scale, rescale at the end
-    # Entries that the scaling pushed below the normal range (to 0 or a subnormal) lost
-    # their relative precision: the points computed with are within u of the data's in
-    # norm (so the bounds on the margin hold), but their span may be smaller, and a
-    # negative margin measured in the smaller span is not the data's (the data
-    # [[2^1000, 2^-80], [-2^1000, 2^-80]] are separable; rounded they are a segment
-    # through 0).
+    # A negative margin is measured in the span of the points computed with. Those are
+    # within u of the data's in norm (so the bounds on the margin hold), but the data's
+    # own span may be larger by a direction below rounding, along which they may be
+    # separable ([[1, t], [-1, t]] for any t > 0): the value is certified only when the
+    # span has the dimension d of the data or the data's rank is proved (exactly) to be
+    # no larger, and never when entries lost their relative precision by underflowing
+    # below the normal range ([[2^1000, 2^-80], [-2^1000, 2^-80]], a segment through 0
+    # once rounded).
     lossy = bool(np.any((raw != 0) & (np.abs(X) < 2.0**-1022)))
     Z = X * y[:, None]
     U, s, _ = np.linalg.svd(Z.T, full_matrices=False)
@@ -826,9 +830,18 @@ def _data_margin_details(X, y, normalize: bool = True) -> tuple[OptimizeResult, 
         det = _certified_margin(
             B, Z.T, lambda v: Z @ (Z.T @ v), err, 16 * err, 16 * err, certifier=certifier
         )
-    if lossy and det.status == "inseparable":
+    if det.status == "inseparable" and (
+        lossy or (det.hull_rank < X.shape[1] and not exact_rank_at_most(raw, det.hull_rank))
+    ):
         up = max(float(det.rho_bounds[1]), certifier.upper(det.p))
         det.update(rho=0.0, status="undecided", separable=False, rho_bounds=(det.rho_bounds[0], up))
+    elif det.status == "zero" and not normalize:
+        # the exact cancellation was found in X / scale, which is rounded: recheck it in
+        # the data as given
+        if not _RowCertifier(signed, normalized=False).origin_in_hull(det.p):
+            det.update(
+                status="undecided", rho_bounds=(det.rho_bounds[0], certifier.upper(det.p))
+            )
     return det, scale
 
 
