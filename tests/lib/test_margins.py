@@ -108,14 +108,20 @@ def test_lemma1_negative_loss_implies_separation(seed):
     G = prob.gram()
     det = kperc.margin_details(G)
     rng = np.random.default_rng(seed)
-    star = det.rho * det.alpha  # the minimiser of L, L = -rho^2/2 < 0
+    rho = det.rho
+    star = rho * det.alpha  # the minimiser of L = ||alpha||_G^2 / 2 - min_i (G alpha)_i
     found = 0
-    for _ in range(100):
-        alpha = star + rng.normal(scale=rng.uniform(0, 0.5) * det.rho, size=len(prob.y))
+    for k in range(100):
+        # a step of G-norm t: L <= -rho^2/2 + t^2/2 + (1 + rho) t (each |(G delta)_i| and
+        # <star, delta>_G are at most t rho or t), negative for t <= rho^2/8 (rho <= 1);
+        # every other step is larger, where L may have either sign
+        u = rng.normal(size=len(prob.y))
+        t = rng.uniform(0, 1) * (rho**2 / 8 if k % 2 == 0 else rho)
+        alpha = star + t * u / np.sqrt(u @ G @ u)
         if kperc.loss(G, alpha) < 0:
             found += 1
             assert np.all(G @ alpha > 0)
-    assert found > 0
+    assert found >= 50
 
 
 @pytest.mark.ledger("lemma-1")
