@@ -348,6 +348,23 @@ def margin_details(G: GramLike) -> OptimizeResult:
       and as ``G p = 0`` in the entries of any other matrix.
     * ``"undecided"``: none of these holds; a warning is issued and ``rho = 0.0``.
 
+    A negative margin is measured in the span of ``G``'s factor (numerical rank). The
+    exact matrix ``G*`` may have a larger rank, by eigenvalues below the rounding of
+    ``G``, and along those directions the data may be separable (the RBF kernel's matrix
+    of distinct points is positive definite: such data are always separable). So an
+    ``"inseparable"`` answer presumes that span; a provenance that bounds ``rank(G*)``
+    turns it into ``"undecided"`` when the span is smaller, and :func:`data_margin`
+    checks the rank of the data exactly.
+
+    *Compared with* :func:`kperc.is_separable`, which answers only the sign: both
+    certify for the exact Gram matrix of the data. ``is_separable`` tries a ridge solve
+    and a linear program (HiGHS, tolerances near ``1e-7``) and then the minimiser ``p``
+    computed here, so what this function certifies as ``"separable"`` it certifies too
+    (with ``margin_lower`` at most ``rho``); it calls data "not separable" only with an
+    exact certificate, and otherwise "undecided" with a bound ``margin_upper`` from its
+    own certificate. Below the floor of about ``sqrt(delta)`` (``delta`` the rounding of
+    ``G``'s entries) neither can decide.
+
     Examples
     --------
     >>> import numpy as np, kperc
@@ -383,7 +400,25 @@ def margin_details(G: GramLike) -> OptimizeResult:
         warn = max(warn, fine)
     certifier = _DenseCertifier(G, delta, info)
     err = c * eps + (0.0 if delta is None else delta)
-    return _certified_margin(B, B_full, apply, err, fine, warn, certifier=certifier)
+    det = _certified_margin(B, B_full, apply, err, fine, warn, certifier=certifier)
+    # The depth is measured in the span of G's factor; G* may have a larger rank, by
+    # eigenvalues below the rounding of G, along which it may be separable (the RBF
+    # kernel's matrix of distinct points is positive definite: always separable). A
+    # provenance that bounds rank(G*) (``max_rank``) lets the depth stand only when the
+    # span reaches that bound.
+    max_rank = getattr(info, "max_rank", None)
+    if det.status == "inseparable" and max_rank is not None and det.hull_rank < max_rank:
+        warnings.warn(
+            f"margin: the depth {-det.rho:.3g} of the origin was measured in a span of rank "
+            f"{det.hull_rank}, but the exact kernel matrix may have rank up to {max_rank} "
+            "(directions below the rounding of G); its margin is not certified. rho = 0.0 "
+            "is reported with status 'undecided'.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        up = max(float(det.rho_bounds[1]), math.sqrt(max(float(det.p @ apply(det.p)), 0.0) + err))
+        det.update(rho=0.0, status="undecided", separable=False, rho_bounds=(det.rho_bounds[0], up))
+    return det
 
 
 def _certified_margin(
@@ -839,9 +874,7 @@ def _data_margin_details(X, y, normalize: bool = True) -> tuple[OptimizeResult, 
         # the exact cancellation was found in X / scale, which is rounded: recheck it in
         # the data as given
         if not _RowCertifier(signed, normalized=False).origin_in_hull(det.p):
-            det.update(
-                status="undecided", rho_bounds=(det.rho_bounds[0], certifier.upper(det.p))
-            )
+            det.update(status="undecided", rho_bounds=(det.rho_bounds[0], certifier.upper(det.p)))
     return det, scale
 
 

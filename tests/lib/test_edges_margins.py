@@ -213,3 +213,27 @@ def test_exact_rank_matches_rational_elimination(n, d, r, ints, cols):
         rank += 1
     for k in range(0, d + 1):
         assert _exact.exact_rank_at_most(M, k) == (rank <= k)
+
+
+def test_margin_details_needs_the_full_rank_of_the_exact_matrix_for_a_depth():
+    """XOR under the RBF kernel with gamma = 1e-8: the exact matrix of these distinct
+    points is positive definite (rank 4, separable), the rounded one has numerical rank
+    3, and the depth measured in that span is not the data's. Given a provenance that
+    bounds rank(G*) by 4 (``max_rank``), margin_details says "undecided" with bounds that
+    contain the true, positive margin."""
+    from dataclasses import asdict, dataclass
+
+    from kperc._validation import GramProvenance, gram_provenance, trust_gram
+
+    @dataclass(frozen=True)
+    class WithRank(GramProvenance):
+        max_rank: int | None = None
+
+    X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])
+    G0 = kperc.gram_matrix(X, [1, 1, -1, -1], "rbf", gamma=1e-8)
+    info = WithRank(**asdict(gram_provenance(G0)), max_rank=4)
+    G = trust_gram(np.array(G0), info)
+    with pytest.warns(RuntimeWarning, match="rank up to 4"):
+        det = kperc.margin_details(G)
+    assert det.status == "undecided" and det.rho == 0.0
+    assert det.rho_bounds[0] < 0 < det.rho_bounds[1]
