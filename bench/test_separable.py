@@ -75,8 +75,7 @@ def test_separable(benchmark, name, what):
 
 # --- kernels (issue 36): is_separable(kernel="rbf") against the LP on the Gram matrix ----
 #: Kernel problems: planted RBF data (``n = 800``, ``d = 56``, kernel margin at least
-#: 0.01) and two moons (``n = 800``, 2-D, ``gamma = 1``: ill-conditioned, where the LP
-#: must decide).
+#: 0.01) and two moons (``n = 800``, 2-D, ``gamma = 1``).
 KERNEL_PROBLEMS = ("planted_rbf", "moons")
 
 
