@@ -7,11 +7,14 @@ normalised points ``a_i``, exactly one of the two holds,
 * a certificate: some ``p`` in the simplex with ``sum_i p_i a_i = 0``
   (in kernel form: ``||p||_G = 0``).
 
-One linear program decides which, and gives both objects at once: its solution is a
-candidate separator and its dual solution a candidate certificate. Neither is trusted
-as it comes out of the solver (HiGHS, through :func:`scipy.optimize.linprog`, works to
-tolerances near ``1e-7``): each is checked afterwards in floating point with a bound on
-the rounding error, and only a check that passes gives an answer.
+A linear program gives both objects at once: its solution is a candidate separator and
+its dual solution a candidate certificate (for kernels a ridge solve and the max-margin
+direction of :func:`kperc.margin_details` give more candidate separators). None is
+trusted as it comes out of the solver (HiGHS, through :func:`scipy.optimize.linprog`,
+works to tolerances near ``1e-7``): each is checked afterwards against the data as
+given, in floating point with a bound on the rounding error or in exact arithmetic,
+and only a check that passes gives an answer. "Not separable" needs an exact
+certificate; a certificate up to rounding gives "undecided" with its bound.
 """
 
 from __future__ import annotations
@@ -404,6 +407,7 @@ def _linear(X, y, tol, conflicts) -> SeparabilityResult:
     c = -np.frexp(np.where(col > 0, col, 1.0))[1]
     tries = [np.zeros(d, dtype=int)] + ([c] if np.ptp(c) > 0 else [])
     first = None
+    first_A = None
     for shift in tries:
         Xc = np.ldexp(X, shift[None, :]) if shift.any() else X
         Xs = np.ldexp(Xc, -lossless_row_shifts(Xc)[:, None])
@@ -435,7 +439,12 @@ def _linear(X, y, tol, conflicts) -> SeparabilityResult:
             continue
         p = np.zeros(n)
         p[keep] = _polish_certificate(A[keep], dual)
+        if first_A is None:
+            first_A = A  # the data's own geometry (rows scaled exactly, then normalised)
         if _exact_certificate(X, y, p):
+            if shift.any():  # weights of the column-scaled points: refit on the support
+                q = _polish_certificate(first_A, p)
+                p = q if _exact_certificate(X, y, q) else p
             return _result(
                 "not separable",
                 f"not separable, exactly: the {np.count_nonzero(p)} signed points in the "
