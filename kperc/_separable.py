@@ -403,14 +403,17 @@ def _linear(X, y, tol, conflicts) -> SeparabilityResult:
     # LPs return is only a candidate: a separator is checked against the user's X
     # (:func:`_certify_separator`), an exact certificate in exact arithmetic on the
     # user's X (:func:`_exact_certificate`).
-    col = np.max(np.abs(X), axis=0)
-    c = -np.frexp(np.where(col > 0, col, 1.0))[1]
-    tries = [np.zeros(d, dtype=int)] + ([c] if np.ptp(c) > 0 else [])
+    c = _column_shifts(X)
+    tries = [np.zeros(d, dtype=np.int64)] + ([c] if np.ptp(c) > 0 else [])
     first = None
     first_A = None
     for shift in tries:
-        Xc = np.ldexp(X, shift[None, :]) if shift.any() else X
-        Xs = np.ldexp(Xc, -lossless_row_shifts(Xc)[:, None])
+        if shift.any():  # x_ij 2^(c_j - m_i), the row's largest shifted exponent m_i
+            _, ex = np.frexp(X)
+            m = np.max(np.where(X != 0, ex + shift[None, :], np.iinfo(np.int32).min), axis=1)
+            Xs = np.ldexp(X, shift[None, :] - m[:, None])  # no overflow; tiny ones underflow
+        else:
+            Xs = np.ldexp(X, -lossless_row_shifts(X)[:, None])
         norms = row_norms(Xs)
         keep = norms > 0  # all of them, unless a column scaling underflowed a row to 0
         A = np.zeros_like(Xs)
@@ -479,6 +482,25 @@ def _linear(X, y, tol, conflicts) -> SeparabilityResult:
         "at the level of rounding error.",
         conflicts=conflicts,
     )
+
+
+def _column_shifts(X: np.ndarray, rounds: int = 8) -> np.ndarray:
+    """Integer exponents ``c_j`` that balance the columns of ``X`` in the geometric
+    sense: with row exponents ``r_i``, each nonzero ``log2 |x_ij| + r_i + c_j`` near 0
+    (alternating means over the nonzero entries, as in geometric scaling of LPs).
+
+    The column maxima alone are misled by rows of another scale: in
+    ``diag(2^r) Z diag(2^c)`` (``Z`` integer) the mean exponents recover ``c`` up to
+    the spread of ``Z``, the maxima need not."""
+    nz = X != 0
+    L = np.where(nz, np.frexp(X)[1], 0).astype(np.float64)
+    n_r = np.maximum(nz.sum(axis=1), 1)
+    n_c = np.maximum(nz.sum(axis=0), 1)
+    c = np.zeros(X.shape[1])
+    for _ in range(rounds):
+        r = -np.where(nz, L + c[None, :], 0.0).sum(axis=1) / n_r
+        c = -np.where(nz, L + r[:, None], 0.0).sum(axis=0) / n_c
+    return np.round(c - c.max()).astype(np.int64)
 
 
 def _to_data_coordinates(w: np.ndarray, shift: np.ndarray) -> np.ndarray:
