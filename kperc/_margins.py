@@ -388,7 +388,16 @@ def margin_details(G: GramLike) -> OptimizeResult:
             row_error=G.row_error,
             exact_rows=G.exact_rows,
         )
-        return _certified_margin(B, B_full, apply, c * eps, fine, warn, certifier=certifier)
+        det = _certified_margin(B, B_full, apply, c * eps, fine, warn, certifier=certifier)
+        Z = G.dense_factor()
+        if det.status == "inseparable" and det.hull_rank < Z.shape[1]:
+            # the depth holds in the factor's span only if the points have no component
+            # outside it: proved when the rows are exactly proportional to the points
+            exact = G.exact_rows is None or bool(np.all(G.exact_rows))
+            if not (exact and exact_rank_at_most(Z, det.hull_rank)):
+                assert isinstance(certifier, _RowCertifier)
+                _span_undecided(det, certifier.upper(det.p))
+        return det
     info = gram_provenance(G)
     delta = None if info is None else info.entry_error
     fine, warn = math.sqrt(4 * n * eps), 2 * math.sqrt(eps)
@@ -824,6 +833,14 @@ def data_margin(X: ArrayLike, y: ArrayLike, *, normalize: bool = True) -> float:
     return float(det.rho) * scale
 
 
+def _span_undecided(det: OptimizeResult, upper: float) -> None:
+    """Turn an "inseparable" ``det`` whose depth was measured in a span smaller than the
+    points' own into "undecided" (``rho = 0.0``), with ``upper``, a bound on the margin
+    of the points themselves, as the top of ``rho_bounds``."""
+    up = max(float(det.rho_bounds[1]), float(upper))
+    det.update(rho=0.0, status="undecided", separable=False, rho_bounds=(det.rho_bounds[0], up))
+
+
 def _data_margin_details(X, y, normalize: bool = True) -> tuple[OptimizeResult, float]:
     """The certified margin of :func:`data_margin` (at unit scale) and the scale factor."""
     normalize = check_bool(normalize, "normalize")
@@ -868,8 +885,7 @@ def _data_margin_details(X, y, normalize: bool = True) -> tuple[OptimizeResult, 
     if det.status == "inseparable" and (
         lossy or (det.hull_rank < X.shape[1] and not exact_rank_at_most(raw, det.hull_rank))
     ):
-        up = max(float(det.rho_bounds[1]), certifier.upper(det.p))
-        det.update(rho=0.0, status="undecided", separable=False, rho_bounds=(det.rho_bounds[0], up))
+        _span_undecided(det, certifier.upper(det.p))
     elif det.status == "zero" and not normalize:
         # the exact cancellation was found in X / scale, which is rounded: recheck it in
         # the data as given

@@ -464,20 +464,30 @@ def test_margin_sign_along_small_eigenvalue(seed, h, feasible):
     """The planted margin is found with the right sign, or the sign is declared undecided.
 
     From the data (``data_margin``, ``gram_operator``) the factor is exact to rounding and
-    the value agrees to 1e-7 relative for every ``h``. From a dense ``G`` the smallest
-    eigenvalue ``m h^2`` is near the rounding of ``G`` itself for ``h = 1e-7``: the
-    answer must then be certified with the planted value inside ``rho_bounds`` (widened
-    by the effect ``4 d eps / |rho|`` of rounding ``G``'s entries), or ``"undecided"``
-    with a warning, never the wrong sign.
+    the value agrees to 1e-7 relative for every ``h``, except that a negative margin of
+    points rotated into ``R^d``, ``d > 3``, is "undecided" (their floats span ``R^d``). From
+    a dense ``G`` the smallest eigenvalue ``m h^2`` is near the rounding of ``G`` itself for
+    ``h = 1e-7``: the answer must then be certified with the planted value inside
+    ``rho_bounds`` (widened by the effect ``4 d eps / |rho|`` of rounding ``G``'s entries),
+    or ``"undecided"`` with a warning, never the wrong sign.
     """
     import warnings
 
+    from kperc._margins import _data_margin_details
+
     X, y, rho = _lifted(seed, h, feasible)
     want = "separable" if feasible else "inseparable"
-    assert abs(kperc.data_margin(X, y) - rho) <= 1e-7 * abs(rho)
+    own, _ = _data_margin_details(X, y)
     op = kperc.margin_details(kperc.gram_operator(X, y))
-    assert op.status == want and op.separable == feasible
-    assert abs(op.rho - rho) <= 1e-7 * abs(rho)
+    for got in (own, op):
+        if got.status == "undecided":
+            # rotated into R^d (d > 3) the float points span R^d, not the plane's R^3, so
+            # the depth measured in R^3 is not theirs (issue 36); the bounds still hold
+            assert not feasible and X.shape[1] > 3
+            assert got.rho_bounds[0] <= rho <= got.rho_bounds[1]
+        else:
+            assert got.status == want and got.separable == feasible
+            assert abs(got.rho - rho) <= 1e-7 * abs(rho)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         det = kperc.margin_details(kperc.gram_matrix(X, y))
