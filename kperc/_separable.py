@@ -397,9 +397,10 @@ def _linear(X, y, tol, conflicts) -> SeparabilityResult:
     # First the data's own geometry: each row scaled by a power of two (exactly, see
     # lossless_row_shifts), then to unit norm (rounded), so the LP's dual bounds the
     # normalised margin of the data. Then, if that decides nothing and the columns have
-    # different scales, the same LP on columns scaled to [0.5, 1) by powers of two:
-    # separability is invariant under positive column scalings (w_j -> w_j / c_j), and
-    # columns of scales 2^1000 and 2^-80 no longer round each other away. Whatever the
+    # different scales, the same LP on columns balanced by powers of two
+    # (:func:`_column_shifts`): separability is invariant under positive column scalings
+    # (w_j -> w_j / c_j), and columns of scales 2^1000 and 2^-80 no longer round each
+    # other away (the margin is not invariant: only the first LP bounds it). Whatever the
     # LPs return is only a candidate: a separator is checked against the user's X
     # (:func:`_certify_separator`), an exact certificate in exact arithmetic on the
     # user's X (:func:`_exact_certificate`).
@@ -461,10 +462,10 @@ def _linear(X, y, tol, conflicts) -> SeparabilityResult:
         if first is None and not shift.any():
             # only the data's own geometry bounds the normalised margin of the data; the
             # rows of A are the normalised points up to (d + 4) u, underflow included
-            first = (p, _linear_certificate_bound(A, p, d), res)
+            first = (p, _linear_certificate_bound(A, p, d))
     limit = 1e3 * (n + d) * _U if tol is None else tol
     if first is not None and first[1] <= limit:
-        p, upper, _ = first
+        p, upper = first
         return _result(
             "undecided",
             f"undecided: no separator has normalised margin above {upper:.3g} (p is a "
