@@ -261,12 +261,13 @@ def is_separable(
     *Other kernels.* First ``(G + lambda I) alpha = 1`` is solved by Cholesky for a few
     ridges ``lambda`` (``n^3 / 3`` operations each; the RBF kernel's matrix of distinct
     points is positive definite, so this decides most RBF problems); then the LP with
-    ``n`` variables and ``n`` dense constraints (its cost grows roughly as ``n^3`` and
-    beyond: on 2 shared cores 2 s at ``n = 600`` and 20 to 80 s at ``n = 1500``); then,
+    ``n`` variables and ``n`` dense constraints, whose cost grows faster than ``n^3``
+    (about 2 s at ``n = 600`` here; 21.6 s and 82 s at ``n`` near 1500 in issue 36); then,
     as :func:`kperc.margin` does, the max-margin direction from an eigendecomposition
-    (``O(n^3)``). Measured on 2 shared cores, ``n = 1500``: ``d = 56`` (planted RBF
-    data, ``make_classification``) 2 to 5 s, two moons 9 s, all decided by the ridge
-    solve (issue 36 measured 21.6 to 82 s there with the LP alone).
+    (``O(n^3)``). Measured on 2 busy cores at ``n = 1500``: planted RBF data and
+    ``make_classification`` (``d = 56``) 2 to 5 s, two moons 9 s, each decided by the
+    ridge solve; ``bench/test_separable.py`` compares it with the LP alone (at
+    ``n = 800``: 0.03 s against 0.3 to 0.55 s).
 
     *Compared with* :func:`kperc.margin` *on the same kernel matrix.* Both certify for
     the exact kernel matrix of the data. ``margin`` says "separable" when its
