@@ -23,7 +23,7 @@ from scipy.spatial import ConvexHull, QhullError
 
 from ._exact import ETA as _ETA
 from ._exact import U as _U
-from ._exact import dot2_rows, exactly_zero
+from ._exact import dot2_rows, exact_rank_at_most, exactly_zero
 from ._gram_matrix import GramOperator
 from ._kernel_values import _check_diag
 from ._typing import ArrayLike, GramLike
@@ -135,15 +135,6 @@ def _factors(G) -> tuple[np.ndarray, np.ndarray]:
     reduced = (V[:, keep] * np.sqrt(lam[keep])).T
     full = (V * np.sqrt(np.clip(lam, 0.0, None))).T
     return reduced, full
-
-
-def _refine_positive(B_full: np.ndarray, p_reduced: np.ndarray) -> tuple[float, np.ndarray]:
-    """``min ||B_full p||`` over the simplex; the better of a fresh solve and ``p_reduced``."""
-    value, p = min_norm_point(B_full)
-    other = float(np.linalg.norm(B_full @ p_reduced))
-    if other < value:
-        return other, p_reduced
-    return value, p
 
 
 def min_norm_point(B: np.ndarray) -> tuple[float, np.ndarray]:
@@ -303,7 +294,8 @@ def margin_details(G: GramLike) -> OptimizeResult:
         ``p / ||p||_G``, a unit-norm max-margin function ``f_alpha``), ``rank`` (of
         ``G``, numerically), ``kkt_gap`` (``max(0, rho^2 - min_i (G p)_i)``, zero at an
         exact optimum) and, when not separable, ``facet_normal`` (in the coordinates of
-        :func:`gram_factor`).
+        :func:`gram_factor`); with "inseparable", ``hull_rank``, the dimension of the
+        span in which the depth was measured.
 
     Warns
     -----
@@ -357,6 +349,23 @@ def margin_details(G: GramLike) -> OptimizeResult:
       and as ``G p = 0`` in the entries of any other matrix.
     * ``"undecided"``: none of these holds; a warning is issued and ``rho = 0.0``.
 
+    A negative margin is measured in the span of ``G``'s factor (numerical rank). The
+    exact matrix ``G*`` may have a larger rank, by eigenvalues below the rounding of
+    ``G``, and along those directions the data may be separable (the RBF kernel's matrix
+    of distinct points is positive definite: such data are always separable). So an
+    ``"inseparable"`` answer presumes that span; a provenance that bounds ``rank(G*)``
+    turns it into ``"undecided"`` when the span is smaller, and :func:`data_margin`
+    checks the rank of the data exactly.
+
+    *Compared with* :func:`kperc.is_separable`, which answers only the sign: both
+    certify for the exact Gram matrix of the data. ``is_separable`` tries a ridge solve
+    and a linear program (HiGHS, tolerances near ``1e-7``) and then the minimiser ``p``
+    computed here, so what this function certifies as ``"separable"`` it certifies too
+    (with ``margin_lower`` at most ``rho``); it calls data "not separable" only with an
+    exact certificate, and otherwise "undecided" with a bound ``margin_upper`` from its
+    own certificate. Below the floor of about ``sqrt(delta)`` (``delta`` the rounding of
+    ``G``'s entries) neither can decide.
+
     Examples
     --------
     >>> import numpy as np, kperc
@@ -380,7 +389,16 @@ def margin_details(G: GramLike) -> OptimizeResult:
             row_error=G.row_error,
             exact_rows=G.exact_rows,
         )
-        return _certified_margin(B, B_full, apply, c * eps, fine, warn, certifier=certifier)
+        det = _certified_margin(B, B_full, apply, c * eps, fine, warn, certifier=certifier)
+        Z = G.dense_factor()
+        if det.status == "inseparable" and det.hull_rank < Z.shape[1]:
+            # the depth holds in the factor's span only if the points have no component
+            # outside it: proved when the rows are exactly proportional to the points
+            exact = G.exact_rows is None or bool(np.all(G.exact_rows))
+            if not (exact and exact_rank_at_most(Z, det.hull_rank)):
+                assert isinstance(certifier, _RowCertifier)
+                _span_undecided(det, certifier.upper(det.p))
+        return det
     info = gram_provenance(G)
     delta = None if info is None else info.entry_error
     fine, warn = math.sqrt(4 * n * eps), 2 * math.sqrt(eps)
@@ -392,7 +410,25 @@ def margin_details(G: GramLike) -> OptimizeResult:
         warn = max(warn, fine)
     certifier = _DenseCertifier(G, delta, info)
     err = c * eps + (0.0 if delta is None else delta)
-    return _certified_margin(B, B_full, apply, err, fine, warn, certifier=certifier)
+    det = _certified_margin(B, B_full, apply, err, fine, warn, certifier=certifier)
+    # The depth is measured in the span of G's factor; G* may have a larger rank, by
+    # eigenvalues below the rounding of G, along which it may be separable (the RBF
+    # kernel's matrix of distinct points is positive definite: always separable). A
+    # provenance that bounds rank(G*) (``max_rank``) lets the depth stand only when the
+    # span reaches that bound.
+    max_rank = getattr(info, "max_rank", None)
+    if det.status == "inseparable" and max_rank is not None and det.hull_rank < max_rank:
+        warnings.warn(
+            f"margin: the depth {-det.rho:.3g} of the origin was measured in a span of rank "
+            f"{det.hull_rank}, but the exact kernel matrix may have rank up to {max_rank} "
+            "(directions below the rounding of G); its margin is not certified. rho = 0.0 "
+            "is reported with status 'undecided'.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        up = max(float(det.rho_bounds[1]), math.sqrt(max(float(det.p @ apply(det.p)), 0.0) + err))
+        det.update(rho=0.0, status="undecided", separable=False, rho_bounds=(det.rho_bounds[0], up))
+    return det
 
 
 def _certified_margin(
@@ -474,6 +510,7 @@ def _certified_margin(
             rank=B.shape[0],
             kkt_gap=gap,
             facet_normal=nu,
+            hull_rank=Bh.shape[0],
         )
     depth = slack + inrad
     if certifier is not None and hasattr(certifier, "upper"):
@@ -797,15 +834,24 @@ def data_margin(X: ArrayLike, y: ArrayLike, *, normalize: bool = True) -> float:
     return float(det.rho) * scale
 
 
+def _span_undecided(det: OptimizeResult, upper: float) -> None:
+    """Turn an "inseparable" ``det`` whose depth was measured in a span smaller than the
+    points' own into "undecided" (``rho = 0.0``), with ``upper``, a bound on the margin
+    of the points themselves, as the top of ``rho_bounds``."""
+    up = max(float(det.rho_bounds[1]), float(upper))
+    det.update(rho=0.0, status="undecided", separable=False, rho_bounds=(det.rho_bounds[0], up))
+
+
 def _data_margin_details(X, y, normalize: bool = True) -> tuple[OptimizeResult, float]:
     """The certified margin of :func:`data_margin` (at unit scale) and the scale factor."""
     normalize = check_bool(normalize, "normalize")
     X, y = check_Xy(X, y)
     norms = row_norms(X)
     signed = X * y[:, None]  # exact: sign flips
+    raw = X  # the data as given
     if normalize:
         _check_diag(norms)  # norms > 0 iff K(x_i, x_i) > 0; norms**2 may underflow
-        X = _pow2_rows(X)  # exact; subnormal rows regain their precision
+        X = _pow2_rows(X)  # exact unless a row spans more than the exponent range
         X = X / row_norms(X)[:, None]
         scale = 1.0
     else:
@@ -813,6 +859,15 @@ def _data_margin_details(X, y, normalize: bool = True) -> tuple[OptimizeResult, 
         if not scale > 0:
             raise ValueError("X has only zero rows; the margin of zero vectors is undefined.")
         X = X / scale  # the margin is homogeneous: compute at unit scale, rescale at the end
+    # A negative margin is measured in the span of the points computed with. Those are
+    # within u of the data's in norm (so the bounds on the margin hold), but the data's
+    # own span may be larger by a direction below rounding, along which they may be
+    # separable ([[1, t], [-1, t]] for any t > 0): the value is certified only when the
+    # span has the dimension d of the data or the data's rank is proved (exactly) to be
+    # no larger, and never when entries lost their relative precision by underflowing
+    # below the normal range ([[2^1000, 2^-80], [-2^1000, 2^-80]], a segment through 0
+    # once rounded).
+    lossy = bool(np.any((raw != 0) & (np.abs(X) < 2.0**-1022)))
     Z = X * y[:, None]
     U, s, _ = np.linalg.svd(Z.T, full_matrices=False)
     r = int(np.sum(s > RANK_TOL * max(s[0], 1e-300)))
@@ -828,6 +883,15 @@ def _data_margin_details(X, y, normalize: bool = True) -> tuple[OptimizeResult, 
         det = _certified_margin(
             B, Z.T, lambda v: Z @ (Z.T @ v), err, 16 * err, 16 * err, certifier=certifier
         )
+    if det.status == "inseparable" and (
+        lossy or (det.hull_rank < X.shape[1] and not exact_rank_at_most(raw, det.hull_rank))
+    ):
+        _span_undecided(det, certifier.upper(det.p))
+    elif det.status == "zero" and not normalize:
+        # the exact cancellation was found in X / scale, which is rounded: recheck it in
+        # the data as given
+        if not _RowCertifier(signed, normalized=False).origin_in_hull(det.p):
+            det.update(status="undecided", rho_bounds=(det.rho_bounds[0], certifier.upper(det.p)))
     return det, scale
 
 

@@ -7,11 +7,14 @@ normalised points ``a_i``, exactly one of the two holds,
 * a certificate: some ``p`` in the simplex with ``sum_i p_i a_i = 0``
   (in kernel form: ``||p||_G = 0``).
 
-One linear program decides which, and gives both objects at once: its solution is a
-candidate separator and its dual solution a candidate certificate. Neither is trusted
-as it comes out of the solver (HiGHS, through :func:`scipy.optimize.linprog`, works to
-tolerances near ``1e-7``): each is checked afterwards in floating point with a bound on
-the rounding error, and only a check that passes gives an answer.
+A linear program gives both objects at once: its solution is a candidate separator and
+its dual solution a candidate certificate (for kernels a ridge solve and the max-margin
+direction of :func:`kperc.margin_details` give more candidate separators). None is
+trusted as it comes out of the solver (HiGHS, through :func:`scipy.optimize.linprog`,
+works to tolerances near ``1e-7``): each is checked afterwards against the data as
+given, in floating point with a bound on the rounding error or in exact arithmetic,
+and only a check that passes gives an answer. "Not separable" needs an exact
+certificate; a certificate up to rounding gives "undecided" with its bound.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from typing import Any
 import numpy as np
 from scipy.optimize import OptimizeResult, linprog
 
+from ._exact import ETA as _ETA
+from ._exact import fraction_row_dots, lossless_row_shifts, scale_rows_exactly
 from ._typing import ArrayLike, KernelLike
 from ._validation import check_labels, check_X, row_norms
 
@@ -45,12 +50,14 @@ class SeparabilityResult(OptimizeResult):
     Attributes
     ----------
     status : {"separable", "not separable", "undecided"}
-        The answer. "separable" and "not separable" are given only with a proof that
-        passed a check beyond rounding error; "undecided" when neither check passed
-        (a margin so small, positive or not, that double precision cannot tell).
-        "not separable" with ``exact`` False means: no separator has a normalised
-        margin above ``margin_upper`` (at most ``tol``); data separable with a margin
-        below that rounding-level value are not told apart from inseparable data.
+        The answer. "separable" only with a separator checked against the data beyond
+        rounding (exactly where rounding cannot decide); "not separable" only with an
+        exact proof (``exact`` is then True); "undecided" otherwise: a margin so small,
+        positive or not, that double precision cannot tell. An "undecided" answer may
+        carry a certificate ``p`` with its bound ``margin_upper`` (at most ``tol``): no
+        separator has a normalised margin above it, but data separable with a smaller
+        margin are not told apart from inseparable data, so they are not called "not
+        separable".
     separable : bool or None
         True, False, or None for "undecided".
     success : bool
@@ -61,25 +68,29 @@ class SeparabilityResult(OptimizeResult):
         Linear kernel: a separator, ``y_i w . x_i > 0`` for every ``i`` (with the
         appended constant feature last when ``fit_intercept``).
     alpha : ndarray of shape (n_samples,) or None
-        Other kernels: a separator in kernel form, a point of the simplex with
-        ``(G alpha)_i > 0`` for every ``i``.
+        Other kernels: a separator in kernel form, ``(G* alpha)_i > 0`` for every ``i``
+        (the function ``sum_j alpha_j y_j K(x_j, .)`` separates), with
+        ``||alpha||_1 = 1``: the solution of ``(G + lambda I) alpha = 1`` (signs mixed)
+        when that separates, else a point of the simplex from the linear program.
     margin_lower : float or None
         With a separator: a lower bound on the normalised margin
         ``min_i y_i w . x_i / (||w|| ||x_i||)`` of that separator (so on the margin of
         the data), rounding included (for other kernels, of the exact kernel matrix of
         the data, the rounding of its construction included).
     p : ndarray of shape (n_samples,) or None
-        With "not separable": a point of the simplex whose signed normalised points
-        cancel, ``sum_i p_i y_i x_i / ||x_i|| = 0`` (kernel form: ``||p||_G = 0``).
+        A point of the simplex whose signed normalised points (nearly) cancel,
+        ``sum_i p_i y_i x_i / ||x_i|| ~ 0`` (kernel form: ``||p||_G ~ 0``). With "not
+        separable" the signed points in its support cancel exactly with positive
+        weights (``p`` is their floating-point approximation); with "undecided" it
+        proves the bound ``margin_upper``.
     margin_upper : float or None
         With a certificate ``p``: an upper bound on the normalised margin of the data,
         rounding included. It is 0 when ``exact``.
     exact : bool
-        Whether the certificate is exact: a point repeated with both labels (any
-        kernel), a zero point (linear kernel), or a certificate whose cancellation was
-        verified in exact rational arithmetic (linear kernel). Otherwise the
-        certificate proves only that no separator has normalised margin above
-        ``margin_upper``, a value at the level of rounding error.
+        Whether the certificate is exact (always so with "not separable"): a point
+        repeated with both labels (any kernel), a zero point (linear kernel), or a
+        certificate whose cancellation was verified in exact arithmetic on the data
+        as given (linear kernel).
     conflicts : ndarray of shape (n_conflicts, 2)
         Pairs ``(i, j)`` of training points with identical features and opposite
         labels; each pair makes the data inseparable for every kernel.
@@ -190,11 +201,12 @@ def is_separable(
 
     * "separable" only when the separator passes a check of ``y_i w . x_i > 0`` (or
       ``(G alpha)_i > 0``) beyond the rounding error of the products;
-    * "not separable" only with a certificate ``p`` that passes a check: exactly (a
-      point repeated with both labels, a zero point, or an exact rational check of
-      ``sum_i p_i y_i x_i = 0`` for the linear kernel) or up to rounding (an upper
-      bound ``margin_upper`` on the normalised margin, at most ``tol``);
-    * "undecided" otherwise.
+    * "not separable" only with an exact certificate ``p``: a point repeated with
+      both labels, a zero point, or an exact rational check that the signed points in
+      its support cancel with positive weights (linear kernel);
+    * "undecided" otherwise, with ``p`` and ``margin_upper`` when a certificate up to
+      rounding bounds the margin by at most ``tol``: separable data with a margin
+      below that bound are undecided, never "not separable".
 
     For a kernel other than the linear one, both checks hold for the exact kernel
     matrix ``G*`` of the data, not only for its rounded copy ``G``: they count the
@@ -209,14 +221,15 @@ def is_separable(
         Labels in {-1, +1}.
     kernel : {"linear", "rbf", "poly"} or callable, default="linear"
         As for :func:`kperc.gram_matrix`. Non-linear kernels build the dense
-        ``n x n`` matrix and solve a linear program with ``n`` variables.
+        ``n x n`` matrix (timings in Notes).
     fit_intercept : bool, default=False
         Append a constant feature 1 to every point.
     tol : float or None, default=None
-        Largest ``margin_upper`` accepted as "not separable" for a certificate that is
-        not exact. None: the rounding level, ``1e3 (n + d) u`` for the linear kernel
-        (``u = 2^-53``) and, for other kernels, 4 times the smallest bound on ``||p||_G``
-        that can be certified for the data's exact kernel matrix (about
+        Largest ``margin_upper`` of a certificate that is not exact for which that
+        certificate is reported (with "undecided"). None: the rounding level,
+        ``1e3 (n + d) u`` for the linear kernel (``u = 2^-53``) and, for other kernels,
+        4 times the smallest bound on ``||p||_G`` that can be certified for the data's
+        exact kernel matrix (about
         ``sqrt(2 n u_ld + delta)``: long double ``u_ld``, and ``delta`` the rounding of
         the entries of ``G``, see :func:`kperc.gram_matrix`).
     **kernel_params
@@ -234,9 +247,35 @@ def is_separable(
 
     Notes
     -----
-    For the linear kernel at ``n = 2000`` points the decision takes well under a
-    second. Rescaling a point by a power of two does not change the answer (for the
-    linear kernel each point is so rescaled first, so subnormal data are decided too).
+    *Linear kernel.* The LP runs on the rows scaled by powers of two (only as far as
+    that is exact) and normalised; when that decides nothing and the columns have
+    different scales, once more on columns scaled by powers of two (separability, not
+    the margin, is invariant under positive column scalings). Every separator is then
+    checked against the data as given, in floating point with a rounding bound and in
+    exact rational arithmetic where that bound cannot decide, so data whose rows span
+    more than the exponent range (``[2^1000, 2^-80]``) or hold subnormals are decided
+    correctly or called "undecided". ``margin_lower`` is 0.0 when the margin is below
+    ``2^-1000`` (too small for a relative rounding bound). At ``n = 2000`` points the
+    decision takes well under a second.
+
+    *Other kernels.* First ``(G + lambda I) alpha = 1`` is solved by Cholesky for a few
+    ridges ``lambda`` (``n^3 / 3`` operations each; the RBF kernel's matrix of distinct
+    points is positive definite, so this decides most RBF problems); then the LP with
+    ``n`` variables and ``n`` dense constraints, whose cost grows faster than ``n^3``
+    (about 2 s at ``n = 600`` here; 21.6 s and 82 s at ``n`` near 1500 in issue 36); then,
+    as :func:`kperc.margin` does, the max-margin direction from an eigendecomposition
+    (``O(n^3)``). Measured on 2 busy cores at ``n = 1500``: planted RBF data and
+    ``make_classification`` (``d = 56``) 2 to 5 s, two moons 9 s, each decided by the
+    ridge solve; ``bench/test_separable.py`` compares it with the LP alone (at
+    ``n = 800``: 0.03 s against 0.3 to 0.55 s).
+
+    *Compared with* :func:`kperc.margin` *on the same kernel matrix.* Both certify for
+    the exact kernel matrix of the data. ``margin`` says "separable" when its
+    max-margin direction ``p`` has ``(G p)_i`` above the rounding of ``G``; this
+    function tries that same direction last, so a margin that ``margin`` certifies is
+    also certified here (``margin_lower`` at most ``margin``). Where neither certifies,
+    ``margin`` warns and returns 0.0 (status "undecided"), and this function answers
+    "undecided" with the bound ``margin_upper`` when it is at most ``tol``.
 
     Examples
     --------
@@ -342,14 +381,7 @@ def _dual_point(res, n) -> np.ndarray | None:
 
 def _linear(X, y, tol, conflicts) -> SeparabilityResult:
     n, d = X.shape
-    # Scale each row by a power of two (exact) so that its largest entry is in [0.5, 1):
-    # neither the separator's signs nor the normalised points change, ordinary data give
-    # the same bits as before, and subnormal rows (X * 2^-1060) no longer make 1 / ||x_i||
-    # overflow into an LP that scipy refuses.
-    amax = np.max(np.abs(X), axis=1)
-    X = np.ldexp(X, -np.frexp(np.where(amax > 0, amax, 1.0))[1][:, None])
-    norms = row_norms(X)
-    zero = np.flatnonzero(norms == 0)
+    zero = np.flatnonzero(~np.any(X != 0, axis=1))
     if zero.size:
         p = np.zeros(n)
         p[zero[0]] = 1.0
@@ -363,41 +395,88 @@ def _linear(X, y, tol, conflicts) -> SeparabilityResult:
             exact=True,
             conflicts=conflicts,
         )
-    A = (y / norms)[:, None] * X  # signed normalised points, rows of norm 1 (rounded)
-    res = _solve(A, [(-1.0, 1.0)] * d, d)
-    if res.status == 0 and res.x[-1] > 0:
-        w = np.asarray(res.x[:d], dtype=np.float64)
-        low = _linear_separator_bound(X, y, norms, w)
-        if low > 0:
-            return _result(
-                "separable",
-                f"separable: w separates every point, with normalised margin at least "
-                f"{low:.3g} (checked beyond rounding).",
-                w=w,
-                margin_lower=low,
-                conflicts=conflicts,
-            )
-    dual = _dual_point(res, n) if res.status == 0 else None
-    if dual is not None:
-        p = _polish_certificate(A, dual)
-        exact = _exact_certificate(X, y, p)
-        upper = 0.0 if exact else _linear_certificate_bound(A, p, d)
-        limit = 1e3 * (n + d) * _U if tol is None else tol
-        if exact or upper <= limit:
-            how = (
-                "exactly (verified in rational arithmetic)"
-                if exact
-                else f"up to rounding: no separator has normalised margin above {upper:.3g}"
-            )
+    # First the data's own geometry: each row scaled by a power of two (exactly, see
+    # lossless_row_shifts), then to unit norm (rounded), so the LP's dual bounds the
+    # normalised margin of the data. Then, if that decides nothing and the columns have
+    # different scales, the same LP on columns balanced by powers of two
+    # (:func:`_column_shifts`): separability is invariant under positive column scalings
+    # (w_j -> w_j / c_j), and columns of scales 2^1000 and 2^-80 no longer round each
+    # other away (the margin is not invariant: only the first LP bounds it). Whatever the
+    # LPs return is only a candidate: a separator is checked against the user's X
+    # (:func:`_certify_separator`), an exact certificate in exact arithmetic on the
+    # user's X (:func:`_exact_certificate`).
+    c = _column_shifts(X)
+    tries = [np.zeros(d, dtype=np.int64)] + ([c] if np.ptp(c) > 0 else [])
+    first = None
+    first_A = None
+    for shift in tries:
+        if shift.any():  # x_ij 2^(c_j - m_i), the row's largest shifted exponent m_i
+            _, ex = np.frexp(X)
+            m = np.max(np.where(X != 0, ex + shift[None, :], np.iinfo(np.int32).min), axis=1)
+            Xs = np.ldexp(X, shift[None, :] - m[:, None])  # no overflow; tiny ones underflow
+        else:
+            Xs = np.ldexp(X, -lossless_row_shifts(X)[:, None])
+        norms = row_norms(Xs)
+        keep = norms > 0  # all of them, unless a column scaling underflowed a row to 0
+        A = np.zeros_like(Xs)
+        A[keep] = (y[keep] / norms[keep])[:, None] * Xs[keep]  # signed normalised points
+        res = _solve(A[keep], [(-1.0, 1.0)] * d, d)
+        if res.status == 0:  # tried even when the LP's value is 0: w may still separate
+            w = _to_data_coordinates(np.asarray(res.x[:d], dtype=np.float64), shift)
+            cert = _certify_separator(X, y, w)
+            if cert is not None:
+                w, low = cert
+                size = (
+                    f"with normalised margin at least {low:.3g}"
+                    if low > 0
+                    else "with a normalised margin below 2^-1000, too small to bound"
+                )
+                return _result(
+                    "separable",
+                    "separable: w separates every point, checked against the data "
+                    f"beyond rounding (exactly where rounding could not decide), {size}.",
+                    w=w,
+                    margin_lower=low,
+                    conflicts=conflicts,
+                )
+        dual = _dual_point(res, int(keep.sum())) if res.status == 0 else None
+        if dual is None:
+            continue
+        p = np.zeros(n)
+        p[keep] = _polish_certificate(A[keep], dual)
+        if first_A is None:
+            first_A = A  # the data's own geometry (rows scaled exactly, then normalised)
+        if _exact_certificate(X, y, p):
+            if shift.any():  # weights of the column-scaled points: refit on the support
+                q = _polish_certificate(first_A, p)
+                p = q if _exact_certificate(X, y, q) else p
             return _result(
                 "not separable",
-                f"not separable, {how}: the {np.count_nonzero(p)} signed normalised "
-                "points in the support of p cancel (p is a Gordan certificate).",
+                f"not separable, exactly: the {np.count_nonzero(p)} signed points in the "
+                "support of p cancel with positive weights, verified in exact arithmetic "
+                "on the data (p is a Gordan certificate).",
                 p=p,
-                margin_upper=upper,
-                exact=exact,
+                margin_upper=0.0,
+                exact=True,
                 conflicts=conflicts,
             )
+        if first is None and not shift.any():
+            # only the data's own geometry bounds the normalised margin of the data; the
+            # rows of A are the normalised points up to (d + 4) u, underflow included
+            first = (p, _linear_certificate_bound(A, p, d))
+    limit = 1e3 * (n + d) * _U if tol is None else tol
+    if first is not None and first[1] <= limit:
+        p, upper = first
+        return _result(
+            "undecided",
+            f"undecided: no separator has normalised margin above {upper:.3g} (p is a "
+            "certificate up to rounding), but no separator was found either: the data "
+            "are separable with a smaller margin, or not separable, and floating point "
+            "cannot tell which.",
+            p=p,
+            margin_upper=float(upper),
+            conflicts=conflicts,
+        )
     return _result(
         "undecided",
         "undecided: neither the separator nor the certificate found by the linear program "
@@ -407,22 +486,78 @@ def _linear(X, y, tol, conflicts) -> SeparabilityResult:
     )
 
 
-def _linear_separator_bound(X, y, norms, w) -> float:
-    """A lower bound on ``min_i y_i w . x_i / (||w|| ||x_i||)``, rounding included.
+def _column_shifts(X: np.ndarray, rounds: int = 8) -> np.ndarray:
+    """Integer exponents ``c_j`` that balance the columns of ``X`` in the geometric
+    sense: with row exponents ``r_i``, each nonzero ``log2 |x_ij| + r_i + c_j`` near 0
+    (alternating means over the nonzero entries, as in geometric scaling of LPs).
 
-    ``fl(x . w)`` differs from ``x . w`` by at most ``gamma_d |x| . |w|``
-    (``gamma_d = d u / (1 - d u)``); the norms are divided out with a relative slack.
+    The column maxima alone are misled by rows of another scale: in
+    ``diag(2^r) Z diag(2^c)`` (``Z`` integer) the mean exponents recover ``c`` up to
+    the spread of ``Z``, the maxima need not."""
+    nz = X != 0
+    L = np.where(nz, np.frexp(X)[1], 0).astype(np.float64)
+    n_r = np.maximum(nz.sum(axis=1), 1)
+    n_c = np.maximum(nz.sum(axis=0), 1)
+    c = np.zeros(X.shape[1])
+    for _ in range(rounds):
+        r = -np.where(nz, L + c[None, :], 0.0).sum(axis=1) / n_r
+        c = -np.where(nz, L + r[:, None], 0.0).sum(axis=0) / n_c
+    return np.round(c - c.max()).astype(np.int64)
+
+
+def _to_data_coordinates(w: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """A separator of the columns scaled by ``2^shift`` as one of the data: ``w_j 2^shift_j``,
+    times one power of two so that its largest entry is in [0.5, 1) (entries far below
+    it may underflow to 0; the check decides)."""
+    if not shift.any() or not np.any(w):
+        return w
+    e = np.frexp(w)[1] + shift
+    top = int(np.max(np.where(w != 0, e, np.iinfo(np.int64).min)))
+    return np.ldexp(w, shift - top)
+
+
+def _certify_separator(X, y, w) -> tuple[np.ndarray, float] | None:
+    """Check ``y_i x_i . w > 0`` for every point of the data ``X`` as given.
+
+    Returns ``(w, low)``, ``w`` scaled by a power of two, ``low`` a lower bound on its
+    normalised margin ``min_i y_i x_i . w / (||x_i|| ||w||)`` (0.0 when that is below
+    ``2^-1000``, where relative rounding bounds no longer hold); None when some point is
+    not separated.
+
+    The rows are scaled exactly by powers of two (:func:`kperc._exact.scale_rows_exactly`,
+    positive: the signs are unchanged). In floating point ``|fl(x . w) - x . w| <=
+    gamma_{d+2} |x| . |w| + 2 (d + 1) 2^-1074`` (underflow included); the rows this cannot
+    decide (a value within its bound, or an overflow) are decided in exact rational
+    arithmetic.
     """
+    if not np.all(np.isfinite(w)) or not np.any(w):
+        return None
+    amax = float(np.max(np.abs(w)))
+    w = np.ldexp(w, -math.frexp(amax)[1])  # largest entry in [0.5, 1); this w is returned
     d = X.shape[1]
-    gam = (d + 2) * _U / (1 - (d + 2) * _U)
-    vals = y * (X @ w)
-    err = gam * (np.abs(X) @ np.abs(w))
-    low = vals - err
-    if not np.all(low > 0):
-        return 0.0
-    wn = float(np.linalg.norm(w))
-    slack = 1.0 - 4 * (d + 4) * _U  # norms of x_i and w within a few d u
-    return float(np.min(low / norms) / wn * slack)
+    Xs, _ = scale_rows_exactly(X)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        vals = y * (Xs @ w)
+        err = (d + 2) * _U / (1 - (d + 2) * _U) * (np.abs(Xs) @ np.abs(w)) + 2 * (d + 1) * _ETA
+        low = vals - err
+    sure = np.isfinite(low) & np.isfinite(err) & (low > 0)
+    if np.any(np.isfinite(vals + err) & (vals + err < 0)):
+        return None  # some point is certainly on the wrong side
+    norms = row_norms(Xs) * (1.0 + 4.0 * (d + 4) * _U)
+    wn = float(row_norms(w[None, :])[0]) * (1.0 + 4.0 * (d + 4) * _U)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        row_low = np.where(sure, low, 0.0) / norms
+    rest = np.flatnonzero(~sure)
+    if rest.size:
+        exact = fraction_row_dots(Xs * y[:, None], w, rest)
+        if not all(v > 0 for v in exact):
+            return None
+        for i, v in zip(rest.tolist(), exact, strict=True):
+            if math.isfinite(norms[i]):
+                q = float(v / Fraction(float(norms[i])))  # correctly rounded
+                row_low[i] = np.nextafter(q, 0.0)  # below the exact quotient
+    bound = float(np.min(row_low)) / wn * (1.0 - 8 * _U)
+    return w, bound if math.isfinite(bound) and bound >= 2.0**-1000 else 0.0
 
 
 def _linear_certificate_bound(A, p, d) -> float:
@@ -754,6 +889,20 @@ def _kernel(X, y, kernel, kernel_params, tol, conflicts) -> SeparabilityResult:
     G = gram_matrix(X, y, kernel, **kernel_params)
     gram = _DenseGram(G)  # its entry_error: the rounding of G's construction (0: as given)
     n = G.shape[0]
+    alpha = _solve_separator(G)
+    if alpha is not None:
+        low = _kernel_separator_bound(gram, alpha)
+        if low > 0:
+            return _result(
+                "separable",
+                f"separable: alpha, the solution of (G + lambda I) alpha = 1, separates "
+                f"every point in the kernel's feature space, with normalised margin at "
+                f"least {low:.3g} (checked beyond rounding, for the exact kernel matrix of "
+                "the data).",
+                alpha=alpha,
+                margin_lower=float(low),
+                conflicts=conflicts,
+            )
     res = _solve(G, [(0.0, None)] * n, n, eq=np.ones(n))
     if res.status == 0 and res.x[-1] > 0:
         alpha = np.clip(np.asarray(res.x[:n], dtype=np.float64), 0.0, None)
@@ -769,6 +918,19 @@ def _kernel(X, y, kernel, kernel_params, tol, conflicts) -> SeparabilityResult:
                 margin_lower=float(low),
                 conflicts=conflicts,
             )
+    found = _max_margin_separator(G, gram)  # what kperc.margin certifies, as a last try
+    if found is not None:
+        alpha, low = found
+        return _result(
+            "separable",
+            f"separable: alpha, the max-margin direction of kperc.margin_details, "
+            f"separates every point in the kernel's feature space, with normalised "
+            f"margin at least {low:.3g} (checked beyond rounding, for the exact kernel "
+            "matrix of the data).",
+            alpha=alpha,
+            margin_lower=float(low),
+            conflicts=conflicts,
+        )
     p = _dual_point(res, n) if res.status == 0 else None
     floor = seminorm_floor(gram)  # of G*: sqrt(entry_error) and more
     limit = 4 * floor if tol is None else tol
@@ -776,10 +938,12 @@ def _kernel(X, y, kernel, kernel_params, tol, conflicts) -> SeparabilityResult:
         upper = _kernel_certificate_bound(gram, p)
         if upper <= limit:
             return _result(
-                "not separable",
-                f"not separable up to rounding: p is a point of the simplex with "
-                f"||p||_G <= {upper:.3g} for the exact kernel matrix of the data, so no "
-                "separator has normalised margin above that.",
+                "undecided",
+                f"undecided: p is a point of the simplex with ||p||_G <= {upper:.3g} for "
+                "the exact kernel matrix of the data, so no separator has normalised "
+                "margin above that, but none was found either: the data are separable "
+                "with a smaller margin, or not separable, and floating point cannot tell "
+                "which.",
                 p=p,
                 margin_upper=float(upper),
                 conflicts=conflicts,
@@ -792,16 +956,76 @@ def _kernel(X, y, kernel, kernel_params, tol, conflicts) -> SeparabilityResult:
     )
     return _result(
         "undecided",
-        "undecided: neither the separator nor the certificate found by the linear program "
-        "passed its check beyond rounding; the margin is at the level of rounding error"
+        "undecided: no separator (from a ridge solve, the linear program or the "
+        "max-margin direction of kperc.margin_details) and no certificate passed its "
+        "check beyond rounding; the margin is at or below the level of rounding error"
         f"{why}.",
         conflicts=conflicts,
     )
 
 
+def _max_margin_separator(G: np.ndarray, gram) -> tuple[np.ndarray, float] | None:
+    """The minimiser ``p`` of ``||p||_G`` over the simplex (:func:`kperc.margin_details`:
+    an eigendecomposition and non-negative least squares, ``O(n^3)``), when it passes
+    :func:`_kernel_separator_bound`: the LP's separator, accurate to HiGHS's tolerances
+    near ``1e-7``, fails its check on ill-conditioned matrices whose margin ``margin``
+    certifies. None when it does not pass (or ``margin_details`` refuses)."""
+    import warnings
+
+    from ._margins import margin_details
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            det = margin_details(G)
+    except ValueError:
+        return None
+    if det.status != "separable":
+        return None
+    alpha = np.asarray(det.p, dtype=np.float64)
+    alpha = alpha / alpha.sum()
+    low = _kernel_separator_bound(gram, alpha)
+    return (alpha, low) if low > 0 else None
+
+
+#: The ridges ``lambda`` of the direct solves that :func:`_solve_separator` tries.
+RIDGES = (0.0, 1e-10, 1e-8, 1e-6)
+
+
+def _solve_separator(G: np.ndarray) -> np.ndarray | None:
+    """A candidate separator in ``O(n^3 / 3)`` per try: ``alpha`` solving
+    ``(G + lambda I) alpha = 1`` by Cholesky, scaled to ``||alpha||_1 = 1``, for the first
+    ridge of :data:`RIDGES` that gives ``min_i (G alpha)_i`` above its rounding bound;
+    None when none does.
+
+    Then ``G alpha = 1 - lambda alpha`` is positive when ``lambda |alpha_i| < 1``: for
+    distinct points the RBF kernel's matrix is positive definite, and where it is not
+    too ill-conditioned this decides separability long before the linear program
+    (whose cost grows much faster with ``n``). ``alpha`` may have both signs: it still
+    defines the function ``sum_i alpha_i y_i K(x_i, .)`` of the feature space.
+    """
+    from scipy.linalg import LinAlgError, cho_factor, cho_solve
+
+    n = G.shape[0]
+    ones = np.ones(n)
+    for lam in RIDGES:
+        try:
+            with np.errstate(all="ignore"):
+                alpha = cho_solve(cho_factor(G + lam * np.eye(n) if lam else G), ones)
+        except (LinAlgError, ValueError):
+            continue
+        total = float(np.abs(alpha).sum())
+        if not (math.isfinite(total) and total > 0):
+            continue
+        alpha = alpha / total
+        if float((G @ alpha).min()) > data_product_error(n, 1.0, 0.0):
+            return alpha
+    return None
+
+
 def _kernel_separator_bound(gram, alpha: np.ndarray) -> float:
     """A lower bound on the normalised margin ``min_i (G* alpha)_i / ||alpha||_{G*}`` of
-    ``alpha`` (``alpha >= 0``) for the exact Gram matrix ``G*`` of the data; 0.0 when
+    ``alpha`` (of any signs) for the exact Gram matrix ``G*`` of the data; 0.0 when
     ``G* alpha > 0`` is not certain.
 
     ``G = gram.G`` is within ``delta = gram.entry_error`` of ``G*`` entrywise (0 for a
@@ -815,7 +1039,7 @@ def _kernel_separator_bound(gram, alpha: np.ndarray) -> float:
     from ._gram import _dense_seminorm_bound
 
     gmin = float((gram.G @ alpha).min())
-    err = data_product_error(gram.n, float(alpha.sum()), gram.entry_error)
+    err = data_product_error(gram.n, float(np.abs(alpha).sum()), gram.entry_error)
     if not gmin > err:
         return 0.0
     _, upper = _dense_seminorm_bound(gram.G, alpha)
@@ -824,8 +1048,8 @@ def _kernel_separator_bound(gram, alpha: np.ndarray) -> float:
 
 
 def data_product_error(n: int, alpha_sum: float, delta: float) -> float:
-    """A bound on ``|fl(G alpha)_i - (G* alpha)_i|`` for ``alpha >= 0`` whose computed
-    sum is ``alpha_sum``: ``G`` an ``n x n`` matrix within ``delta`` of ``G*`` entrywise
+    """A bound on ``|fl(G alpha)_i - (G* alpha)_i|`` for ``alpha`` whose computed
+    ``||alpha||_1`` is ``alpha_sum``: ``G`` an ``n x n`` matrix within ``delta`` of ``G*`` entrywise
     (0 for a matrix taken as given), ``G*`` a normalised Gram matrix (``|G*_ij| <= 1``),
     and the product computed in double precision, in any order of summation.
 

@@ -20,10 +20,12 @@ import scipy.sparse as sp
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy.sparse.linalg import LinearOperator
+from test_separable_rational import integer_columns, recheck, spanning_rows, subnormal_rows
 
 import kperc
 from kperc import datasets
 from kperc._kernel_values import kernel_diagonal
+from kperc._margins import _data_margin_details
 
 # --- instances -------------------------------------------------------------------------
 
@@ -975,3 +977,35 @@ def test_dual_weights_that_are_zero_or_negative_are_refused(func, kernel, alpha)
     res = kperc.nkp(G0)  # a result whose alpha was set to such weights
     res["alpha"] = alpha
     _raises_naming(ValueError, "alpha", getattr(kperc, func), res, X0, Y0, X0, kernel)
+
+
+# --- rows spanning the exponent range, subnormals, powers of two per column (issue 36) --
+
+
+@given(
+    st.one_of(
+        spanning_rows(),
+        subnormal_rows(),
+        st.tuples(integer_columns().map(lambda zx: zx[1]), st.just(None)),
+    )
+)
+def test_is_separable_and_data_margin_hold_on_the_exponent_range(data):
+    """Each exact answer of is_separable is rechecked in rational arithmetic
+    (tests/lib/test_separable_rational.py); a separator so verified rules out any
+    "inseparable" or "zero" answer of data_margin, raw or normalised (a negative
+    margin measured in a span the rounding made smaller, issue 36)."""
+    X, y = data
+    if y is None:  # integer columns: alternate labels
+        y = np.where(np.arange(X.shape[0]) % 2 == 0, 1.0, -1.0)
+    res = kperc.is_separable(X, y)
+    recheck(X, y, res)
+    if not np.all(np.any(X != 0, axis=1)):
+        return  # a zero row: data_margin refuses it by name (tested elsewhere)
+    for normalize in (True, False):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            det, _ = _data_margin_details(X, y, normalize)
+        if res.status == "separable":
+            assert det.status in ("separable", "undecided"), (normalize, det.status)
+        if res.status == "not separable":
+            assert det.status != "separable", normalize

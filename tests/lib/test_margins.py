@@ -108,14 +108,20 @@ def test_lemma1_negative_loss_implies_separation(seed):
     G = prob.gram()
     det = kperc.margin_details(G)
     rng = np.random.default_rng(seed)
-    star = det.rho * det.alpha  # the minimiser of L, L = -rho^2/2 < 0
+    rho = det.rho
+    star = rho * det.alpha  # the minimiser of L = ||alpha||_G^2 / 2 - min_i (G alpha)_i
     found = 0
-    for _ in range(100):
-        alpha = star + rng.normal(scale=rng.uniform(0, 0.5) * det.rho, size=len(prob.y))
+    for k in range(100):
+        # a step of G-norm t: L <= -rho^2/2 + t^2/2 + (1 + rho) t (each |(G delta)_i| and
+        # <star, delta>_G are at most t rho or t), negative for t <= rho^2/8 (rho <= 1);
+        # every other step is larger, where L may have either sign
+        u = rng.normal(size=len(prob.y))
+        t = rng.uniform(0, 1) * (rho**2 / 8 if k % 2 == 0 else rho)
+        alpha = star + t * u / np.sqrt(u @ G @ u)
         if kperc.loss(G, alpha) < 0:
             found += 1
             assert np.all(G @ alpha > 0)
-    assert found > 0
+    assert found >= 50
 
 
 @pytest.mark.ledger("lemma-1")
@@ -458,20 +464,30 @@ def test_margin_sign_along_small_eigenvalue(seed, h, feasible):
     """The planted margin is found with the right sign, or the sign is declared undecided.
 
     From the data (``data_margin``, ``gram_operator``) the factor is exact to rounding and
-    the value agrees to 1e-7 relative for every ``h``. From a dense ``G`` the smallest
-    eigenvalue ``m h^2`` is near the rounding of ``G`` itself for ``h = 1e-7``: the
-    answer must then be certified with the planted value inside ``rho_bounds`` (widened
-    by the effect ``4 d eps / |rho|`` of rounding ``G``'s entries), or ``"undecided"``
-    with a warning, never the wrong sign.
+    the value agrees to 1e-7 relative for every ``h``, except that a negative margin of
+    points rotated into ``R^d``, ``d > 3``, is "undecided" (their floats span ``R^d``). From
+    a dense ``G`` the smallest eigenvalue ``m h^2`` is near the rounding of ``G`` itself for
+    ``h = 1e-7``: the answer must then be certified with the planted value inside
+    ``rho_bounds`` (widened by the effect ``4 d eps / |rho|`` of rounding ``G``'s entries),
+    or ``"undecided"`` with a warning, never the wrong sign.
     """
     import warnings
 
+    from kperc._margins import _data_margin_details
+
     X, y, rho = _lifted(seed, h, feasible)
     want = "separable" if feasible else "inseparable"
-    assert abs(kperc.data_margin(X, y) - rho) <= 1e-7 * abs(rho)
+    own, _ = _data_margin_details(X, y)
     op = kperc.margin_details(kperc.gram_operator(X, y))
-    assert op.status == want and op.separable == feasible
-    assert abs(op.rho - rho) <= 1e-7 * abs(rho)
+    for got in (own, op):
+        if got.status == "undecided":
+            # rotated into R^d (d > 3) the float points span R^d, not the plane's R^3, so
+            # the depth measured in R^3 is not theirs (issue 36); the bounds still hold
+            assert not feasible and X.shape[1] > 3
+            assert got.rho_bounds[0] <= rho <= got.rho_bounds[1]
+        else:
+            assert got.status == want and got.separable == feasible
+            assert abs(got.rho - rho) <= 1e-7 * abs(rho)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         det = kperc.margin_details(kperc.gram_matrix(X, y))
