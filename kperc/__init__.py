@@ -23,7 +23,7 @@ from ._approx import (
     exact_margin_check,
     snkp_nystroem,
 )
-from ._classifier import InseparableDataWarning, SNKPClassifier
+from ._classifier import InseparableDataWarning, SmallMarginWarning, SNKPClassifier
 from ._gram import ValidatedGram
 from ._kernel_columns import KernelGramOperator, kernel_gram_operator
 from ._kernels import (
@@ -68,6 +68,7 @@ __all__ = [
     "KpercResult",
     "SNKPClassifier",
     "InseparableDataWarning",
+    "SmallMarginWarning",
     "GramOperator",
     "ApproxGramOperator",
     "approx_gram_operator",

@@ -3,11 +3,12 @@
 The steps after validation: points repeated with both labels (:func:`conflicts`), the
 tolerance (:func:`resolve_tol`), the run of the chosen algorithm with the classifier's
 certificate watch (:func:`run_algorithm`), and the sentence that says why a fit found no
-separator (:func:`inseparable_message`). Nothing here validates ``X`` again.
+separator (:func:`fit_warning`). Nothing here validates ``X`` again.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 import warnings
 from collections.abc import Callable
@@ -16,14 +17,28 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 from scipy.sparse.linalg import LinearOperator
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.sparsefuncs import mean_variance_axis
 
+from ._gram_form import (
+    AUTO_EXACT_MAX_N,
+    AUTO_N_MAX,
+    GramForm,
+    SharedKernel,
+    SignedGram,
+    build_fixed_gram,
+    choose_gram_form,
+    point_scales,
+    sqrt_diagonal,
+)
+from ._grown_rank import GrownNystroem, fit_grown_rank
 from ._kernels import (
     _U,
     GramOperator,
     _DenseGram,
     _OperatorGram,
     as_gram,
+    linear_norms,
     quick_seminorm_bound,
     seminorm_floor,
 )
@@ -31,7 +46,7 @@ from ._perceptrons import nkp, snkp
 from ._primal_dual import isnkpvn
 from ._result import KpercResult
 from ._separable import _conflicting_pairs, data_product_error
-from ._validation import gram_provenance, pow2_scale
+from ._validation import as_real_array, check_sparse_X, gram_provenance, pow2_scale
 
 ALGORITHMS: dict[str, Callable[..., KpercResult]] = {"snkp": snkp, "nkp": nkp, "isnkpvn": isnkpvn}
 
@@ -72,6 +87,98 @@ class _Float32Dense(LinearOperator):
 
     def _rmatvec(self, v):
         return self._matvec(v)
+
+
+class _Float32Signed(LinearOperator):
+    """The products of a :class:`~kperc._gram_form.SignedGram` with the float32 copy of
+    its shared ``K~``: ``y * (K32 (y * v))``, bit for bit :class:`_Float32Dense` of
+    ``G = D K~ D`` (rounding to float32 and products with ``+-1`` commute). In
+    one-vs-rest the classes' runs share each product (:class:`Lockstep`)."""
+
+    def __init__(self, G: SignedGram) -> None:
+        super().__init__(dtype=np.float64, shape=G.shape)
+        self.G = G
+        self.K32 = G.shared.K32
+        self._v = np.empty(G.n, dtype=np.float32)
+        self._out = np.empty(G.n, dtype=np.float32)
+
+    def _matvec(self, v):
+        y = self.G.y
+        self._v[:] = y * np.asarray(v).reshape(-1)
+        if self.G.lockstep is not None:
+            return y * self.G.lockstep.product(self.G.member, self.K32, self._v)
+        np.matmul(self.K32, self._v, out=self._out)
+        return y * self._out.astype(np.float64)
+
+    def _rmatvec(self, v):
+        return self._matvec(v)
+
+
+class Lockstep:
+    """SNKP's runs of the classes of one-vs-rest, one thread each, meeting at every
+    product with the shared ``K~``: when every class still running has asked for one,
+    one matrix-matrix product serves them all, reading ``K~`` once instead of once per
+    class (it streams from memory: the cost of a product). Each class asks for its
+    products in a fixed order and a round serves exactly one request of each class still
+    running, so the rounds, and the results, do not depend on the threads' timing."""
+
+    def __init__(self, members: int) -> None:
+        self._cond = threading.Condition()
+        self._running = set(range(members))
+        self._asked: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._answers: dict[int, Any] = {}
+
+    def product(self, member: int, M: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """``M x`` (``M`` symmetric), computed with the other classes' products."""
+        with self._cond:
+            self._asked[member] = (M, x.copy())
+            self._serve()
+            while member not in self._answers:
+                self._cond.wait()
+            out = self._answers.pop(member)
+        if isinstance(out, BaseException):
+            raise out
+        return out
+
+    def leave(self, member: int) -> None:
+        """The class's run ended: the others no longer wait for it (idempotent)."""
+        with self._cond:
+            self._running.discard(member)
+            self._serve()
+
+    def _serve(self) -> None:
+        if not self._asked or not self._running <= set(self._asked):
+            return
+        groups: dict[int, list[int]] = {}
+        for m in sorted(self._asked):
+            groups.setdefault(id(self._asked[m][0]), []).append(m)
+        try:
+            for members in groups.values():
+                M = self._asked[members[0]][0]
+                if len(members) == 1:
+                    rows = [M @ self._asked[members[0]][1]]
+                else:  # M symmetric: row j of V M is M V[j]
+                    rows = list(np.stack([self._asked[m][1] for m in members]) @ M)
+                for m, r in zip(members, rows, strict=True):
+                    self._answers[m] = np.asarray(r, dtype=np.float64)
+        except BaseException as exc:  # noqa: BLE001 - handed to every waiting class
+            for m in self._asked:
+                self._answers[m] = exc
+        self._asked.clear()
+        self._cond.notify_all()
+
+
+def gram_product(G: Any, v: np.ndarray) -> np.ndarray:
+    """``G v`` in float64, for a dense ``G`` or a :class:`~kperc._gram_form.SignedGram`."""
+    return G.matvec(v) if isinstance(G, SignedGram) else G @ v
+
+
+def seminorm_upper(G: Any, p: np.ndarray) -> float:
+    """An upper bound on ``||p||_G`` for the exact kernel matrix of the data (rounding
+    included) when ``G`` was built from data."""
+    if isinstance(G, SignedGram):
+        return G.seminorm_upper(p)
+    return float(quick_seminorm_bound(as_gram(G, validate=False), p)[1])
 
 
 def budget_tol(algorithm: str, max_iter: int, n: int) -> float:
@@ -121,19 +228,20 @@ def progress_callback(verbose: Any, algorithm: str) -> Callable[[Any], None] | N
     return progress
 
 
-def _surely_above(G: np.ndarray, p: np.ndarray, tol: float) -> bool:
+def _surely_above(G: Any, p: np.ndarray, tol: float) -> bool:
     """Whether ``||p||_G > tol`` is certain from ``p^T G p`` computed in double precision.
 
     One BLAS product instead of the extended-precision quadratic form of
     ``seminorm_bound`` (not BLAS: about 60 products at ``n = 400``). For ``p >= 0`` and
     ``|G_ij| <= 1`` (a normalised Gram matrix, up to rounding) the computed ``p^T G p``
-    is within ``2 (n + 2) u ||p||_1^2`` of the exact value (``u`` the unit round-off);
-    the bound used here is twice that. When the computed value minus the bound still
-    exceeds ``tol^2``, the exact ``||p||_G`` exceeds ``tol``, so ``seminorm_bound``'s
-    upper bound does too and ``p`` is no ``tol``-certificate: the screen never changes
-    the decision, it only skips the expensive form when that form cannot certify.
+    is within ``2 (n + 2) u ||p||_1^2`` of the exact value (``u`` the unit round-off),
+    whatever the order of the sums; the bound used here is twice that. When the
+    computed value minus the bound still exceeds ``tol^2``, the exact ``||p||_G``
+    exceeds ``tol``, so ``seminorm_bound``'s upper bound does too and ``p`` is no
+    ``tol``-certificate: the screen never changes the decision, it only skips the
+    expensive form when that form cannot certify.
     """
-    q = float(p @ (G @ p))
+    q = float(p @ gram_product(G, p))
     l1 = float(np.sum(p))
     return q - 4.0 * (G.shape[0] + 2) * _U * l1 * l1 > tol * tol
 
@@ -157,8 +265,7 @@ def certificate_watch(
     products, and a certificate is seen at most 16 iterations late); NKP's cost
     ``O(n)``, so its watch tests every 256.
     """
-    gram = as_gram(G, validate=False)
-    dense = isinstance(gram, _DenseGram)
+    dense = isinstance(G, SignedGram) or isinstance(as_gram(G, validate=False), _DenseGram)
     found: dict[str, Any] = {}
 
     def watch(r):
@@ -171,9 +278,9 @@ def certificate_watch(
         if not total > 0 or np.any(p < 0):
             return
         p = p / total
-        if dense and _surely_above(gram.G, p, tol):
+        if dense and _surely_above(G, p, tol):
             return  # the bound below would say the same
-        _, upper = quick_seminorm_bound(gram, p)
+        upper = seminorm_upper(G, p)
         if upper <= tol:
             found.update(p=p, bound=float(upper), nit=k)
             raise StopIteration
@@ -214,16 +321,25 @@ def run_algorithm(
             )
     # SNKP only: its iterations are products with G; NKP's read one column each, which
     # a LinearOperator would compute as a whole product
+    if isinstance(G, SignedGram):  # SNKP, at least FLOAT32_MIN_N points
+        try:
+            res, found = _run(_Float32Signed(G), G, algorithm, max_iter, halt, tol, verbose)
+        finally:
+            G.close()
+        if res.outcome != "separator" or _separates(G, res.alpha):
+            return res, found
+        # the float32 proposal does not hold in float64 (rare): run again on G itself
+        D = G.shared.signed(np.arange(G.n), G.y)
+        return _run(D, D, algorithm, max_iter, halt, tol, verbose)
     fast = isinstance(G, np.ndarray) and algorithm == "snkp" and G.shape[0] >= FLOAT32_MIN_N
     if fast:
         res, found = _run(_Float32Dense(G), G, algorithm, max_iter, halt, tol, verbose)
         if res.outcome != "separator" or _separates(G, res.alpha):
             return res, found
-        # the float32 proposal does not hold in float64 (rare): run again on G itself
     return _run(G, G, algorithm, max_iter, halt, tol, verbose)
 
 
-def _separates(G: np.ndarray, alpha: np.ndarray) -> bool:
+def _separates(G: Any, alpha: np.ndarray) -> bool:
     """Whether ``G* alpha > 0`` surely, for the exact kernel matrix ``G*`` of the data.
 
     ``alpha`` comes from a run on the float32 copy of ``G``, whose products carry a
@@ -236,10 +352,13 @@ def _separates(G: np.ndarray, alpha: np.ndarray) -> bool:
     smallest computed ``(G alpha)_i`` exceeds that bound, which scales with
     ``||alpha||_1``.
     """
-    info = gram_provenance(G)
-    delta = 0.0 if info is None or info.entry_error is None else float(info.entry_error)
+    if isinstance(G, SignedGram):
+        delta = G.entry_error
+    else:
+        info = gram_provenance(G)
+        delta = 0.0 if info is None or info.entry_error is None else float(info.entry_error)
     bound = data_product_error(G.shape[0], float(np.sum(alpha)), delta)
-    return bool(float((G @ alpha).min()) > bound)
+    return bool(float(gram_product(G, alpha).min()) > bound)
 
 
 def _run(products, G, algorithm, max_iter, halt, tol, verbose):
@@ -257,15 +376,18 @@ def _run(products, G, algorithm, max_iter, halt, tol, verbose):
             watch(r)
 
         kw.update(halt=halt, callback=callback)
-    with warnings.catch_warnings():
-        # ISNKPVN's "undecided" (tol below what the data's exact kernel matrix lets it
-        # certify) is said once, by the fit's InseparableDataWarning (inseparable_message)
-        warnings.filterwarnings("ignore", message="undecided:", category=RuntimeWarning)
+    if algorithm == "isnkpvn":
+        with warnings.catch_warnings():
+            # ISNKPVN's "undecided" (tol below what the data's exact kernel matrix lets
+            # it certify) is said once, by the fit's warning (fit_warning)
+            warnings.filterwarnings("ignore", message="undecided:", category=RuntimeWarning)
+            res = isnkpvn(products, **kw)
+    else:  # no catch_warnings: it is not thread-safe, and one-vs-rest runs SNKP in threads
         res = ALGORITHMS[algorithm](products, **kw)
     if res.outcome == "certificate" and res.get("p") is not None:
         # ISNKPVN reports ||p||_G as computed on G; the classifier's certificate_norm_
         # is an upper bound for the exact kernel matrix of the data (rounding included)
-        res["norm_p_G"] = float(quick_seminorm_bound(as_gram(G, validate=False), res.p)[1])
+        res["norm_p_G"] = seminorm_upper(G, res.p)
     return res, (found if res.outcome == "callback" and found else None)
 
 
@@ -278,7 +400,7 @@ def margin_upper_bound(G: Any, res: KpercResult) -> float | None:
     if p is None or np.any(p < 0) or not float(np.sum(p)) > 0:
         return None
     p = p / float(np.sum(p))
-    return float(quick_seminorm_bound(as_gram(G, validate=False), p)[1])
+    return seminorm_upper(G, p)
 
 
 def conflicts(Xa, ypm: np.ndarray) -> np.ndarray:
@@ -330,16 +452,18 @@ def variance(X) -> float:
         return float(np.float64(v) * scale * scale)
 
 
-_SOFT = (
-    " A hard-margin classifier has no useful answer here; for noisy data use a "
-    "soft-margin method such as sklearn.svm.SVC (or pass a smaller tol to look for a "
-    "separator with a smaller margin)."
-)
+def fit_warning(est: Any, X) -> tuple[type[Warning], str]:
+    """The warning of a binary fit ``est`` (fitted, not converged) on the training data
+    ``X``: its class, which names what the fit proved, and its one sentence.
 
+    :class:`~kperc.InseparableDataWarning` for points repeated with both labels (no
+    kernel separates them); :class:`~kperc.SmallMarginWarning` for a certificate (no
+    separator with a margin above ``tol``; the data may be separable with a smaller
+    one); :class:`~sklearn.exceptions.ConvergenceWarning` when neither was proved
+    (``max_iter``, or "undecided").
+    """
+    from ._classifier import InseparableDataWarning, SmallMarginWarning
 
-def inseparable_message(est: Any, X) -> str:
-    """The one sentence of the :class:`~kperc.InseparableDataWarning` of a binary fit
-    ``est`` (fitted, not converged) on the training data ``X``."""
     name = est.algorithm.upper()
     tail = (
         "; the model keeps an iterate that does not separate the training data, and its "
@@ -348,11 +472,12 @@ def inseparable_message(est: Any, X) -> str:
     if est.outcome_ == "conflict":
         pairs = ", ".join(f"({i}, {j})" for i, j in est.conflicts_[:5])
         more = ", ..." if est.conflicts_.shape[0] > 5 else ""
-        return (
+        return InseparableDataWarning, (
             f"the training data are not separable by any kernel: "
             f"{est.conflicts_.shape[0]} pair(s) of points have identical features and "
             f"opposite labels ({pairs}{more}; conflicts_, witnesses_). Trained without "
-            f"them, {name} {est._rest_note}" + tail
+            f"them, {name} {est._rest_note}" + tail + " For noisy data a soft-margin "
+            "method such as sklearn.svm.SVC trades training errors against the margin."
         )
     if est.outcome_ == "certificate":
         witnesses = est.witnesses_
@@ -365,30 +490,37 @@ def inseparable_message(est: Any, X) -> str:
                 "points that a kernel maps to orthonormal features, so a smaller margin "
                 "separates these data no better than memorising each point)"
             )
-        return (
+        floor = certifiable_floor(est, X)
+        return SmallMarginWarning, (
             f"no separator of the training data has a normalised margin above "
             f"{est.certificate_norm_:.3g} in this kernel's feature space, which is below "
             f"the tolerance tol_ = {est.tol_:.3g}{why}: {name} found a point p of the "
-            f"simplex with ||p||_G <= {est.certificate_norm_:.3g}, whose support is "
-            f"{witnesses.size} training points (witnesses_ = [{shown}{more}]); the data "
-            "may be separable with a smaller margin" + tail + _SOFT
+            f"simplex with ||p||_G <= {est.certificate_norm_:.3g} under the exact kernel "
+            f"matrix of the data, whose support is {witnesses.size} training points "
+            f"(witnesses_ = [{shown}{more}]). The data may be separable with a smaller "
+            f"margin: to look for such a separator pass a smaller tol, above "
+            f"{floor:.2g} (the smallest that can be certified for these data), with "
+            "max_iter of about 2 sqrt(2 log n) / tol for SNKP, or decide it with "
+            "kperc.is_separable" + tail + " If a margin this small is of no use (noisy "
+            "data), a soft-margin method such as sklearn.svm.SVC trades training errors "
+            "against the margin."
         )
     if est.outcome_ == "undecided":
         floor = certifiable_floor(est, X)
-        return (
+        return ConvergenceWarning, (
             f"whether the training data have a separator with a normalised margin near "
             f"tol_ = {est.tol_:.3g} is undecided: {name} found a point p of the simplex "
             f"with ||p||_G <= {est.tol_:.3g} for the kernel matrix as rounded, but its "
             "construction rounds each entry, and for the exact kernel matrix of the "
             f"training data ||p||_G can be certified only above about {floor:.2g}. Use "
-            f"tol > {floor:.2g}" + tail + _SOFT
+            f"tol > {floor:.2g}" + tail
         )
     if est._grown_message:  # n_components="auto" grew the Nystroem rank
         msg = est._grown_message
         # a rank that stopped growing (stop "residual") has already named the exact
         # kernel's cost: say it once
         cost = "" if est._grown_stop == "residual" else " (8 n^2 bytes)"
-        return (
+        return ConvergenceWarning, (
             f"{name} on Nystroem features of a growing rank: {msg[0].lower()}{msg[1:-1]} "
             "under the exact kernel; n_components=None trains on the exact n x n kernel "
             f"matrix{cost}" + tail
@@ -399,7 +531,7 @@ def inseparable_message(est: Any, X) -> str:
         if est._margin_bound is not None
         else ""
     )
-    return (
+    return ConvergenceWarning, (
         f"{name} found no separator of the training data within max_iter="
         f"{int(est.max_iter)} iterations{bound}. A separator, if one exists, has a "
         "smaller margin, which this budget does not reach: raise max_iter "
@@ -413,7 +545,7 @@ def certifiable_floor(est: Any, X) -> float:
     for the form the fit used: below it ISNKPVN ends "undecided")."""
     from ._kernels import _entry_error, _signed_normalized_points, factor_row_error
 
-    Xa = est._augment(X)
+    Xa = augment(est, X)
     train = np.setdiff1d(np.arange(Xa.shape[0]), est.conflicts_.ravel())
     Xt = Xa[train]
     ypm = np.ones(train.size)
@@ -464,3 +596,316 @@ def scale_hint(est: Any, X) -> str:
                 "gamma='scale'"
             )
     return (" Hint: " + "; ".join(hints) + ".") if hints else ""
+
+
+# -- the fit, after the estimator's one validation of X --------------------------------
+
+
+#: The numeric parameters: scikit-learn's ``Interval`` takes ``True`` for 1.
+_NUMBERS = ("gamma", "degree", "coef0", "intercept_scaling", "max_iter", "tol")
+_NUMBERS += ("n_components", "n_threads")
+
+
+def check_combinations(est: Any) -> None:
+    """What ``_parameter_constraints`` cannot express: a bool passed as a number, and
+    the combinations of parameters that cannot work together."""
+    for name in _NUMBERS:
+        if isinstance(getattr(est, name), (bool, np.bool_)):
+            raise ValueError(f"{name} must be a number, not a bool; got {getattr(est, name)!r}.")
+    if callable(est.kernel) and not (est.n_components is None or est.n_components == "auto"):
+        raise ValueError(
+            "n_components (Nystroem features) needs a named kernel ('rbf', 'poly' or "
+            "'linear'): scikit-learn's Nystroem would call a callable kernel once per "
+            "pair of points. Use n_components='auto' or None (the exact kernel)."
+        )
+    if not est.halt and est.algorithm == "isnkpvn":
+        raise ValueError(
+            "halt=False keeps improving a separator, which only algorithm='snkp' or "
+            "'nkp' can do; ISNKPVN always stops at its first separator."
+        )
+
+
+def resolve_gamma(gamma: Any, X) -> float:
+    """``gamma="scale"``: ``1 / (n_features * X.var())`` as :class:`sklearn.svm.SVC`
+    (1 where the variance is 0), the variance computed without overflow or underflow
+    (:func:`variance`) so that every finite scale of ``X`` gives a positive finite
+    value; a number as given."""
+    if gamma != "scale":
+        return float(gamma)
+    var = variance(X)
+    return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
+
+
+def intercept_feature(est: Any, X) -> float | None:
+    """The appended constant feature: ``intercept_scaling`` times the power of two nearest
+    the root-mean-square norm of the rows (None when no feature is appended)."""
+    if not (bool(est.fit_intercept) and (callable(est.kernel) or est.kernel != "rbf")):
+        return None
+    norms = linear_norms(X)  # rows of size 1e+-300: no overflow in the squares
+    top = float(np.max(norms)) if norms.size else 0.0
+    rms = top * float(np.sqrt(np.mean((norms / top) ** 2))) if top > 0 else 0.0
+    scale = pow2_scale(rms) if rms > 0 and np.isfinite(rms) else 1.0
+    return float(est.intercept_scaling) * scale
+
+
+def augment(est: Any, X):
+    """``X`` with the intercept feature of ``est`` appended (if any)."""
+    c = est.intercept_feature_
+    if c is None:
+        return X
+    if scipy.sparse.issparse(X):
+        col = scipy.sparse.csr_matrix(np.full((X.shape[0], 1), c))
+        return scipy.sparse.hstack([X, col], format="csr")
+    return np.hstack([X, np.full((X.shape[0], 1), c)])
+
+
+def trusted_X(est: Any, X):
+    """``X`` after :func:`~sklearn.utils.validation.validate_data`: sparse only where the
+    linear kernel's factored operator takes it, real and finite also with
+    ``check_input=False``."""
+    if scipy.sparse.issparse(X):
+        if not est._linear():
+            raise TypeError(
+                f"X is a scipy.sparse matrix, which SNKPClassifier takes only with "
+                f"kernel='linear' (trained through a sparse factored operator); "
+                f"kernel={est.kernel!r} needs dense X: pass X.toarray(), or use "
+                "kernel='linear'."
+            )
+        if est.n_components is None or not isinstance(est.n_components, str):
+            what = (
+                "the dense n x n matrix that n_components=None asks for"
+                if est.n_components is None
+                else f"the Nystroem features of n_components={est.n_components!r}"
+            )
+            raise TypeError(
+                "X is a scipy.sparse matrix, which the linear kernel trains on through its "
+                f"exact sparse factored operator, not {what}: use n_components='auto' "
+                "(also exact), or pass X.toarray()."
+            )
+        return check_sparse_X(X, "X")  # a CSR copy: real, finite (check_input or not)
+    if est.check_input:  # validate_data made it a finite float64 array
+        return X
+    X = as_real_array(X, "X")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("X contains NaN or inf; remove or impute those entries first.")
+    return X
+
+
+def fit_problems(models: list[Any], X, labels: list[np.ndarray]) -> None:
+    """Fit each model on its binary problem (labels in {-1, +1}) on the validated ``X``.
+
+    What the problems share is computed once: the augmented ``X``, ``gamma``, and, for
+    the exact dense form, the normalised kernel matrix ``K~`` with its entry-error bound
+    and its float32 copy (:class:`~kperc._gram_form.SharedKernel`); each class trains on
+    ``G_c = D_c K~ D_c``, certified against the exact kernel matrix of the data. With
+    SNKP on at least :data:`FLOAT32_MIN_N` points the classes run in lockstep, one
+    thread each, sharing every product with ``K~`` (:class:`Lockstep`).
+    """
+    est = models[0]
+    Xa = augment(est, X)
+    n = Xa.shape[0]
+    shared = None
+    named = not callable(est.kernel)
+    many = len(models) > 1
+    snkp32 = est.algorithm == "snkp" and n >= FLOAT32_MIN_N
+    if (
+        named
+        and (many or snkp32)
+        and choose_gram_form(est, n).form == "dense"
+        and not scipy.sparse.issparse(Xa)
+        and bool(np.all(sqrt_diagonal(Xa, est.kernel, est._kernel_params()) > 0))
+    ):
+        shared = SharedKernel(Xa, est.kernel, est._kernel_params())
+    if not (many and shared is not None and snkp32):
+        for m, ypm in zip(models, labels, strict=True):
+            fit_binary(m, X, Xa, ypm, shared)
+        return
+    shared.lockstep = Lockstep(len(models))
+    errors: list[BaseException | None] = [None] * len(models)
+
+    def run(c: int) -> None:
+        try:
+            fit_binary(models[c], X, Xa, labels[c], shared, member=c)
+        except BaseException as exc:  # noqa: BLE001 - raised by the fit's thread below
+            errors[c] = exc
+        finally:
+            shared.lockstep.leave(c)
+
+    threads = [threading.Thread(target=run, args=(c,)) for c in range(len(models))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    shared.lockstep = None
+    for exc in errors:
+        if exc is not None:
+            raise exc
+
+
+def fit_binary(est: Any, X, Xa, ypm: np.ndarray, shared: SharedKernel | None, member: int = 0):
+    """Fit ``est`` on the (augmented) validated points ``Xa`` with labels ``ypm`` in
+    {-1, +1} and record the binary fitted attributes."""
+    n = Xa.shape[0]
+    # points repeated with both labels: no kernel separates them, so no run can
+    # succeed; they are left out of the training run (and named)
+    est.conflicts_ = conflicts(Xa, ypm)
+    train = np.setdiff1d(np.arange(n), est.conflicts_.ravel())
+    est._n_train = max(train.size, 1)
+    linear = est._linear()
+    est.tol_ = resolve_tol(est.tol, est.algorithm, int(est.max_iter), est._n_train, linear)
+    est._tol_is_memorising = est.tol_ == 1.0 / np.sqrt(est._n_train)
+    alpha, s = np.zeros(n), np.zeros(n)
+    res = found = G = None
+    est.gram_form_ = choose_gram_form(est, n).form
+    est.n_components_ = None
+    est._grown_message = est._grown_stop = None
+    est._margin_bound = None
+    params = est._kernel_params()
+    if train.size and np.unique(ypm[train]).size == 2:
+        t0 = time.perf_counter()
+        G, s[train], form = build_gram(est, Xa, train, ypm[train], shared, member)
+        est.gram_form_, est.n_components_ = form.form, form.n_components
+        if isinstance(G, GrownNystroem):
+            est._grown_message, est._grown_stop = G.result.message, G.result.stop
+        est._log(f"kernel={est.kernel!r}, gamma={est._gamma:.4g}: {_what(est, form, Xa)}", t0)
+        t0 = time.perf_counter()
+        name = est.algorithm.upper()
+        est._log(f"running {name} (max_iter={int(est.max_iter)})")
+        if isinstance(G, GrownNystroem):  # SNKP already ran while the rank grew
+            res, found = G.kperc_result(), G.certificate()
+        else:
+            res, found = run_algorithm(
+                G,
+                est.algorithm,
+                max_iter=int(est.max_iter),
+                halt=bool(est.halt),
+                tol=est.tol_,
+                verbose=est.verbose,
+                lower_floor=(
+                    ", or n_components='auto' (the factored linear-kernel operator, whose "
+                    "floor is lower)"
+                    if linear and est.gram_form_ == "dense"
+                    else ""
+                ),
+            )
+        est._log(f"{name}: {'certificate found' if found else res.message}", t0)
+        alpha[train] = res.alpha
+    elif train.size:  # one class left: its points get equal weights
+        s[train] = point_scales(Xa[train], ypm[train], est.kernel, params)
+        alpha[train] = 1.0 / train.size
+    record(est, Xa, train, alpha, s, res, found, G)
+
+
+def _what(est: Any, form: GramForm, Xa) -> str:
+    n = est._n_train
+    return {
+        "dense": f"dense Gram matrix {n}x{n}",
+        "factored": f"factored linear-kernel Gram operator ({n}x{Xa.shape[1]} factor)",
+        "nystroem": f"Nystroem Gram operator ({n}x{form.n_components} features)",
+    }[form.form]
+
+
+def record(est: Any, Xa, train, alpha, s, res, found, G) -> None:
+    """The fitted attributes of a binary fit."""
+    est.halting_index_ = int(res.nit) if res is not None else 0
+    est.n_iter_ = est.halting_index_ + 1
+    est.witnesses_ = est.certificate_norm_ = None
+    if est.conflicts_.shape[0]:
+        est.outcome_ = "conflict"
+        est.witnesses_ = np.unique(est.conflicts_)
+        est.certificate_norm_ = 0.0
+    elif found is not None:
+        est.outcome_ = "certificate"
+        est.witnesses_ = train[np.flatnonzero(found["p"] > 0)]
+        est.certificate_norm_ = found["bound"]
+    else:
+        assert res is not None  # no run only when conflicts left one class
+        est.outcome_ = res.outcome if res.outcome != "callback" else "max_iter"
+        if res.outcome == "certificate":
+            est.witnesses_ = train[np.flatnonzero(res.p > 0)]
+            est.certificate_norm_ = float(res.norm_p_G)
+        elif est.outcome_ == "max_iter" and not isinstance(G, GrownNystroem):
+            est._margin_bound = margin_upper_bound(G, res)
+    est.converged_ = est.outcome_ == "separator"
+    est._rest_note = (
+        "had only one class left to train on"
+        if res is None
+        else "separated the other points"
+        if res.outcome == "separator"
+        else "did not separate the other points either"
+    )
+    est.support_ = np.flatnonzero(alpha != 0)
+    est.support_vectors_ = Xa[est.support_]
+    est.dual_coef_ = (alpha * s)[est.support_]
+    # f(x) = (Z^T alpha) . z(x) / ||z(x)|| for Nystroem features z; None when exact
+    est.feature_map_ = est.feature_coef_ = None
+    if est.gram_form_ == "nystroem" and G is not None:
+        est.feature_map_ = G.transformer
+        est.feature_coef_ = G.result.coef if isinstance(G, GrownNystroem) else G.Z.T @ alpha[train]
+
+
+def build_gram(est: Any, Xa, train, ypm, shared: SharedKernel | None, member: int = 0):
+    """The training kernel of the points ``Xa[train]`` with labels ``ypm``, trusted by
+    the runs that follow: ``(G, s, form)``, with ``s`` the per-point scale
+    ``y_i / sqrt(K(x_i, x_i))`` (of the approximate kernel for Nystroem features) and
+    ``form`` the :class:`~kperc._gram_form.GramForm` used (its rank as reached).
+
+    The dense form signs the shared ``K~`` (``shared``, when given): a
+    :class:`~kperc._gram_form.SignedGram` for SNKP on at least :data:`FLOAT32_MIN_N`
+    points, which is never formed, else the matrix ``D K~ D``.
+    """
+    params = est._kernel_params()
+    choice = choose_gram_form(est, train.size)
+    Xt = Xa[train]
+    G: Any
+    if choice.form == "dense" and shared is not None:
+        s = point_scales(Xt, ypm, est.kernel, params)
+        full = train.size == shared.K.shape[0]
+        if full and est.algorithm == "snkp" and train.size >= FLOAT32_MIN_N:
+            signed = SignedGram(shared, ypm)
+            signed.lockstep, signed.member = shared.lockstep, member
+            return signed, s, choice
+        return shared.signed(train, ypm), s, choice
+    if choice.form == "nystroem" and isinstance(est.n_components, str):
+        announce_nystroem(est, Xt.shape[0], choice)
+    if choice.grows:  # the rank is chosen by running SNKP: G carries its result
+        point_scales(Xt, ypm, est.kernel, params)  # K(x, x) = 1: nothing to refuse
+        G, s = fit_grown_rank(
+            Xt,
+            ypm,
+            first_rank=int(choice.n_components or 1),
+            gamma=params["gamma"],
+            max_iter=int(est.max_iter),
+            tol=est.tol_,
+            random_state=est.random_state,
+            log=est._log,
+        )
+    else:
+        G, s = build_fixed_gram(Xt, ypm, est.kernel, params, choice, est.random_state)
+    if choice.form == "nystroem":
+        choice = GramForm("nystroem", int(G.transformer.components_.shape[0]), choice.grows)
+    return G, s, choice
+
+
+def announce_nystroem(est: Any, n: int, choice: GramForm) -> None:
+    """Say that ``n_components="auto"`` approximates the kernel. A grown rank certifies
+    its answer under the exact kernel, so it is only logged; a fixed rank certifies it
+    for the approximate kernel only, so a ``UserWarning`` says so."""
+    if choice.grows:
+        est._log(
+            f"n_components='auto': {n} points are more than {AUTO_EXACT_MAX_N}: Nystroem "
+            f"features whose rank starts at {choice.n_components} and doubles until "
+            f"SNKP's answer is certified under the exact kernel (at most {AUTO_N_MAX}; "
+            "kperc.snkp_nystroem), or until the features are predicted to stay far from "
+            "the kernel"
+        )
+        return
+    warnings.warn(
+        f"n_components='auto': {n} training points are more than {AUTO_EXACT_MAX_N}, so "
+        f"the {est.kernel!r} kernel is approximated by {choice.n_components} Nystroem "
+        "features (the separator is certified for the approximate kernel; "
+        "gram_form_='nystroem'). Pass n_components=None for the exact kernel (8 n^2 "
+        "bytes) or an int to choose the number of features.",
+        UserWarning,
+        stacklevel=7,  # the caller of SNKPClassifier.fit
+    )

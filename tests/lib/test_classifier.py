@@ -15,7 +15,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import kperc
 from kperc import SNKPClassifier
 from kperc import datasets as data
-from kperc._classifier import InseparableDataWarning, expected_failed_checks
+from kperc._classifier import InseparableDataWarning, SmallMarginWarning, expected_failed_checks
 
 _CHECKED = [
     SNKPClassifier(),
@@ -226,7 +226,7 @@ def test_inseparable_data_give_a_certificate_and_witnesses():
     exact margin; the warning names the witnesses, and predictions do not warn again."""
     X, y = kperc.datasets.moons(60, noise=0.1, seed=0)
     clf = SNKPClassifier(kernel="linear", algorithm="isnkpvn", tol=1e-3)
-    with pytest.warns(InseparableDataWarning, match="witnesses_") as rec:
+    with pytest.warns(SmallMarginWarning, match="witnesses_") as rec:
         clf.fit(X, y)
     assert issubclass(rec[0].category, ConvergenceWarning)
     assert clf.outcome_ == "certificate" and not clf.converged_
@@ -308,7 +308,7 @@ def test_verbose_2_progress_of_isnkpvn_names_the_call(capsys, monkeypatch):
 
     monkeypatch.setattr(mod, "PROGRESS_SECONDS", 0.0)
     X, y = kperc.datasets.infeasible(40, 2, rho=-0.2, seed=0)
-    with pytest.warns(InseparableDataWarning):
+    with pytest.warns(SmallMarginWarning):
         clf = SNKPClassifier(
             kernel="linear", fit_intercept=False, algorithm="isnkpvn", tol=1e-4, verbose=2
         ).fit(X, y)
@@ -391,7 +391,7 @@ def test_linear_factored_operator_agrees_with_the_dense_matrix():
 
 def test_bad_n_components_string():
     X, y = kperc.datasets.circles(20, seed=0)
-    with pytest.raises(ValueError, match="n_components must be 'auto'"):
+    with pytest.raises(ValueError, match="'n_components' parameter"):
         SNKPClassifier(n_components="exact").fit(X, y)
 
 
@@ -450,7 +450,7 @@ def test_warns_once_per_fit_in_a_grid_search():
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         grid.fit(X, y)
-    caught = [w for w in rec if issubclass(w.category, InseparableDataWarning)]
+    caught = [w for w in rec if issubclass(w.category, ConvergenceWarning)]
     assert len(caught) == 3 * 3 + 1  # one per fit (9 folds and the refit), none at scoring
 
 
@@ -487,7 +487,7 @@ def test_rbf_ignores_the_intercept_feature():
 def test_inseparable_linear_data_stop_early_with_a_certificate(seed):
     prob = infeasible_problem(seed)
     clf = SNKPClassifier(kernel="linear", fit_intercept=False, max_iter=100_000)
-    with pytest.warns(InseparableDataWarning, match="normalised margin above"):
+    with pytest.warns(SmallMarginWarning, match="normalised margin above"):
         clf.fit(prob.X, prob.y)
     assert clf.outcome_ == "certificate" and clf.halting_index_ < 5_000
     n = prob.X.shape[0]
@@ -509,7 +509,7 @@ def test_separable_data_never_stop_on_a_certificate():
 def test_nkp_stops_early_too():
     prob = infeasible_problem(3)
     clf = SNKPClassifier(kernel="linear", fit_intercept=False, algorithm="nkp")
-    with pytest.warns(InseparableDataWarning):
+    with pytest.warns(SmallMarginWarning):
         clf.fit(prob.X, prob.y)
     assert clf.outcome_ == "certificate" and clf.tol_ == pytest.approx(1 / np.sqrt(1e5))
     assert clf.halting_index_ < 100_000
@@ -594,7 +594,7 @@ def test_auto_rank_cap_is_reported_as_not_converged(monkeypatch):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         clf = SNKPClassifier(gamma=2.0, random_state=0, max_iter=2000).fit(ds.X, ds.y)
-    msgs = [str(w.message) for w in caught if w.category is InseparableDataWarning]
+    msgs = [str(w.message) for w in caught if w.category is ConvergenceWarning]
     assert len(msgs) == 1 and "no separator could be certified up to rank 8" in msgs[0]
     assert "n_components=None" in msgs[0]  # the exact-kernel path is named
     assert not clf.converged_ and clf.outcome_ == "max_iter" and clf.n_components_ == 8
@@ -626,7 +626,7 @@ def test_scale_hint_in_the_warning():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((60, 2)) * [1.0, 1e5]
     y = np.where(rng.random(60) < 0.5, 1, -1)
-    with pytest.warns(InseparableDataWarning, match="StandardScaler"):
+    with pytest.warns(ConvergenceWarning, match="StandardScaler"):
         SNKPClassifier(kernel="linear", max_iter=300).fit(X, y)
 
 
@@ -874,7 +874,7 @@ def test_noisy_data_end_early_with_a_certificate(kernel):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         clf = SNKPClassifier(kernel=kernel).fit(X, y)
-    msgs = [str(w.message) for w in caught if w.category is InseparableDataWarning]
+    msgs = [str(w.message) for w in caught if w.category is SmallMarginWarning]
     assert len(msgs) == 1 and "soft-margin" in msgs[0] and "1/sqrt(n)" in msgs[0]
     assert clf.tol_ == 1 / np.sqrt(300) and clf.outcome_ == "certificate"
     assert 0 < clf.certificate_norm_ <= clf.tol_
@@ -899,7 +899,7 @@ def test_the_max_iter_warning_states_a_margin_bound():
     import re
 
     X, y = data.circles(200, seed=0)
-    with pytest.warns(InseparableDataWarning) as rec:
+    with pytest.warns(ConvergenceWarning) as rec:
         clf = SNKPClassifier(gamma=2.0, max_iter=2).fit(X, y)
     text = str(rec[0].message)
     assert clf.outcome_ == "max_iter" and "tol" not in text
@@ -925,7 +925,7 @@ def test_one_vs_rest_builds_the_kernel_once_and_fits_as_each_binary_model(kernel
     """The unsigned dense kernel is built once and signed per class: each class's model
     is the one a binary fit of that class against the rest gives, also when points
     repeated with two labels leave each class a different training set."""
-    from kperc import _classifier
+    from kperc import _gram_form
 
     rng = np.random.default_rng(4)
     X = rng.normal(size=(40, 3))
@@ -933,16 +933,16 @@ def test_one_vs_rest_builds_the_kernel_once_and_fits_as_each_binary_model(kernel
     y = np.arange(40) % 3
     y[30:33] = [2, 1, 2]
     built = []
-    real = _classifier._gram_matrix_bounded
+    real = _gram_form._gram_matrix_bounded
     monkeypatch.setattr(
-        _classifier, "_gram_matrix_bounded", lambda *a: built.append(a[0].shape) or real(*a)
+        _gram_form, "_gram_matrix_bounded", lambda *a: built.append(a[0].shape) or real(*a)
     )
     params = {"kernel": kernel, "n_components": None, "max_iter": 300}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         clf = SNKPClassifier(**params).fit(X, y)
     assert len(built) == 1 and built[0][0] == 40  # one n x n kernel, of all the points
-    monkeypatch.setattr(_classifier, "_gram_matrix_bounded", real)
+    monkeypatch.setattr(_gram_form, "_gram_matrix_bounded", real)
     for k, est in enumerate(clf.estimators_):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
