@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
 from . import _classifier_fit as _fit
+from ._classifier_fit import InseparableDataWarning, SmallMarginWarning
 from ._gram_form import (
     AUTO_EXACT_MAX_N,
     AUTO_N_COMPONENTS,
@@ -46,57 +47,6 @@ __all__ = [
 ]
 
 _MAX = float(np.finfo(np.float64).max)  # the largest finite value: inf is refused
-
-
-class InseparableDataWarning(ConvergenceWarning):
-    """The classifier's training data were proved inseparable by every kernel.
-
-    A subclass of :class:`sklearn.exceptions.ConvergenceWarning`, emitted once, by
-    :meth:`~kperc.SNKPClassifier.fit`, when some training points are repeated with both
-    labels (``outcome_ == "conflict"``): no kernel separates them. The fitted model's
-    ``converged_`` is then False and its predictions come from an iterate trained on the
-    other points. :meth:`~kperc.SNKPClassifier.predict` and
-    :meth:`~kperc.SNKPClassifier.decision_function` do not warn again.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> from kperc import SNKPClassifier
-    >>> X, y = [[1.0], [1.0]], [0, 1]  # one point, with both labels
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     clf = SNKPClassifier(kernel="linear", algorithm="isnkpvn").fit(X, y)
-    >>> caught[0].category.__name__, clf.outcome_, clf.witnesses_.tolist()
-    ('InseparableDataWarning', 'conflict', [0, 1])
-    """
-
-
-class SmallMarginWarning(ConvergenceWarning):
-    """No separator of the training data has a normalised margin above ``tol``.
-
-    A subclass of :class:`sklearn.exceptions.ConvergenceWarning`, emitted once, by
-    :meth:`~kperc.SNKPClassifier.fit`, when the fit stopped on a certificate
-    (``outcome_ == "certificate"``): a point ``p`` of the simplex with ``||p||_G <=
-    certificate_norm_ <= tol_`` under the exact kernel matrix of the data, which proves
-    that no separator has a normalised margin above ``certificate_norm_``. The data may
-    still be separable with a smaller margin: the message states the smallest ``tol``
-    that can be certified for these data; pass a ``tol`` between the two (and a larger
-    ``max_iter``) to look for such a separator, or use :func:`kperc.is_separable`. The
-    fitted model's ``converged_`` is False.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> import numpy as np
-    >>> from kperc import SNKPClassifier
-    >>> X = np.array([[1.0, 0.0], [-1.0, 0.0], [1.0, 0.01], [-1.0, 0.01]])
-    >>> y = [0, 0, 1, 1]  # separable by x_2 > 0.005, with a margin near 0.005
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     clf = SNKPClassifier(kernel="linear", fit_intercept=False, tol=0.1).fit(X, y)
-    >>> caught[0].category.__name__, clf.outcome_, bool(clf.certificate_norm_ <= 0.1)
-    ('SmallMarginWarning', 'certificate', True)
-    """
 
 
 _ZERO_POINT_REASON = (
@@ -158,7 +108,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     gamma : float or "scale", default="scale"
         Kernel coefficient for "rbf" and "poly"; "scale" uses
         ``1 / (n_features * X.var())`` computed on the training ``X`` (without the
-        intercept feature), exactly as :class:`sklearn.svm.SVC` does.
+        intercept feature), exactly as :class:`sklearn.svm.SVC` does, at every finite
+        scale of ``X`` (where ``X.var()`` or ``gamma`` would overflow, ``X`` is first
+        divided by a power of two, exactly, which does not change the kernel).
     degree : int, default=3
         Degree of the "poly" kernel.
     coef0 : float, default=1.0
@@ -210,8 +162,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         with a margin above ``tol`` can classify.
     max_iter : int, default=100000
         Cap on the iterations of the algorithm (for "isnkpvn", on its total inner
-        iterations). Reaching it without a separator emits an
-        :class:`~kperc.InseparableDataWarning`. The default is that of
+        iterations). Reaching it without a separator emits a
+        :class:`~sklearn.exceptions.ConvergenceWarning`. The default is that of
         :func:`kperc.snkp`: SNKP's bound above stays below it for margins down to about
         ``1e-4`` at ``n = 10^4``. NKP's iterations are cheaper (``O(n)``) but its bound
         is ``1 / rho^2``: with ``algorithm="nkp"`` a larger cap, such as the ``10^6`` of
@@ -335,17 +287,20 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         ``alpha_0, ..., alpha_K``); at least 1, as scikit-learn expects.
     outcome_ : {"separator", "certificate", "conflict", "max_iter", "undecided"}
         How the run ended: a certified separator of the training data; a certificate
-        that no separator has a normalised margin above ``tol`` (``tol_`` below); a
-        conflict, some training points repeated with both labels, which no kernel can
-        separate (found before any iteration; the algorithm is then trained on the
-        other points); the iteration cap, also reported when a grown Nystroem rank
-        stopped without an answer (its cap, or features predicted to stay far from
-        the exact kernel; see Notes); or "undecided" (``algorithm="isnkpvn"``): a
-        certificate at ``tol`` holds for the kernel matrix as rounded, but ``tol`` is
-        below what can be certified for the exact kernel matrix of the training data
-        (the rounding of its construction), so the fit warns and ``converged_`` is False.
-        Separators and certificates hold for the exact kernel matrix of the training
-        data, not only for its rounded copy.
+        that no separator has a normalised margin above ``tol`` (``tol_`` below), which
+        leaves open a separator with a smaller margin (warned by a
+        :class:`~kperc.SmallMarginWarning`); a conflict, some training points repeated
+        with both labels, which no kernel can separate (found before any iteration; the
+        algorithm is then trained on the other points; warned by an
+        :class:`~kperc.InseparableDataWarning`); the iteration cap, also reported when
+        a grown Nystroem rank stopped without an answer (its cap, or features
+        predicted to stay far from the exact kernel; see Notes); or "undecided"
+        (``algorithm="isnkpvn"``): a certificate at ``tol`` holds for the kernel matrix
+        as rounded, but ``tol`` is below what can be certified for the exact kernel
+        matrix of the training data (the rounding of its construction). The last two
+        prove nothing about the data: a :class:`~sklearn.exceptions.ConvergenceWarning`
+        says so. Separators and certificates hold for the exact kernel matrix of the
+        training data, not only for its rounded copy.
     converged_ : bool
         Whether a separator of the training data was found (``outcome_ == "separator"``).
     witnesses_ : ndarray of int or None
@@ -381,9 +336,11 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     -----
     *Data that cannot be separated.* A hard-margin method has no meaningful answer on
     such data. When no separator is found the fit emits one
-    :class:`~kperc.InseparableDataWarning` (a
-    :class:`~sklearn.exceptions.ConvergenceWarning`) that says why (a conflict, a
-    certificate, or the iteration cap), names the witnesses, suggests rescaling when
+    :class:`~sklearn.exceptions.ConvergenceWarning` whose class names what was proved:
+    :class:`~kperc.InseparableDataWarning` for points repeated with both labels (no
+    kernel separates them), :class:`~kperc.SmallMarginWarning` for a certificate (no
+    separator with a margin above ``tol``), the base class itself for the iteration
+    cap or "undecided". It says why, names the witnesses, suggests rescaling when
     the scale of the features or of the intercept is the likely cause, and keeps the
     last iterate; ``converged_`` is False. Predictions of such a model carry no
     guarantee; they do not warn again. :func:`kperc.is_separable` answers the question
@@ -394,13 +351,16 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     a tiny margin: a separator then memorises the noise and predicts no better for it,
     and SNKP would need about ``2 sqrt(2 log n) / rho`` iterations to find it. The
     default ``tol`` stops such a fit early: it ends with one
-    :class:`~kperc.InseparableDataWarning` whose certificate (``outcome_ ==
+    :class:`~kperc.SmallMarginWarning` whose certificate (``outcome_ ==
     "certificate"``, ``certificate_norm_``) proves that no separator has a margin above
-    ``tol_``. That is the answer to expect on ordinary noisy data (ISLP's Weekly, for
-    example, with its direction of the market). For such data use a soft-margin method,
-    such as :class:`sklearn.svm.SVC` or :class:`sklearn.svm.LinearSVC`, which trade
-    training errors against the margin. To insist on a tiny-margin separator, pass a
-    smaller ``tol`` (and a ``max_iter`` of about ``2 sqrt(2 log n) / tol``), or use
+    ``tol_``; the data may still be separable with a smaller margin. That is the
+    answer to expect on ordinary noisy data (ISLP's Weekly, for example, with its
+    direction of the market). For such data use a soft-margin method, such as
+    :class:`sklearn.svm.SVC` or :class:`sklearn.svm.LinearSVC`, which trade training
+    errors against the margin. To insist on a tiny-margin separator, pass a
+    smaller ``tol`` above the floor that the warning states (the smallest bound that
+    can be certified for the exact kernel matrix of the data), with a ``max_iter`` of
+    about ``2 sqrt(2 log n) / tol``, or use
     :func:`kperc.is_separable`, which decides separability exactly.
 
     *Large data sets.* Above 5,000 points (RBF kernel, ``n_components="auto"``) the
@@ -420,7 +380,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     ``gamma="scale"`` (0.54 there) the features miss 7% at rank 512, where the fit
     ends with a certificate. Such a fit, like one that reaches the rank cap or
     ``max_iter`` first, ends with ``outcome_ == "max_iter"`` and one
-    :class:`~kperc.InseparableDataWarning` that says why and names the alternatives:
+    :class:`~sklearn.exceptions.ConvergenceWarning` that says why and names the alternatives:
     the exact kernel (``n_components=None``, or :func:`kperc.gram_matrix` and
     :func:`kperc.snkp`: ``8 n^2`` bytes and ``O(n^2)`` per iteration), a soft-margin
     method such as :class:`sklearn.svm.SVC`, or :func:`kperc.snkp_nystroem` with
@@ -428,8 +388,15 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
 
     *More than two classes.* One binary model per class, trained to separate that class
     from all the others (one-vs-rest); :meth:`decision_function` returns one column per
-    class and :meth:`predict` the class of the largest score. The fit warns once, naming
-    the classes that no separator of the kind above split from the rest.
+    class and :meth:`predict` the class of the largest score. The classes share the
+    normalised kernel matrix ``K~``, formed once with its entry-error bound: class
+    ``c`` trains on ``G_c = D_c K~ D_c`` (``D_c = diag(y^c)``, exact signs), and with
+    SNKP on the exact dense kernel and at least 2,000 points the classes run together,
+    each product with ``K~`` serving all of them (a product streams ``K~`` from
+    memory: its cost). Each class is certified against the exact kernel matrix of the
+    data, as its binary fit is. The fit warns once, naming the classes that no
+    separator of the kind above split from the rest (of the warning class that all of
+    them share, else :class:`~sklearn.exceptions.ConvergenceWarning`).
 
     *Weights.* A hard-margin separator must classify every training point, so there is
     nothing for point or class weights to trade off: ``fit`` refuses
@@ -439,14 +406,13 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     *scikit-learn compatibility.* With its default parameters the estimator passes every
     check of :func:`sklearn.utils.estimator_checks.check_estimator` (scikit-learn 1.9),
     multiclass ones included, so the ``expected_failed_checks`` list is empty. The
-    checks that cannot apply to some hard-margin configurations are returned by the
-    method ``expected_failed_checks()``:
+    checks that fail for some hard-margin configurations are returned by the method
+    ``expected_failed_checks()`` (each is tested to fail still):
 
-    * ``check_classifiers_train`` with ``algorithm="nkp"`` or ``"isnkpvn"``, or a
-      linear/polynomial kernel: the check's two blobs overlap, so these kernels cannot
-      separate them (NKP needs about ``1/rho^2 = 2.6e6`` iterations with the RBF
-      kernel, and ISNKPVN stops with a ``tol``-certificate); the last iterate on
-      inseparable data carries no accuracy guarantee.
+    * ``check_classifiers_train`` with ``algorithm="nkp"``: NKP needs about
+      ``1/rho^2`` iterations (``2.6e6`` on the check's blobs with the RBF kernel), and
+      its last iterate misses the check's accuracy. SNKP and ISNKPVN pass it with every
+      kernel.
 
     * ``check_estimators_dtypes`` with ``kernel="linear"`` (or a homogeneous ``"poly"``,
       ``coef0=0``) and ``fit_intercept=False``: the check's data contain the zero vector,
@@ -606,12 +572,15 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
                 f"SNKPClassifier needs at least 2 classes to separate; got "
                 f"{self.classes_.size} class in y."
             )
+        self._x_exponent = _fit.data_exponent(self, X)  # 0 unless X's scale is extreme
+        X = np.ldexp(X, -self._x_exponent) if self._x_exponent else X
         self._gamma = _fit.resolve_gamma(self.gamma, X)
         self.intercept_feature_ = _fit.intercept_feature(self, X)
         two = self.classes_.size == 2
         models = [self] if two else [clone(self) for _ in self.classes_]
         for m in models:
             m.n_features_in_, m._gamma = self.n_features_in_, self._gamma
+            m._x_exponent = self._x_exponent
             m.intercept_feature_, m.estimators_ = self.intercept_feature_, None
             m.classes_ = self.classes_ if two else np.array([0, 1])  # 1: the class
         labels = [y == c for c in (self.classes_[1:] if two else self.classes_)]
@@ -645,7 +614,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         if not self.check_input:  # complex, object, NaN and inf are still refused
             kw = {"dtype": None, "ensure_all_finite": False, "accept_sparse": ("csr", "csc")}
         if not fitting:
-            return _fit.trusted_X(self, validate_data(self, X, reset=False, **kw))
+            X = _fit.trusted_X(self, validate_data(self, X, reset=False, **kw))
+            return np.ldexp(X, -self._x_exponent) if self._x_exponent else X
         X, y = validate_data(self, X, y, **kw)  # y=None gets scikit-learn's message
         return _fit.trusted_X(self, X), y
 

@@ -20,9 +20,8 @@ from scipy.sparse.linalg import LinearOperator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.sparsefuncs import mean_variance_axis
 
+from . import _gram_form
 from ._gram_form import (
-    AUTO_EXACT_MAX_N,
-    AUTO_N_MAX,
     GramForm,
     SharedKernel,
     SignedGram,
@@ -63,6 +62,57 @@ FLOAT32_MIN_N = 2_000
 
 # the progress quantities that the algorithms' callbacks report, in display order
 _PROGRESS_FIELDS = ("mu", "min_Galpha", "norm_p_G", "nouter")
+
+
+class InseparableDataWarning(ConvergenceWarning):
+    """The classifier's training data were proved inseparable by every kernel.
+
+    A subclass of :class:`sklearn.exceptions.ConvergenceWarning`, emitted once, by
+    :meth:`~kperc.SNKPClassifier.fit`, when some training points are repeated with both
+    labels (``outcome_ == "conflict"``): no kernel separates them. The fitted model's
+    ``converged_`` is then False and its predictions come from an iterate trained on the
+    other points. :meth:`~kperc.SNKPClassifier.predict` and
+    :meth:`~kperc.SNKPClassifier.decision_function` do not warn again.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from kperc import SNKPClassifier
+    >>> X, y = [[1.0], [1.0]], [0, 1]  # one point, with both labels
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     clf = SNKPClassifier(kernel="linear", algorithm="isnkpvn").fit(X, y)
+    >>> caught[0].category.__name__, clf.outcome_, clf.witnesses_.tolist()
+    ('InseparableDataWarning', 'conflict', [0, 1])
+    """
+
+
+class SmallMarginWarning(ConvergenceWarning):
+    """No separator of the training data has a normalised margin above ``tol``.
+
+    A subclass of :class:`sklearn.exceptions.ConvergenceWarning`, emitted once, by
+    :meth:`~kperc.SNKPClassifier.fit`, when the fit stopped on a certificate
+    (``outcome_ == "certificate"``): a point ``p`` of the simplex with ``||p||_G <=
+    certificate_norm_ <= tol_`` under the exact kernel matrix of the data, which proves
+    that no separator has a normalised margin above ``certificate_norm_``. The data may
+    still be separable with a smaller margin: the message states the smallest ``tol``
+    that can be certified for these data; pass a ``tol`` between the two (and a larger
+    ``max_iter``) to look for such a separator, or use :func:`kperc.is_separable`. The
+    fitted model's ``converged_`` is False.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from kperc import SNKPClassifier
+    >>> X = np.array([[1.0, 0.0], [-1.0, 0.0], [1.0, 0.01], [-1.0, 0.01]])
+    >>> y = [0, 0, 1, 1]  # separable by x_2 > 0.005, with a margin near 0.005
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     clf = SNKPClassifier(kernel="linear", fit_intercept=False, tol=0.1).fit(X, y)
+    >>> caught[0].category.__name__, clf.outcome_, bool(clf.certificate_norm_ <= 0.1)
+    ('SmallMarginWarning', 'certificate', True)
+    """
 
 
 class _Float32Dense(LinearOperator):
@@ -462,8 +512,6 @@ def fit_warning(est: Any, X) -> tuple[type[Warning], str]:
     one); :class:`~sklearn.exceptions.ConvergenceWarning` when neither was proved
     (``max_iter``, or "undecided").
     """
-    from ._classifier import InseparableDataWarning, SmallMarginWarning
-
     name = est.algorithm.upper()
     tail = (
         "; the model keeps an iterate that does not separate the training data, and its "
@@ -602,8 +650,8 @@ def scale_hint(est: Any, X) -> str:
 
 
 #: The numeric parameters: scikit-learn's ``Interval`` takes ``True`` for 1.
-_NUMBERS = ("gamma", "degree", "coef0", "intercept_scaling", "max_iter", "tol")
-_NUMBERS += ("n_components", "n_threads")
+_NUMBERS = ("gamma", "degree", "coef0", "intercept_scaling", "max_iter", "tol", "n_components")
+_NUMBERS += ("n_threads",)
 
 
 def check_combinations(est: Any) -> None:
@@ -634,6 +682,38 @@ def resolve_gamma(gamma: Any, X) -> float:
         return float(gamma)
     var = variance(X)
     return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
+
+
+#: ``gamma="scale"``: ``X`` is rescaled (exactly, by ``2^-k``) only when its standard
+#: deviation is outside ``2^+-SCALE_EXPONENT``, where ``gamma`` or ``X.var()`` may not be
+#: representable.
+SCALE_EXPONENT = 256
+
+
+def data_exponent(est: Any, X) -> int:
+    """``k`` such that the model trains and predicts on ``X * 2^-k``, exactly.
+
+    With ``gamma="scale"`` the RBF and polynomial kernels are those of ``X / std(X)``, so
+    a power of two applied to ``X`` changes nothing but the representability of
+    ``gamma = 1 / (n_features X.var())``, which overflows or underflows for entries of
+    size ``1e+-300``. ``k`` is 0 unless the standard deviation of the entries is outside
+    ``2^+-SCALE_EXPONENT`` and the scaling is exact (no entry underflows).
+    """
+    if est.gamma != "scale" or callable(est.kernel) or est.kernel == "linear":
+        return 0
+    if scipy.sparse.issparse(X) or X.size == 0:
+        return 0
+    amax = float(np.max(np.abs(X)))
+    if not amax > 0:
+        return 0
+    top = int(np.frexp(amax)[1])
+    v = float(np.ldexp(X, -top).var())  # entries at most 1: no overflow
+    if not v > 0:
+        return 0
+    k = top + int(np.round(0.5 * np.log2(v)))
+    if abs(k) <= SCALE_EXPONENT or not np.array_equal(np.ldexp(np.ldexp(X, -k), k), X):
+        return 0
+    return k
 
 
 def intercept_feature(est: Any, X) -> float | None:
@@ -891,17 +971,18 @@ def announce_nystroem(est: Any, n: int, choice: GramForm) -> None:
     """Say that ``n_components="auto"`` approximates the kernel. A grown rank certifies
     its answer under the exact kernel, so it is only logged; a fixed rank certifies it
     for the approximate kernel only, so a ``UserWarning`` says so."""
+    top = _gram_form.AUTO_EXACT_MAX_N
     if choice.grows:
         est._log(
-            f"n_components='auto': {n} points are more than {AUTO_EXACT_MAX_N}: Nystroem "
-            f"features whose rank starts at {choice.n_components} and doubles until "
-            f"SNKP's answer is certified under the exact kernel (at most {AUTO_N_MAX}; "
+            f"n_components='auto': {n} points are more than {top}: Nystroem "
+            f"features whose rank starts at {choice.n_components} and doubles until SNKP's "
+            f"answer is certified under the exact kernel (at most {_gram_form.AUTO_N_MAX}; "
             "kperc.snkp_nystroem), or until the features are predicted to stay far from "
             "the kernel"
         )
         return
     warnings.warn(
-        f"n_components='auto': {n} training points are more than {AUTO_EXACT_MAX_N}, so "
+        f"n_components='auto': {n} training points are more than {top}, so "
         f"the {est.kernel!r} kernel is approximated by {choice.n_components} Nystroem "
         "features (the separator is certified for the approximate kernel; "
         "gram_form_='nystroem'). Pass n_components=None for the exact kernel (8 n^2 "

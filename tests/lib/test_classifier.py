@@ -952,3 +952,156 @@ def test_one_vs_rest_builds_the_kernel_once_and_fits_as_each_binary_model(kernel
         np.testing.assert_array_equal(est.support_, ref.support_)
         np.testing.assert_allclose(est.dual_coef_, ref.dual_coef_, rtol=1e-12, atol=0)
     assert not hasattr(clf.estimators_[0], "_shared_gram")
+
+
+# ------------------------------------ issue 36: expected failures, warnings, verbose
+
+
+_LISTED = [
+    SNKPClassifier(algorithm="nkp"),
+    SNKPClassifier(kernel="linear", algorithm="nkp"),
+    SNKPClassifier(kernel="poly", algorithm="nkp"),
+    SNKPClassifier(kernel="linear", fit_intercept=False),
+    SNKPClassifier(kernel="poly", coef0=0.0, fit_intercept=False),
+]
+
+
+@pytest.mark.parametrize(
+    ("estimator", "check"),
+    [(est, name) for est in _LISTED for name in expected_failed_checks(est)],
+    ids=lambda v: v if isinstance(v, str) else repr(v),
+)
+def test_each_expected_failed_check_still_fails(estimator, check):
+    """expected_failed_checks() is exact: every check it lists fails when run alone
+    (the configurations that list nothing pass them all: test_check_estimator)."""
+    from sklearn.utils import estimator_checks
+
+    with warnings.catch_warnings(), pytest.raises((AssertionError, ValueError)):
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        getattr(estimator_checks, check)(type(estimator).__name__, estimator)
+
+
+def test_isnkpvn_and_the_linear_kernel_expect_no_failed_check():
+    """Issue 36: check_classifiers_train passes for kernel="linear" and "isnkpvn"."""
+    from sklearn.utils.estimator_checks import check_classifiers_train
+
+    for est in (SNKPClassifier(kernel="linear", algorithm="isnkpvn"), SNKPClassifier("linear")):
+        assert expected_failed_checks(est) == {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            check_classifiers_train("SNKPClassifier", est)
+
+
+def test_a_small_margin_is_not_called_inseparable():
+    """Separable data with a margin below tol: the certificate proves no separator has a
+    margin above tol, so the fit warns SmallMarginWarning (not InseparableDataWarning),
+    says the data may be separable with a smaller margin and states the certifiable
+    floor; a smaller tol above that floor then finds the separator."""
+    import re
+
+    ds = kperc.datasets.planted(200, 3, rho=0.0216, seed=0)
+    params = dict(kernel="linear", fit_intercept=False, algorithm="isnkpvn")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf = SNKPClassifier(tol=1 / np.sqrt(200), **params).fit(ds.X, ds.y)
+    assert [w.category for w in caught] == [SmallMarginWarning]
+    assert not issubclass(SmallMarginWarning, InseparableDataWarning)
+    msg = str(caught[0].message)
+    assert clf.outcome_ == "certificate" and 0.0216 <= clf.certificate_norm_ <= clf.tol_
+    assert "may be separable with a smaller margin" in msg and "inseparable" not in msg
+    floor = float(re.search(r"pass a smaller tol, above ([0-9.e+-]+)", msg).group(1))
+    assert 0 < floor < 0.0216
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        ok = SNKPClassifier(tol=max(floor, 1e-3), **params).fit(ds.X, ds.y)
+    assert ok.converged_ and ok.score(ds.X, ds.y) == 1.0
+
+
+def test_small_margin_warning_is_public():
+    assert kperc.SmallMarginWarning is SmallMarginWarning
+    assert issubclass(SmallMarginWarning, ConvergenceWarning)
+    assert "SmallMarginWarning" in kperc.__all__
+
+
+def test_the_grown_rank_verbose_line_is_true(capsys, monkeypatch):
+    """Issue 36: above 5000 points (forced here at 400 by lowering the threshold) a rank
+    that ends on a certificate holding under the exact kernel says so; no line says
+    "certified under the exact kernel: False" beside it."""
+    import kperc._gram_form as mod
+
+    monkeypatch.setattr(mod, "AUTO_EXACT_MAX_N", 100)
+    monkeypatch.setattr(mod, "AUTO_N_START", 8)
+    monkeypatch.setattr(mod, "AUTO_N_MAX", 64)
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((400, 2)), rng.integers(0, 2, 400)
+    with pytest.warns(SmallMarginWarning):
+        clf = SNKPClassifier(gamma=0.5, random_state=0, verbose=1).fit(X, y)
+    ranks = [ln for ln in capsys.readouterr().out.splitlines() if "Nystroem rank" in ln]
+    assert clf.gram_form_ == "nystroem" and clf.outcome_ == "certificate"
+    assert ranks and not any(": False" in ln or ": True" in ln for ln in ranks)
+    assert "its tol-certificate holds under the exact kernel" in ranks[-1]
+    assert "100 points" not in ranks[-1]
+
+
+def test_stage_answers_name_what_each_rank_established():
+    from kperc._grown_rank import stage_answer
+
+    base = dict(certified=False, certificate=False, sampled_out=False, screened=False)
+    assert "separator is certified" in stage_answer({**base, "certified": True})
+    assert "holds under the exact kernel" in stage_answer({**base, "certificate": True})
+    assert "not checked" in stage_answer({**base, "screened": True, "sampled_out": True})
+    assert "does not hold" in stage_answer({**base, "screened": True})
+    assert stage_answer(base) == "no separator certified under the exact kernel"
+
+
+_POW2 = [2.0**-1000, 2.0**-500, 2.0**-30, 2.0**30, 2.0**500, 2.0**1000]
+
+
+@pytest.mark.parametrize(
+    ("kernel", "scale"),
+    [("rbf", s) for s in [1e-300, 1e-150, 1e-10, 1.0, 1e10, 1e150, 1e300, *_POW2]]
+    + [("poly", s) for s in _POW2],
+)
+def test_gamma_scale_fits_at_every_finite_scale(scale, kernel):
+    """Issue 36: gamma="scale" divides by X.var(), which overflowed for X * 1e300 (and
+    gamma itself is not representable there). With gamma="scale" the kernel is that of
+    X / std(X): a model trained on X * s is the model of X at every finite scale s (for
+    "poly", whose intercept feature is a power of two, at every power of two; X is
+    rescaled by a power of two, exactly, where its scale is extreme)."""
+    X, y = kperc.datasets.circles(60, seed=0)
+    ref = SNKPClassifier(kernel).fit(X, y)
+    clf = SNKPClassifier(kernel).fit(X * scale, y)
+    assert 0 < clf._gamma < np.inf and clf.outcome_ == ref.outcome_
+    np.testing.assert_array_equal(clf.predict(X * scale), ref.predict(X))
+    rtol = 1e-12 if scale in [1.0, *_POW2] else 1e-6  # X * s itself is rounded
+    np.testing.assert_allclose(
+        clf.decision_function(X * scale), ref.decision_function(X), rtol=rtol, atol=1e-12
+    )
+
+
+def test_one_vs_rest_in_lockstep_fits_as_each_binary_model(monkeypatch):
+    """With SNKP's float32 products (forced at n = 90), one-vs-rest runs its classes
+    together, sharing each product with K~; each class ends as its binary fit does (the
+    same outcome; a separator is certified in float64 against the exact kernel)."""
+    import kperc._classifier_fit as mod
+
+    monkeypatch.setattr(mod, "FLOAT32_MIN_N", 50)
+    rounds = []
+    real = mod.Lockstep._serve
+
+    def serve(self):
+        rounds.append(len(self._asked))
+        real(self)
+
+    monkeypatch.setattr(mod.Lockstep, "_serve", serve)
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((90, 2)) * 0.3 + np.repeat(np.eye(3, 2) * 4, 30, axis=0)
+    y = np.repeat([0, 1, 2], 30)
+    clf = SNKPClassifier(gamma=0.5).fit(X, y)
+    assert max(rounds) == 3  # the three classes shared products
+    for k, est in enumerate(clf.estimators_):
+        ref = SNKPClassifier(gamma=0.5).fit(X, (y == k).astype(int))
+        assert est.outcome_ == ref.outcome_ == "separator"
+        assert est.n_iter_ == ref.n_iter_
+        np.testing.assert_allclose(est.dual_coef_, ref.dual_coef_, rtol=1e-5)
+    assert clf.score(X, y) == 1.0
