@@ -650,8 +650,8 @@ def scale_hint(est: Any, X) -> str:
 
 
 #: The numeric parameters: scikit-learn's ``Interval`` takes ``True`` for 1.
-_NUMBERS = ("gamma", "degree", "coef0", "intercept_scaling", "max_iter", "tol", "n_components")
-_NUMBERS += ("n_threads",)
+_NUMBERS: tuple[str, ...] = ("gamma", "degree", "coef0", "intercept_scaling", "max_iter")
+_NUMBERS += ("tol", "n_components", "n_threads")
 
 
 def check_combinations(est: Any) -> None:
