@@ -167,10 +167,11 @@ class _Float32Signed(LinearOperator):
 class Lockstep:
     """SNKP's runs of the classes of one-vs-rest, one thread each, meeting at every
     product with the shared ``K~``: when every class still running has asked for one,
-    one matrix-matrix product serves them all, reading ``K~`` once instead of once per
-    class (it streams from memory: the cost of a product). Each class asks for its
-    products in a fixed order and a round serves exactly one request of each class still
-    running, so the rounds, and the results, do not depend on the threads' timing."""
+    one blocked product serves them all (:func:`_shared_product`), reading ``K~`` from
+    memory once instead of once per class (the reading is the cost of a product). Each
+    class asks for its products in a fixed order and a round serves exactly one request
+    of each class still running, so the rounds, and the results, do not depend on the
+    threads' timing."""
 
     def __init__(self, members: int) -> None:
         self._cond = threading.Condition()
@@ -206,16 +207,35 @@ class Lockstep:
             for members in groups.values():
                 M = self._asked[members[0]][0]
                 if len(members) == 1:
-                    rows = [M @ self._asked[members[0]][1]]
-                else:  # M symmetric: row j of V M is M V[j]
-                    rows = list(np.stack([self._asked[m][1] for m in members]) @ M)
-                for m, r in zip(members, rows, strict=True):
-                    self._answers[m] = np.asarray(r, dtype=np.float64)
+                    self._answers[members[0]] = np.asarray(
+                        M @ self._asked[members[0]][1], dtype=np.float64
+                    )
+                    continue
+                out = _shared_product(M, np.stack([self._asked[m][1] for m in members], axis=1))
+                for j, m in enumerate(members):
+                    self._answers[m] = out[:, j].astype(np.float64)
         except BaseException as exc:  # noqa: BLE001 - handed to every waiting class
             for m in self._asked:
                 self._answers[m] = exc
         self._asked.clear()
         self._cond.notify_all()
+
+
+#: Bytes of ``K~`` per block of :func:`_shared_product`: a block stays in the processor's
+#: L2 cache while it multiplies every class's vector.
+BLOCK_BYTES = 2**19
+
+
+def _shared_product(M: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """``M V`` for a few columns ``V``, by blocks of rows of ``M``: each block is read
+    from memory once for all columns. One ``M @ V`` would first pack (copy) all of
+    ``M``, which costs as much memory traffic as a product per column."""
+    n = M.shape[0]
+    rows = max(1, BLOCK_BYTES // (M.shape[1] * M.itemsize))
+    out = np.empty((n, V.shape[1]), dtype=np.result_type(M, V))
+    for i in range(0, n, rows):
+        np.matmul(M[i : i + rows], V, out=out[i : i + rows])
+    return out
 
 
 def gram_product(G: Any, v: np.ndarray) -> np.ndarray:
@@ -801,6 +821,7 @@ def fit_problems(models: list[Any], X, labels: list[np.ndarray]) -> None:
             fit_binary(m, X, Xa, ypm, shared)
         return
     shared.lockstep = Lockstep(len(models))
+    shared.K32  # formed once, here: the classes' threads share this copy  # noqa: B018
     errors: list[BaseException | None] = [None] * len(models)
 
     def run(c: int) -> None:

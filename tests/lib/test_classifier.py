@@ -1086,19 +1086,19 @@ def test_one_vs_rest_in_lockstep_fits_as_each_binary_model(monkeypatch):
     import kperc._classifier_fit as mod
 
     monkeypatch.setattr(mod, "FLOAT32_MIN_N", 50)
-    rounds = []
-    real = mod.Lockstep._serve
+    widths = []
+    real = mod._shared_product
 
-    def serve(self):
-        rounds.append(len(self._asked))
-        real(self)
+    def shared_product(M, V):
+        widths.append(V.shape[1])
+        return real(M, V)
 
-    monkeypatch.setattr(mod.Lockstep, "_serve", serve)
+    monkeypatch.setattr(mod, "_shared_product", shared_product)
     rng = np.random.default_rng(1)
     X = rng.standard_normal((90, 2)) * 0.3 + np.repeat(np.eye(3, 2) * 4, 30, axis=0)
     y = np.repeat([0, 1, 2], 30)
     clf = SNKPClassifier(gamma=0.5).fit(X, y)
-    assert max(rounds) == 3  # the three classes shared products
+    assert max(widths) == 3  # one product with K~ served the three classes
     for k, est in enumerate(clf.estimators_):
         ref = SNKPClassifier(gamma=0.5).fit(X, (y == k).astype(int))
         assert est.outcome_ == ref.outcome_ == "separator"
