@@ -826,7 +826,8 @@ def fit_problems(models: list[Any], X, labels: list[np.ndarray]) -> None:
 
     def run(c: int) -> None:
         try:
-            fit_binary(models[c], X, Xa, labels[c], shared, member=c)
+            with models[c]._threads():  # BLAS settings may be per thread
+                fit_binary(models[c], X, Xa, labels[c], shared, member=c)
         except BaseException as exc:  # noqa: BLE001 - raised by the fit's thread below
             errors[c] = exc
         finally:
@@ -966,6 +967,8 @@ def build_gram(est: Any, Xa, train, ypm, shared: SharedKernel | None, member: in
             signed = SignedGram(shared, ypm)
             signed.lockstep, signed.member = shared.lockstep, member
             return signed, s, choice
+        if shared.lockstep is not None:  # this class trains on its own copy
+            shared.lockstep.leave(member)
         return shared.signed(train, ypm), s, choice
     if choice.form == "nystroem" and isinstance(est.n_components, str):
         announce_nystroem(est, Xt.shape[0], choice)

@@ -1105,3 +1105,30 @@ def test_one_vs_rest_in_lockstep_fits_as_each_binary_model(monkeypatch):
         assert est.n_iter_ == ref.n_iter_
         np.testing.assert_allclose(est.dual_coef_, ref.dual_coef_, rtol=1e-5)
     assert clf.score(X, y) == 1.0
+
+
+def test_lockstep_classes_with_conflicts_train_on_their_own_copy(monkeypatch):
+    """A point repeated with labels 0 and 1 leaves those classes a training set without
+    it, hence their own signed copy of K~; they leave the shared products at once, and
+    classes 2 and 3 still share theirs. Every class ends as its binary fit does."""
+    import kperc._classifier_fit as mod
+
+    monkeypatch.setattr(mod, "FLOAT32_MIN_N", 50)
+    widths = []
+    real = mod._shared_product
+    monkeypatch.setattr(
+        mod, "_shared_product", lambda M, V: widths.append(V.shape[1]) or real(M, V)
+    )
+    rng = np.random.default_rng(2)
+    centres = np.array([[4.0, 0.0], [0.0, 4.0], [-4.0, 0.0], [0.0, -4.0]])
+    X = np.vstack([rng.standard_normal((25, 2)) * 0.3 + c for c in centres])
+    y = np.repeat([0, 1, 2, 3], 25)
+    X, y = np.vstack([X, X[:1]]), np.append(y, 1)  # x_0 with labels 0 and 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = SNKPClassifier(gamma=0.5).fit(X, y)
+        refs = [SNKPClassifier(gamma=0.5).fit(X, (y == k).astype(int)) for k in range(4)]
+    assert list(clf.outcome_) == ["conflict", "conflict", "separator", "separator"]
+    assert widths and max(widths) == 2
+    for est, ref in zip(clf.estimators_, refs, strict=True):
+        assert est.outcome_ == ref.outcome_ and est.n_iter_ == ref.n_iter_
