@@ -1,9 +1,14 @@
-"""One binary fit of :class:`kperc.SNKPClassifier`, on data it has validated once.
+"""The fit of :class:`kperc.SNKPClassifier`, on data it has validated once.
 
-The steps after validation: points repeated with both labels (:func:`conflicts`), the
-tolerance (:func:`resolve_tol`), the run of the chosen algorithm with the classifier's
-certificate watch (:func:`run_algorithm`), and the sentence that says why a fit found no
-separator (:func:`fit_warning`). Nothing here validates ``X`` again.
+:func:`fit_problems` fits the binary problems (one, or one per class for one-vs-rest)
+on what they share, computed once: the augmented ``X``, ``gamma`` and the normalised
+kernel matrix (:class:`~kperc._gram_form.SharedKernel`), whose products the classes'
+SNKP runs share (:class:`Lockstep`). :func:`fit_binary` is one binary fit: points
+repeated with both labels (:func:`conflicts`), the tolerance (:func:`resolve_tol`), the
+training kernel (:func:`build_gram`), the run of the chosen algorithm with the
+classifier's certificate watch (:func:`run_algorithm`) and the fitted attributes
+(:func:`record`). :func:`fit_warning` names what a fit without a separator proved.
+Nothing here validates ``X`` again.
 """
 
 from __future__ import annotations

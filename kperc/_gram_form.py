@@ -7,7 +7,10 @@ Three forms, chosen from ``n_components``, the kernel and the number of points:
 * ``"nystroem"``: Nystroem features, of a fixed rank, or of a rank grown until the
   separator holds under the exact kernel (:mod:`kperc._grown_rank`).
 
-The functions here trust their input: ``X`` was validated once by the estimator.
+The exact dense form signs a normalised kernel matrix formed once per fit
+(:class:`SharedKernel`), which one-vs-rest shares between its classes
+(:class:`SignedGram`). The functions here trust their input: ``X`` was validated once
+by the estimator.
 """
 
 from __future__ import annotations
