@@ -815,7 +815,7 @@ def fit_problems(models: list[Any], X, labels: list[np.ndarray]) -> None:
     snkp32 = est.algorithm == "snkp" and n >= FLOAT32_MIN_N
     if (
         named
-        and (many or snkp32)
+        and (many or (snkp32 and not conflicts(Xa, labels[0]).size))  # else: a copy
         and choose_gram_form(est, n).form == "dense"
         and not scipy.sparse.issparse(Xa)
         and bool(np.all(sqrt_diagonal(Xa, est.kernel, est._kernel_params()) > 0))
