@@ -11,7 +11,7 @@ CHROMIUM := /usr/bin/chromium
 
 .DEFAULT_GOAL := all
 .PHONY: all env data chapters report html pdf test test-thorough check test-deps lint typecheck unit \
-        nbval datacheck wheel minversions browser benchopt bench-micro clean blas nbval-blas chromium
+        nbval datacheck wheel minversions browser benchopt bench-micro bench-device clean blas nbval-blas chromium
 
 ## make: environment, data verified, the chapters that changed re-executed, HTML book, PDF
 all: env data chapters html pdf
@@ -112,10 +112,13 @@ lint: env
 typecheck: env
 	$(VENV)/bin/mypy
 
-## all of tests/ but the browser test, on two workers (pytest-xdist); --dist loadfile keeps
-## each test file on one worker, so a module fixture (a fresh venv, a regenerated copy of
-## the checkout) is built once. (loadgroup's xdist_group marks do nothing under pytest 9.2.)
-UNIT = $(PY) -m pytest tests -m "not browser" -q -n 2 --dist loadfile
+## the tests of the book's tools and of the benchmarks, on $(JOBS) workers (pytest-xdist);
+## --dist loadfile keeps each test file on one worker, so a module fixture (a fresh venv,
+## a regenerated copy of the checkout) is built once. (loadgroup's xdist_group marks do
+## nothing under pytest 9.2.) The library's tests (tests/lib/) run once, against the
+## installed wheel (make wheel); make check runs them in the checkout.
+JOBS ?= 2
+UNIT = $(PY) -m pytest tests/book tests/bench -m "not browser" -q -n $(JOBS) --dist loadfile
 unit: env
 	$(UNIT)
 	@# each micro-benchmark once, untimed (the large sizes and data sets are marked slow)
@@ -125,17 +128,21 @@ unit: env
 ## (KPERC_THOROUGH=1; tests/book/test_pipeline_commit.py says which points it keeps)
 test-thorough: env
 	KPERC_THOROUGH=1 $(UNIT)
+	KPERC_THOROUGH=1 $(PY) -m kperc_book.wheelcheck -n $(JOBS)
 
-## the kperc wheel in a fresh venv, the library's tests (tests/lib/) run outside the checkout
+## the kperc wheel in a fresh venv, the library's tests (tests/lib/) run outside the
+## checkout, on $(JOBS) workers
 wheel: env
-	$(PY) -m kperc_book.wheelcheck
+	$(PY) -m kperc_book.wheelcheck -n $(JOBS)
 
 ## the same with exactly the floor of every core dependency (fast subset: not slow)
 minversions: env
-	$(PY) -m kperc_book.wheelcheck --min-versions
+	$(PY) -m kperc_book.wheelcheck --min-versions -n $(JOBS)
 
+## each notebook on one of $(JOBS) workers (nbval runs a notebook's cells in order in one
+## kernel; --dist loadfile keeps them together)
 NBVAL = $(PY) -m pytest -q -p no:cacheprovider --nbval --nbval-current-env \
-	  $$($(PY) -m kperc_book.reproduce --list)
+	  -n $(JOBS) --dist loadfile $$($(PY) -m kperc_book.reproduce --list)
 nbval: env
 	$(NBVAL)
 
@@ -178,6 +185,18 @@ benchopt: env
 bench-micro: env
 	env OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m bench.run
 	$(PY) -m bench.report
+
+## make bench-device: bench/device.py, kperc on a CUDA GPU within 8 minutes (issue 37). On a
+## CUDA machine it writes book/_generated/device/record.json (the machine recorded); without
+## one it says so, runs the same steps at small n on the CPU (torch) and writes
+## _build/device/record.json. The GPU machine has no registry and no venv: here run
+##   pip download --no-deps --only-binary=:all: --python-version 3.12 \
+##     --platform manylinux_2_17_x86_64 -d _build/wheels array-api-compat==1.16.0
+## then there, in the checkout with _build/wheels carried along,
+##   pip install --no-index --target _build/pydeps _build/wheels/*.whl
+##   make bench-device PY="env PYTHONPATH=.:book-tools:_build/pydeps python3"
+bench-device:
+	$(PY) bench/device.py
 
 ## the next `make` re-runs every chapter and rebuilds the book and the PDF
 clean:

@@ -8,11 +8,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from kperc import _kernels
+from kperc import _gram
 
 #: kperc's access to a Gram matrix (private: the benchmark needs to see inside), and the
 #: methods that cost one product ``G @ v`` or one quadratic form ``p^T G p`` each.
-_GRAM_CLASSES = (_kernels._DenseGram, _kernels._OperatorGram)
+_GRAM_CLASSES = (_gram._DenseGram, _gram._OperatorGram)
 _COUNTED = {
     "matvec": "products",
     "matvec_into": "products",

@@ -25,14 +25,9 @@ from ._approx import (
 )
 from ._classifier import InseparableDataWarning, SmallMarginWarning, SNKPClassifier
 from ._gram import ValidatedGram
+from ._gram_matrix import GramOperator, gram_matrix, gram_operator, signed_normalized_points
 from ._kernel_columns import KernelGramOperator, kernel_gram_operator
-from ._kernels import (
-    GramOperator,
-    gram_matrix,
-    gram_operator,
-    kernel_matrix,
-    signed_normalized_points,
-)
+from ._kernel_values import kernel_matrix
 from ._losses import g_seminorm, loss, smoothed_loss, smoothed_loss_q
 from ._margins import (
     data_margin,

@@ -20,22 +20,22 @@ from typing import Any
 
 import numpy as np
 from scipy.optimize import OptimizeResult
-from scipy.sparse.linalg import LinearOperator
 from sklearn.kernel_approximation import Nystroem, RBFSampler
 
+from ._gram import certified_positive
+from ._gram_matrix import GramOperator
 from ._kernel_columns import check_kernel_sample
-from ._kernels import (
-    GramOperator,
+from ._kernel_values import (
     _check_kernel_args,
+    _kernel_diagonal,
     _kernel_values,
     _needs_psd_check,
-    certified_positive,
-    kernel_diagonal,
+    resolve_gamma,
 )
 from ._perceptrons import snkp
 from ._rbf import RbfBound, rbf_values_affine
 from ._typing import ArrayLike, KernelLike, RandomStateLike
-from ._validation import as_real_array, check_positive, check_Xy
+from ._validation import TrustedGramOperator, as_real_array, check_positive, check_Xy
 
 _U64 = np.finfo(np.float64).eps / 2  # unit round-off of float64
 
@@ -91,14 +91,6 @@ class ApproxGramOperator(GramOperator):
         self.feature_norms = feature_norms
 
 
-def _rbf_gamma(kernel_params: dict, n_features: int) -> float:
-    """The RBF ``gamma`` as :func:`sklearn.metrics.pairwise.rbf_kernel` defaults it."""
-    gamma = kernel_params.get("gamma")
-    if gamma is None:
-        return 1.0 / n_features
-    return check_positive(gamma, "gamma")
-
-
 def approx_gram_operator(
     X: ArrayLike,
     y: ArrayLike,
@@ -134,8 +126,8 @@ def approx_gram_operator(
     random_state : int, RandomState instance or None
         Seeds the choice of landmarks or frequencies; pass an int for reproducible runs.
     **kernel_params
-        ``gamma``, ``degree``, ``coef0`` as in :func:`kperc.gram_matrix` (same defaults:
-        the RBF ``gamma`` defaults to ``1 / n_features`` for both methods).
+        ``gamma``, ``degree``, ``coef0`` as in :func:`kperc.kernel_matrix` (same values
+        and defaults, for both methods).
 
     Returns
     -------
@@ -159,7 +151,7 @@ def approx_gram_operator(
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}; got {method!r}.")
     n_components = check_positive(n_components, "n_components", integer=True)
-    kernel_params = _check_kernel_args(kernel, kernel_params)
+    kernel_params = _check_kernel_args(kernel, kernel_params, X)
     return _approx_gram_operator(X, y, kernel, n_components, method, random_state, kernel_params)
 
 
@@ -179,7 +171,7 @@ def _approx_gram_operator(
     float32 (half the memory), in a :class:`_Float32Products` operator for
     :func:`snkp_nystroem`; the default returns the public :class:`ApproxGramOperator`.
     """
-    n, d = X.shape
+    n = X.shape[0]
     if _needs_psd_check(kernel, kernel_params):  # checked on a sample of 256 points
         check_kernel_sample(X, kernel, kernel_params)
     amax = float(np.max(np.abs(X)))
@@ -200,19 +192,16 @@ def _approx_gram_operator(
                 f"got kernel={kernel!r}. Use method='nystroem' for other kernels."
             )
         transformer = RBFSampler(
-            gamma=_rbf_gamma(kernel_params, d),
+            gamma=kernel_params["gamma"],
             n_components=n_components,
             random_state=random_state,
         )
     else:
-        params = dict(kernel_params)
-        if kernel == "rbf":
-            params["gamma"] = _rbf_gamma(kernel_params, d)
         transformer = Nystroem(
             kernel=kernel,
             n_components=min(n_components, n),  # sklearn would warn and clip
             random_state=random_state,
-            **params,
+            **kernel_params,
         )
     transformer.fit(X)
     # Transform by row blocks into one preallocated array: the whole-X transform would hold
@@ -327,18 +316,12 @@ def exact_margin_check(
     n = X.shape[0]
     if block_size is not None:
         block_size = check_positive(block_size, "block_size", integer=True)
-    kernel_params = _check_kernel_args(kernel, kernel_params)
+    kernel_params = _check_kernel_args(kernel, kernel_params, X)
     a = as_real_array(alpha, "alpha")
     if a.shape != (n,):
         raise ValueError(f"alpha must have shape ({n},) like y; got {a.shape}.")
     if not np.all(np.isfinite(a)) or np.any(a < 0):
         raise ValueError("alpha must be finite and non-negative (a result's alpha is).")
-    if _needs_psd_check(kernel, kernel_params):  # symmetric PSD on a sample, as gram_matrix
-        check_kernel_sample(X, kernel, kernel_params)
-    diag = kernel_diagonal(X, kernel, **kernel_params)
-    if np.any(~(diag > 0)):
-        raise ValueError("K(x_i, x_i) <= 0 for some point: the normalised kernel is undefined.")
-    s = y / np.sqrt(diag)
     if rows is None:
         rows = np.arange(n)
     else:
@@ -347,6 +330,19 @@ def exact_margin_check(
             raise ValueError("rows must be a non-empty 1-D array of point indices.")
         if rows.min() < -n or rows.max() >= n:
             raise ValueError(f"rows must index the {n} points; got values out of range.")
+    if _needs_psd_check(kernel, kernel_params):  # symmetric PSD on a sample, as gram_matrix
+        check_kernel_sample(X, kernel, kernel_params)
+    return _exact_margin_check(X, y, a, kernel, kernel_params, rows, block_size)
+
+
+def _exact_margin_check(X, y, a, kernel, kernel_params: dict, rows, block_size):
+    """:func:`exact_margin_check` of checked data, labels, weights, kernel parameters and
+    row indices (a kernel that may not be PSD already checked on a sample)."""
+    n = X.shape[0]
+    diag = _kernel_diagonal(X, kernel, kernel_params)
+    if np.any(~(diag > 0)):
+        raise ValueError("K(x_i, x_i) <= 0 for some point: the normalised kernel is undefined.")
+    s = y / np.sqrt(diag)
     Galpha, bound = _exact_galpha(X, a, s, kernel, kernel_params, rows, block_size)
     gmin = float(Galpha.min())
     separated = Galpha > bound
@@ -379,7 +375,7 @@ def _exact_galpha(X, a, s, kernel, kernel_params: dict, rows, block_size) -> tup
         block_size = max(1, CHECK_BLOCK_BYTES // (8 * max(support.size, 1)))
     Galpha, scale, kerr = np.zeros(m), np.zeros(m), np.zeros(m)
     if kernel == "rbf":
-        gamma = _rbf_gamma(kernel_params, X.shape[1])
+        gamma = kernel_params["gamma"]
         if support.size == n and m == n and np.array_equal(rows, np.arange(n)):
             b = max(1, int(np.sqrt(CHECK_BLOCK_BYTES / 8)))
             starts = range(0, n, b)
@@ -426,7 +422,7 @@ def _add_block(bk: RbfBound, w, aw, g, scale, kerr, T: bool = False) -> None:
         kerr += (bk.err.T if T else bk.err) @ aw
 
 
-class _Float32Products(LinearOperator):
+class _Float32Products(TrustedGramOperator):
     """``G = Z Z^T`` with the rows of ``Z`` stored in float32: products at half the memory
     traffic.
 
@@ -435,6 +431,9 @@ class _Float32Products(LinearOperator):
     float64's: an SNKP run on this operator only *proposes* a separator, which counts
     only after the float64 check under the exact kernel (:func:`_landmark_check`). The
     operator is not exported: :func:`kperc.snkp` would call its proposal a separator.
+    Its rows are the unit rows of :func:`_approx_gram_operator` rounded to float32, so it
+    is a valid Gram form by construction (a :class:`~kperc._validation.TrustedGramOperator`:
+    SNKP takes it without probes, as every operator kperc builds).
     """
 
     def __init__(self, Z32: np.ndarray, transformer: Any, feature_norms: np.ndarray) -> None:
@@ -701,7 +700,7 @@ def _stage_separator(res, op, X, y, gamma: float, certify: str):
     if certify == "landmarks":
         chk = _landmark_check(X, y, tr.components_, beta, gamma)
         return v, beta, chk.certified, chk.yf
-    dual = exact_margin_check(X, y, res.alpha, "rbf", gamma=gamma)
+    dual = _exact_margin_check(X, y, res.alpha, "rbf", {"gamma": gamma}, np.arange(len(y)), None)
     return v, beta, dual.certified, dual.Galpha
 
 
@@ -768,7 +767,7 @@ def snkp_nystroem(
     X: ArrayLike,
     y: ArrayLike,
     *,
-    gamma: float | None = None,
+    gamma: float | str | None = None,
     n_components: int = 64,
     max_components: int = 4096,
     stage_iter: int = 1024,
@@ -819,8 +818,10 @@ def snkp_nystroem(
     X : array_like of shape (n_samples, n_features)
     y : array_like of shape (n_samples,)
         Labels in {-1, +1}.
-    gamma : float, optional
-        RBF parameter, ``K(x, z) = exp(-gamma ||x - z||^2)``; default ``1 / n_features``.
+    gamma : float, "scale" or None, default=None
+        RBF parameter, ``K(x, z) = exp(-gamma ||x - z||^2)``: ``None`` is
+        ``1 / n_features``, ``"scale"`` ``1 / (n_features X.var())``, as for
+        :func:`kperc.kernel_matrix`.
     n_components : int, default=64
         The first rank.
     max_components : int, default=4096
@@ -909,8 +910,7 @@ def snkp_nystroem(
     ('residual', [8, 16, 32], True)
     """
     X, y = check_Xy(X, y)
-    n, d = X.shape
-    gamma = 1.0 / d if gamma is None else check_positive(gamma, "gamma")
+    gamma = resolve_gamma(gamma, X)
     n_components = check_positive(n_components, "n_components", integer=True)
     max_components = check_positive(max_components, "max_components", integer=True)
     stage_iter = check_positive(stage_iter, "stage_iter", integer=True)
@@ -930,86 +930,61 @@ def snkp_nystroem(
         )
     if len(np.unique(y)) < 2:
         raise ValueError("y must contain both labels -1 and +1 to be separated.")
+    return _snkp_nystroem(
+        X,
+        y,
+        gamma=gamma,
+        n_components=n_components,
+        max_components=max_components,
+        max_iter=max_iter,
+        tol=tol,
+        random_state=random_state,
+        stage_iter=stage_iter,
+        products=products,
+        certify=certify,
+        max_residual=max_residual,
+    )
+
+
+def _snkp_nystroem(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    gamma: float,
+    n_components: int,
+    max_components: int,
+    max_iter: int,
+    tol: float | None,
+    random_state: RandomStateLike,
+    stage_iter: int = 1024,
+    products: str = "float32",
+    certify: str = "landmarks",
+    max_residual: float | None = MAX_RESIDUAL,
+) -> NystroemResult:
+    """:func:`snkp_nystroem` of checked data, labels in {-1, +1} (both present) and
+    checked parameters: the stages (:func:`_nystroem_stage`) until one stops the run
+    (:func:`_stop_reason`), then the result."""
+    n = X.shape[0]
     seed = _seed_of(random_state)
     dtype = np.float32 if products == "float32" else np.float64
     cap = min(max_components, n)
     m, budget, total = min(n_components, cap), stage_iter, 0
-    stages: list[dict[str, Any]] = []
-    predicted = 1.0
+    stages: list[_Stage] = []
     while True:
-        t0 = time.perf_counter()
         last = m >= cap
         it = max_iter - total if last else min(budget, max_iter - total)
-        op = _approx_gram_operator(X, y, "rbf", m, "nystroem", seed, {"gamma": gamma}, dtype)
-        watch, found = _certificate_screen(op, tol, n)
-        res = snkp(op, max_iter=it, check_input=False, callback=watch)
-        stage_nit = res.nit
-        hopeless = bool(found) and _certificate_hopeless(X, y, found["p"], gamma, tol, seed)
-        cert = _exact_certificate(X, y, found["p"], gamma, tol) if found and not hopeless else None
-        if found and not cert and last and total + stage_nit < max_iter:
-            # the rank cannot grow: the last stage starts again, without the screen
-            res = snkp(op, max_iter=max_iter - total - stage_nit, check_input=False)
-            stage_nit += res.nit
-        total += stage_nit
-        tr = op.transformer
-        v, beta, ok, yf = _stage_separator(res, op, X, y, gamma, certify)
-        stages.append(
-            {
-                "n_components": int(tr.components_.shape[0]),
-                "max_iter": int(it),
-                "nit": int(stage_nit),
-                "snkp": "certificate screen"
-                if found and res.outcome == "callback"
-                else res.outcome,
-                "screened": bool(found),
-                "sampled_out": hopeless,
-                "certified": ok,
-                "certificate": cert is not None,
-                "min_yf": None if yf is None else float(yf.min()),
-                "residual": _residual_fraction(op),
-                "seconds": time.perf_counter() - t0,
-            }
+        stage = _nystroem_stage(
+            X, y, m, it, max_iter - total, last, gamma, seed, dtype, tol, certify
         )
-        stop = "certified" if ok else "certificate" if cert else "max_components" if last else None
-        if stop is None and total >= max_iter:
-            stop = "max_iter"
-        if stop is None and max_residual is not None and len(stages) >= 3 and cap < n:
-            seen = [st["residual"] for st in stages]
-            predicted = _predicted_residual(seen, np.log2(cap / stages[-1]["n_components"]))
-            if seen[-1] > max_residual and predicted > max_residual:
-                stop = "residual"
+        stages.append(stage)
+        total += stage.record["nit"]
+        stop, predicted = _stop_reason(stages, last, total, max_iter, max_residual, cap, n)
         if stop is not None:
             break
         m, budget = min(2 * m, cap), STAGE_ITER_GROWTH * budget
-    margin = None
-    if ok and yf is not None:
-        if certify == "landmarks":
-            K_ll = _kernel_values(tr.components_, tr.components_, "rbf", {"gamma": gamma})
-            norm = float(np.sqrt(max(float(beta @ K_ll @ beta), 0.0)))
-        else:
-            norm = float(np.sqrt(max(float(res.alpha @ yf), 0.0)))
-        margin = float(yf.min()) / norm if norm > 0 else None
-    m_last = stages[-1]["n_components"]
-    why = {
-        "certified": f"a separator certified under the exact kernel at rank {m_last}",
-        "max_components": f"no separator could be certified up to rank {m_last} (the cap)",
-        "max_iter": f"no separator could be certified within max_iter={max_iter} SNKP "
-        f"iterations (last rank {m_last})",
-        "residual": f"the rank stopped growing at {m_last}, where the Nystroem features "
-        f"miss {100 * stages[-1]['residual']:.2g}% of an average point's kernel norm: the "
-        f"trend of ranks {stages[0]['n_components']}-{m_last} predicts "
-        f"{100 * predicted:.2g}% at rank {cap}, "
-        f"more than max_residual={max_residual}, so the rank would most likely have to grow "
-        f"to {cap}, where building the features alone costs about n m^2 = "
-        f"{float(n) * cap * cap:.1g} multiply-adds (max_residual=None grows it anyway); for a "
-        "certified answer use the exact kernel (kperc.gram_matrix, 8 n^2 bytes, then "
-        "kperc.snkp), for noisy data a soft-margin method such as sklearn.svm.SVC; no "
-        "separator or certificate was certified",
-        "certificate": f"a certificate that no separator has a normalised margin above "
-        f"tol={tol:g} under the exact kernel (||p||_G <= {cert['bound']:.3g}; rank {m_last})"
-        if cert
-        else "",
-    }[stop]
+    records = [st.record for st in stages]
+    why = _stop_message(stop, records, predicted, cap, n, max_iter, max_residual, tol, stage.cert)
+    ok, cert, tr = stage.ok, stage.cert, stage.op.transformer
     return NystroemResult(
         certified=ok,
         outcome="separator" if ok else "certificate" if cert else "not certified",
@@ -1017,15 +992,127 @@ def snkp_nystroem(
         norm_p_G=cert["bound"] if cert else None,
         stop=stop,
         message=why[0].upper() + why[1:] + ".",
-        n_components=m_last,
+        n_components=records[-1]["n_components"],
         nit=total,
-        alpha=res.alpha,
-        coef=v,
+        alpha=stage.res.alpha,
+        coef=stage.v,
         landmarks=tr.components_,
-        landmark_coef=beta,
+        landmark_coef=stage.beta,
         transformer=tr,
-        feature_norms=op.feature_norms,
-        yf=yf,
-        margin=margin,
-        stages=stages,
+        feature_norms=stage.op.feature_norms,
+        yf=stage.yf,
+        margin=_certified_margin(stage, certify, gamma),
+        stages=records,
+    )
+
+
+@dataclass(frozen=True)
+class _Stage:
+    """One stage of :func:`snkp_nystroem`: the SNKP run on the features ``op``, its model
+    (``v = Z^T alpha``, ``beta`` over the landmarks), whether it is an exact-kernel
+    separator (``ok``, with the checked values ``yf``), the exact certificate (or None)
+    and the stage's record in ``NystroemResult.stages``."""
+
+    res: Any
+    op: Any
+    v: np.ndarray
+    beta: np.ndarray
+    ok: bool
+    yf: np.ndarray | None
+    cert: dict[str, Any] | None
+    record: dict[str, Any]
+
+
+def _nystroem_stage(X, y, m, it, left, last, gamma, seed, dtype, tol, certify) -> _Stage:
+    """SNKP for ``it`` iterations on ``m`` Nystroem features, with the certificate screen;
+    the exact check of a screened certificate and of a separator. A last stage (``last``:
+    the rank cannot grow) whose certificate failed runs on without the screen, within the
+    ``left`` iterations of the whole run."""
+    t0 = time.perf_counter()
+    op = _approx_gram_operator(X, y, "rbf", m, "nystroem", seed, {"gamma": gamma}, dtype)
+    watch, found = _certificate_screen(op, tol, X.shape[0])
+    res = snkp(op, max_iter=it, callback=watch)
+    nit = res.nit
+    hopeless = bool(found) and _certificate_hopeless(X, y, found["p"], gamma, tol, seed)
+    cert = _exact_certificate(X, y, found["p"], gamma, tol) if found and not hopeless else None
+    if found and not cert and last and nit < left:
+        res = snkp(op, max_iter=left - nit)
+        nit += res.nit
+    v, beta, ok, yf = _stage_separator(res, op, X, y, gamma, certify)
+    record = {
+        "n_components": int(op.transformer.components_.shape[0]),
+        "max_iter": int(it),
+        "nit": int(nit),
+        "snkp": "certificate screen" if found and res.outcome == "callback" else res.outcome,
+        "screened": bool(found),
+        "sampled_out": hopeless,
+        "certified": ok,
+        "certificate": cert is not None,
+        "min_yf": None if yf is None else float(yf.min()),
+        "residual": _residual_fraction(op),
+        "seconds": time.perf_counter() - t0,
+    }
+    return _Stage(res, op, v, beta, ok, yf, cert, record)
+
+
+def _stop_reason(stages, last, total, max_iter, max_residual, cap, n) -> tuple[str | None, float]:
+    """Why the run stops after the last of ``stages`` (None: the rank doubles), and the
+    residual fraction predicted at rank ``cap`` (1 when not predicted)."""
+    st = stages[-1]
+    stop = (
+        "certified" if st.ok else "certificate" if st.cert else "max_components" if last else None
+    )
+    if stop is None and total >= max_iter:
+        stop = "max_iter"
+    predicted = 1.0
+    if stop is None and max_residual is not None and len(stages) >= 3 and cap < n:
+        seen = [s.record["residual"] for s in stages]
+        predicted = _predicted_residual(seen, np.log2(cap / st.record["n_components"]))
+        if seen[-1] > max_residual and predicted > max_residual:
+            stop = "residual"
+    return stop, predicted
+
+
+def _certified_margin(stage: _Stage, certify: str, gamma: float) -> float | None:
+    """The normalised exact-kernel margin of a certified separator (None otherwise):
+    ``min_i y_i f(x_i)`` over the RKHS norm of the certified function ``f``."""
+    if not (stage.ok and stage.yf is not None):
+        return None
+    if certify == "landmarks":
+        L = stage.op.transformer.components_
+        K_ll = _kernel_values(L, L, "rbf", {"gamma": gamma})
+        norm = float(np.sqrt(max(float(stage.beta @ K_ll @ stage.beta), 0.0)))
+    else:
+        norm = float(np.sqrt(max(float(stage.res.alpha @ stage.yf), 0.0)))
+    return float(stage.yf.min()) / norm if norm > 0 else None
+
+
+def _stop_message(stop, stages, predicted, cap, n, max_iter, max_residual, tol, cert) -> str:
+    """The sentence of :attr:`NystroemResult.message` for the reason ``stop``."""
+    m_last = stages[-1]["n_components"]
+    if stop == "certified":
+        return f"a separator certified under the exact kernel at rank {m_last}"
+    if stop == "max_components":
+        return f"no separator could be certified up to rank {m_last} (the cap)"
+    if stop == "max_iter":
+        return (
+            f"no separator could be certified within max_iter={max_iter} SNKP "
+            f"iterations (last rank {m_last})"
+        )
+    if stop == "residual":
+        return (
+            f"the rank stopped growing at {m_last}, where the Nystroem features "
+            f"miss {100 * stages[-1]['residual']:.2g}% of an average point's kernel norm: the "
+            f"trend of ranks {stages[0]['n_components']}-{m_last} predicts "
+            f"{100 * predicted:.2g}% at rank {cap}, "
+            f"more than max_residual={max_residual}, so the rank would most likely have to "
+            f"grow to {cap}, where building the features alone costs about n m^2 = "
+            f"{float(n) * cap * cap:.1g} multiply-adds (max_residual=None grows it anyway); "
+            "for a certified answer use the exact kernel (kperc.gram_matrix, 8 n^2 bytes, "
+            "then kperc.snkp), for noisy data a soft-margin method such as "
+            "sklearn.svm.SVC; no separator or certificate was certified"
+        )
+    return (
+        f"a certificate that no separator has a normalised margin above "
+        f"tol={tol:g} under the exact kernel (||p||_G <= {cert['bound']:.3g}; rank {m_last})"
     )

@@ -32,7 +32,7 @@ from ._gram_form import (
     AUTO_N_START,
     sqrt_diagonal,
 )
-from ._kernels import _check_kernel_args, _kernel_values
+from ._kernel_values import _check_kernel_args, _kernel_values
 from ._typing import ArrayLike, KernelLike, RandomStateLike
 
 __all__ = [
@@ -574,7 +574,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             )
         self._x_exponent = _fit.data_exponent(self, X)  # 0 unless X's scale is extreme
         X = np.ldexp(X, -self._x_exponent) if self._x_exponent else X
-        self._gamma = _fit.resolve_gamma(self.gamma, X)
+        self._gamma = _fit.gamma_of(self, X)
         self.intercept_feature_ = _fit.intercept_feature(self, X)
         two = self.classes_.size == 2
         models = [self] if two else [clone(self) for _ in self.classes_]

@@ -26,6 +26,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.sparsefuncs import mean_variance_axis
 
 from . import _gram_form
+from ._gram import _DenseGram, _OperatorGram, as_gram, quick_seminorm_bound, seminorm_floor
 from ._gram_form import (
     GramForm,
     SharedKernel,
@@ -35,17 +36,9 @@ from ._gram_form import (
     point_scales,
     sqrt_diagonal,
 )
+from ._gram_matrix import GramOperator
 from ._grown_rank import GrownNystroem, fit_grown_rank
-from ._kernels import (
-    _U,
-    GramOperator,
-    _DenseGram,
-    _OperatorGram,
-    as_gram,
-    linear_norms,
-    quick_seminorm_bound,
-    seminorm_floor,
-)
+from ._kernel_values import _U, linear_norms, resolve_gamma
 from ._perceptrons import nkp, snkp
 from ._primal_dual import isnkpvn
 from ._result import KpercResult
@@ -380,7 +373,7 @@ def run_algorithm(
     ------
     ValueError
         For ISNKPVN, when ``tol`` is at or below twice the accuracy with which
-        ``||p||_G`` can be certified for ``G`` (:func:`kperc._kernels.seminorm_floor`,
+        ``||p||_G`` can be certified for ``G`` (:func:`kperc._gram.seminorm_floor`,
         the check ISNKPVN makes of its ``eps``); the message names ``tol``, the floor
         and ``lower_floor``, a form of the kernel whose floor is lower (if any).
     """
@@ -510,23 +503,6 @@ def _sparse_conflicts(Xa, ypm):
     return cand[sub] if sub.size else sub
 
 
-def variance(X) -> float:
-    """The variance of all entries of ``X`` (dense or sparse), as ``X.var()``, computed
-    on ``X`` over a power of two near its largest entry (exact): entries of size
-    ``1e+-300`` give the variance's value (``inf`` or 0 only when it is not
-    representable), without overflow in the squares."""
-    amax = float(abs(X).max()) if X.shape[0] and X.shape[1] else 0.0
-    scale = pow2_scale(amax) if amax > 0 else 1.0
-    X = X / scale
-    if scipy.sparse.issparse(X):
-        mean = X.sum() / (X.shape[0] * X.shape[1])
-        v = float(X.multiply(X).sum() / (X.shape[0] * X.shape[1]) - mean**2)
-    else:
-        v = float(X.var())
-    with np.errstate(over="ignore", under="ignore"):
-        return float(np.float64(v) * scale * scale)
-
-
 def fit_warning(est: Any, X) -> tuple[type[Warning], str]:
     """The warning of a binary fit ``est`` (fitted, not converged) on the training data
     ``X``: its class, which names what the fit proved, and its one sentence.
@@ -614,9 +590,10 @@ def fit_warning(est: Any, X) -> tuple[type[Warning], str]:
 
 def certifiable_floor(est: Any, X) -> float:
     """Twice the smallest bound on ``||p||_G`` that can be certified for the exact kernel
-    matrix of the binary fit's training points (:func:`kperc._kernels.seminorm_floor`,
+    matrix of the binary fit's training points (:func:`kperc._gram.seminorm_floor`,
     for the form the fit used: below it ISNKPVN ends "undecided")."""
-    from ._kernels import _entry_error, _signed_normalized_points, factor_row_error
+    from ._gram_matrix import _signed_normalized_points, factor_row_error
+    from ._kernel_values import _entry_error
 
     Xa = augment(est, X)
     train = np.setdiff1d(np.arange(Xa.shape[0]), est.conflicts_.ravel())
@@ -698,21 +675,19 @@ def check_combinations(est: Any) -> None:
         )
 
 
-def resolve_gamma(gamma: Any, X) -> float:
-    """``gamma="scale"``: ``1 / (n_features * X.var())`` as :class:`sklearn.svm.SVC`
-    (1 where the variance is 0), the variance computed without overflow or underflow
-    (:func:`variance`) so that every finite scale of ``X`` gives a positive finite
-    value; a number as given."""
-    if gamma != "scale":
-        return float(gamma)
-    var = variance(X)
-    return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
+def gamma_of(est: Any, X) -> float:
+    """The kernel's ``gamma`` for the (rescaled) training ``X``
+    (:func:`kperc._kernel_values.resolve_gamma`); 1.0, unused, for the linear kernel and
+    a callable one, so that their fits never fail on a ``gamma`` they do not use."""
+    if callable(est.kernel) or est.kernel == "linear":
+        return 1.0
+    return resolve_gamma(est.gamma, X)
 
 
 #: ``gamma="scale"``: ``X`` is rescaled (exactly, by ``2^-k``) only when its standard
 #: deviation is outside ``2^+-SCALE_EXPONENT``, where ``gamma`` or ``X.var()`` may not be
 #: representable.
-SCALE_EXPONENT = 256
+SCALE_EXPONENT = 128
 
 
 def data_exponent(est: Any, X) -> int:
@@ -720,8 +695,9 @@ def data_exponent(est: Any, X) -> int:
 
     With ``gamma="scale"`` the RBF and polynomial kernels are those of ``X / std(X)``, so
     a power of two applied to ``X`` changes nothing but the representability of
-    ``gamma = 1 / (n_features X.var())``, which overflows or underflows for entries of
-    size ``1e+-300``. ``k`` is 0 unless the standard deviation of the entries is outside
+    ``gamma = 1 / (n_features X.var())``, which is not a normal float64 for entries
+    beyond about ``1e+-154`` (:func:`kperc._kernel_values.resolve_gamma` refuses it).
+    ``k`` is 0 unless the standard deviation of the entries is outside
     ``2^+-SCALE_EXPONENT`` and the scaling is exact (no entry underflows).
     """
     if est.gamma != "scale" or callable(est.kernel) or est.kernel == "linear":

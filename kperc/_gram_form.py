@@ -21,16 +21,14 @@ from typing import Any
 import numpy as np
 
 from ._approx import _approx_gram_operator
-from ._kernels import (
+from ._gram import as_gram, quick_seminorm_bound
+from ._gram_matrix import (
     GramOperator,
     _gram_matrix_bounded,
-    _kernel_diagonal,
     _signed_normalized_points,
-    as_gram,
     factor_row_error,
-    linear_norms,
-    quick_seminorm_bound,
 )
+from ._kernel_values import _kernel_diagonal, linear_norms
 from ._validation import PSD_TOL, GramProvenance, trust_gram
 
 #: ``n_components="auto"``: the largest ``n`` trained on the exact dense ``n x n`` matrix
@@ -79,7 +77,7 @@ def choose_gram_form(est: Any, n: int) -> GramForm:
 
 def sqrt_diagonal(Xa, kernel, params: dict) -> np.ndarray:
     """``sqrt(K(x_i, x_i))``: for the linear kernel ``||x_i||`` from rows scaled by powers
-    of two (:func:`kperc._kernels.linear_norms`), so rows of size ``1e+-300`` neither
+    of two (:func:`kperc._kernel_values.linear_norms`), so rows of size ``1e+-300`` neither
     overflow nor underflow, as in :func:`kperc.gram_matrix`."""
     if not callable(kernel) and kernel == "linear":
         return linear_norms(Xa)

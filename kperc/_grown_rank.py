@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import _gram_form
-from ._approx import NystroemResult, snkp_nystroem
+from ._approx import NystroemResult, _snkp_nystroem
 from ._result import STATUS, KpercResult
 
 
@@ -73,7 +73,7 @@ def fit_grown_rank(
     more than :data:`kperc._approx.MAX_RESIDUAL` of the kernel even at the cap (the
     default ``max_residual`` of :func:`kperc.snkp_nystroem`)."""
     G = GrownNystroem(
-        snkp_nystroem(
+        _snkp_nystroem(
             Xa,
             ypm,
             gamma=gamma,

@@ -14,13 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from ._kernels import (
+from . import _array_api, _device
+from ._gram_matrix import _gram_matrix, _gram_matrix_bounded
+from ._kernel_values import (
     _check_diag,
     _check_kernel_args,
+    _kernel_diagonal,
     _kernel_values,
     _needs_psd_check,
-    gram_matrix,
-    kernel_diagonal,
 )
 from ._rbf import rbf_values
 from ._typing import ArrayLike, KernelLike
@@ -94,7 +95,7 @@ class KernelGramOperator(TrustedGramOperator):
         block_size: int | None = None,
     ) -> None:
         X, y = check_Xy(X, y)
-        kernel_params = _check_kernel_args(kernel, {} if kernel_params is None else kernel_params)
+        kernel_params = _check_kernel_args(kernel, kernel_params or {}, X)
         n = X.shape[0]
         if block_size is None:
             block_size = max(1, min(n, BLOCK_BYTES // (8 * n)))
@@ -115,7 +116,7 @@ class KernelGramOperator(TrustedGramOperator):
         else:
             Xk = X
         self._Xk = Xk
-        diag = kernel_diagonal(Xk, kernel, **kernel_params)
+        diag = _kernel_diagonal(Xk, kernel, kernel_params)
         _check_diag(diag)
         self._s = y / np.sqrt(diag)
         n = X.shape[0]
@@ -133,8 +134,7 @@ class KernelGramOperator(TrustedGramOperator):
         # RBF values stay accurate at any gamma (kperc._rbf), where ||x||^2 + ||z||^2 -
         # 2 x.z cancels (at gamma = 1e16 it gave K(x, x) = 2e-8)
         if self.kernel == "rbf":
-            gamma = self.kernel_params.get("gamma")
-            return rbf_values(A, B, 1.0 / A.shape[1] if gamma is None else gamma)
+            return rbf_values(A, B, self.kernel_params["gamma"])
         return _kernel_values(A, B, self.kernel, self.kernel_params)
 
     def column(self, j: int) -> np.ndarray:
@@ -177,7 +177,7 @@ class KernelGramOperator(TrustedGramOperator):
 
     def toarray(self) -> np.ndarray:
         """The dense ``n x n`` matrix, :func:`kperc.gram_matrix` (for small ``n`` only)."""
-        return gram_matrix(self.X, self.y, self.kernel, **self.kernel_params)
+        return _gram_matrix(self.X, self.y, self.kernel, self.kernel_params)
 
 
 def kernel_gram_operator(
@@ -222,18 +222,23 @@ def kernel_gram_operator(
     >>> res.outcome, res.nit == kperc.nkp(kperc.gram_matrix(X, y, "rbf", gamma=2.0)).nit
     ('separator', True)
     """
+    if _array_api.is_foreign(X):  # torch, CuPy, ...: products on X's device (kperc._device)
+        return _device.device_kernel_gram_operator(
+            X, y, kernel, block_size=block_size, **kernel_params
+        )
     return KernelGramOperator(X, y, kernel, dict(kernel_params), block_size)
 
 
 def check_kernel_sample(X: np.ndarray, kernel, kernel_params: dict) -> None:
     """Check a kernel that may not be PSD on a sample of ``PSD_SAMPLE`` points of ``X``.
 
-    :func:`kperc.gram_matrix` of the sample refuses a kernel that is not symmetric, not
-    positive semidefinite or has ``K(x, x) <= 0`` there. The sample is spread evenly over
-    the points in lexicographic order, so it does not depend on their storage order.
+    The Gram matrix of the sample (built as :func:`kperc.gram_matrix` builds it) refuses
+    a kernel that is not symmetric, not positive semidefinite or has ``K(x, x) <= 0``
+    there. The sample is spread evenly over the points in lexicographic order, so it does
+    not depend on their storage order.
     """
     n = X.shape[0]
     m = min(n, PSD_SAMPLE)
     order = np.lexsort(X.T[::-1])
     idx = order[np.unique(np.linspace(0, n - 1, m).round().astype(np.int64))]
-    gram_matrix(X[idx], np.ones(idx.size), kernel, **kernel_params)
+    _gram_matrix_bounded(X[idx], np.ones(idx.size), kernel, kernel_params)

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ._kernels import as_gram
+from ._gram import as_gram
 from ._smoothing import _check_simplex_point, euclidean_prox, log_mean_exp
 from ._typing import ArrayLike, GramLike
 from ._validation import check_positive, check_vector, pow2_scale

@@ -24,7 +24,8 @@ from scipy.spatial import ConvexHull, QhullError
 from ._exact import ETA as _ETA
 from ._exact import U as _U
 from ._exact import dot2_rows, exactly_zero
-from ._kernels import GramOperator, _check_diag
+from ._gram_matrix import GramOperator
+from ._kernel_values import _check_diag
 from ._typing import ArrayLike, GramLike
 from ._validation import (
     TrustedGramOperator,

@@ -17,12 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import (
-    DEFAULT_CACHE_SIZE,
-    _check_diag,
-    as_gram,
-    certified_positive,
-)
+from ._dispatch import as_any_gram, finish, undecided_messages
+from ._gram import DEFAULT_CACHE_SIZE, certified_positive
+from ._kernel_values import _check_diag
 from ._result import (
     CallbackType,
     KpercResult,
@@ -377,6 +374,9 @@ def nkp(
     G : ndarray of shape (n, n) or LinearOperator
         Normalised signed Gram matrix (:func:`kperc.gram_matrix`,
         :func:`kperc.gram_operator`).
+        A torch (CPU or CUDA), CuPy or other array-API array, or the operator that
+        :func:`kperc.kernel_gram_operator` returns for such data, runs on its device,
+        exits certified with float64 products; ``alpha`` and ``p`` come back there.
     max_iter : int, default=1_000_000
         Cap on the number of updates. Each update costs ``O(n)`` (one column of ``G``), and the
         bound grows as ``1 / rho^2``, so this cap is ten times that of the ``O(n^2)``-per-iteration
@@ -427,7 +427,7 @@ def nkp(
     check_flags(trace=trace, halt=halt, check_input=check_input)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     cache_size = check_nonnegative(cache_size, "cache_size")
-    gram = as_gram(G, validate=check_input, cache_size=cache_size)
+    gram = as_any_gram(G, validate=check_input, cache_size=cache_size)
     n = gram.n
     diag = gram.diagonal()
     counts = np.zeros(n)
@@ -443,6 +443,7 @@ def nkp(
     callback = check_callback(callback)
     ties = GramSumBound(gram.rounding_terms)  # the tie rule of kperc._ties
     stopped = False
+    unconfirmed = False  # G u > 0 as computed, not beyond rounding (kperc._device)
     k = 0
     while True:
         i = int(g.argmin())
@@ -458,10 +459,13 @@ def nkp(
                 margin=gmin / nu if nu > 0 else 0.0,
                 L=-gmin * scale + 0.5 * sq * scale * scale,
             )
-        if gmin > 0 and first is None and _fresh_certified(gram, counts, k):
-            first = k
-            if halt:
-                break
+        if gmin > 0 and first is None:
+            if _fresh_certified(gram, counts, k):
+                first = k
+                if halt:
+                    break
+            else:
+                unconfirmed = True
         if k >= max_iter:
             break
         if callback is not None and notify(
@@ -485,17 +489,22 @@ def nkp(
         how = "separator"
     else:
         how = "callback" if stopped else "max_iter"
-    return exit_result(
-        how,
-        k,
-        max_iter=max_iter,
-        unit="updates",
-        halt=halt,
-        stopped=stopped,
-        alpha=alpha,
-        trace=tr.data,
-        first_separator_nit=first,
-        ncol=gram.column_evals,
+    messages = undecided_messages(gram, how, unconfirmed, k, "updates")
+    return finish(
+        gram,
+        exit_result(
+            "undecided" if messages else how,
+            k,
+            max_iter=max_iter,
+            unit="updates",
+            halt=halt,
+            stopped=stopped,
+            messages=messages,
+            alpha=alpha,
+            trace=tr.data,
+            first_separator_nit=first,
+            ncol=gram.column_evals,
+        ),
     )
 
 
@@ -530,6 +539,9 @@ def snkp(
     Parameters
     ----------
     G : ndarray of shape (n, n) or LinearOperator
+        A torch (CPU or CUDA), CuPy or other array-API array, or the operator that
+        :func:`kperc.kernel_gram_operator` returns for such data, runs on its device,
+        exits certified with float64 products; ``alpha`` and ``p`` come back there.
     max_iter : int, default=100_000
         Cap on the number of iterations. Each iteration costs one product with ``G`` (``O(n^2)`` for
         a dense ``G``), and Theorem 1 bounds their number by ``2 sqrt(2 log n) / rho``, below
@@ -575,7 +587,7 @@ def snkp(
     ('separator', True)
     """
     check_flags(trace=trace, halt=halt, check_input=check_input)
-    gram = as_gram(G) if check_input else as_gram(G, validate=False)
+    gram = as_any_gram(G, validate=check_input)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     mu = check_mu0(mu0)
     n = gram.n
@@ -611,6 +623,7 @@ def snkp(
     gmin = float(ga.min())
     callback = check_callback(callback)
     stopped = False
+    unconfirmed = False  # G alpha > 0 as computed, not beyond rounding (kperc._device)
     k = 0
     while True:
         if tr.enabled:
@@ -632,6 +645,8 @@ def snkp(
                 first = k
                 if halt:
                     break
+            elif gmin > 0:
+                unconfirmed = True
         if k >= max_iter:
             break
         if callback is not None and notify(
@@ -668,17 +683,22 @@ def snkp(
         how = "separator"
     else:
         how = "callback" if stopped else "max_iter"
-    return exit_result(
-        how,
-        k,
-        max_iter=max_iter,
-        halt=halt,
-        stopped=stopped,
-        alpha=alpha.copy(),
-        p=p.copy(),
-        trace=tr.data,
-        first_separator_nit=first,
-        mu=mu,
+    messages = undecided_messages(gram, how, unconfirmed, k, "iterations")
+    return finish(
+        gram,
+        exit_result(
+            "undecided" if messages else how,
+            k,
+            max_iter=max_iter,
+            halt=halt,
+            stopped=stopped,
+            messages=messages,
+            alpha=alpha.copy(),
+            p=p.copy(),
+            trace=tr.data,
+            first_separator_nit=first,
+            mu=mu,
+        ),
     )
 
 

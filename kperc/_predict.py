@@ -19,14 +19,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 
-from ._kernels import (
-    _check_diag,
-    _check_kernel_args,
-    _kernel_diagonal,
-    _kernel_values,
-    _signed_normalized_points,
-    sparse_pow2_rows,
-)
+from ._gram_matrix import _signed_normalized_points, sparse_pow2_rows
+from ._kernel_values import _check_diag, _check_kernel_args, _kernel_diagonal, _kernel_values
 from ._result import KpercResult
 from ._typing import ArrayLike, KernelLike
 from ._validation import (
@@ -122,7 +116,6 @@ def decision_function(
     >>> np.sign(kperc.decision_function(res, X, y, new, "rbf", gamma=2.0)).tolist()
     [1.0, -1.0]
     """
-    kernel_params = _check_kernel_args(kernel, kernel_params)
     Xt: Any  # the checked training points: an ndarray, or a CSR matrix (linear kernel)
     Xn: Any
     if isinstance(kernel, str) and kernel == "linear":
@@ -137,6 +130,7 @@ def decision_function(
             f"X_new has {Xn.shape[1]} features but X has {Xt.shape[1]}; the new points must "
             "have the training points' features."
         )
+    kernel_params = _check_kernel_args(kernel, kernel_params, Xt)  # "scale": the training X
     a = _check_alpha(alpha, Xt.shape[0])
     if isinstance(kernel, str) and kernel == "linear":
         w = np.asarray(_signed_normalized_points(Xt, yt).T @ a).reshape(-1)

@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from ._kernels import (
-    as_gram,
+from ._array_api import is_foreign, to_numpy
+from ._dispatch import as_any_gram, finish, undecided_messages
+from ._gram import (
     certified_positive,
     check_attainable,
     data_certifiable,
@@ -108,6 +109,7 @@ def _snkpvn_core(
     ws = _ProxWorkspace(n)
     matvec_into = gram.matvec_into
     tr = Tracer(trace, ("k", "mu", "L", "L_mu_q", "norm_p_G", "norm_alpha_G", "min_Galpha"))
+    unconfirmed = False  # G alpha > 0 as computed, not beyond rounding (kperc._device)
     k = 0
     while True:
         gmin = float(ga.min())
@@ -130,6 +132,7 @@ def _snkpvn_core(
             if certified_positive(float(ga.min()), gram.rounding_terms, float(alpha.sum())):
                 how = "separator"
                 break
+            unconfirmed = unconfirmed or float(ga.min()) > 0
         if normp < delta:  # reached only when G alpha_k > 0 fails (after a refresh)
             exact, upper = gram.seminorm_bound(p)  # stable value and rounding-aware bound
             if (gram.data_bound(p, upper) if data else upper) < delta:
@@ -184,6 +187,10 @@ def _snkpvn_core(
             else ""
         )
         messages[how] = f"neither exit fired within max_iter={max_iter} iterations{note}"
+        undecided = undecided_messages(gram, how, unconfirmed, offset + k, "iterations")
+        if undecided:
+            how = "undecided"
+            messages.update(undecided)
     return exit_result(
         how,
         k,
@@ -222,6 +229,9 @@ def snkpvn(
     Parameters
     ----------
     G : ndarray of shape (n, n) or LinearOperator
+        A torch (CPU or CUDA), CuPy or other array-API array, or the operator that
+        :func:`kperc.kernel_gram_operator` returns for such data, runs on its device,
+        exits certified with float64 products; ``alpha`` and ``p`` come back there.
     q : array_like of shape (n,), optional
         Prox centre in the simplex (default: the barycentre ``1/n``).
     delta : float
@@ -271,8 +281,10 @@ def snkpvn(
     ('certificate', True)
     """
     check_flags(trace=trace, check_input=check_input)
-    gram = as_gram(G) if check_input else as_gram(G, validate=False)
+    gram = as_any_gram(G, validate=check_input)
     n = gram.n
+    if q is not None and is_foreign(q):
+        q = to_numpy(q)
     q = np.full(n, 1.0 / n) if q is None else check_simplex(q, n)
     # a delta below the certifiable floor is allowed (the certificate exit then never
     # fires and the run ends at max_iter, as when watching a trajectory); say so then
@@ -286,7 +298,7 @@ def snkpvn(
         message = undecided_certificate("delta", delta, gram)
         res.update(outcome="undecided", success=False, status=STATUS["undecided"])
         res.message = message
-    return res
+    return finish(gram, res)
 
 
 def isnkpvn(
@@ -318,6 +330,9 @@ def isnkpvn(
     Parameters
     ----------
     G : ndarray of shape (n, n) or LinearOperator
+        A torch (CPU or CUDA), CuPy or other array-API array, or the operator that
+        :func:`kperc.kernel_gram_operator` returns for such data, runs on its device,
+        exits certified with float64 products; ``alpha`` and ``p`` come back there.
     gamma : float
         Decrease factor, ``gamma > 1``.
     eps : float
@@ -382,7 +397,7 @@ def isnkpvn(
     'certificate'
     """
     check_flags(trace=trace, check_input=check_input)
-    gram = as_gram(G) if check_input else as_gram(G, validate=False)
+    gram = as_any_gram(G, validate=check_input)
     gamma = check_positive(gamma, "gamma")
     if gamma <= 1.0:
         raise ValueError(f"gamma must be > 1 (the factor by which ||q||_G falls); got {gamma}.")
@@ -430,6 +445,8 @@ def isnkpvn(
         "separator": f"separator found after {t} calls and {total} iterations",
         "max_iter": f"no exit within max_iter={max_iter} total iterations",
     }
+    if how == "undecided":  # a separator that float32 could not confirm (kperc._device)
+        messages[how] = r.message
     extra: dict[str, Any] = {}
     if how == "certificate":
         gram.check_certificate(q)
@@ -441,14 +458,17 @@ def isnkpvn(
         if not on_data:  # certified for G as rounded only
             how = "undecided"
             messages[how] = undecided_certificate("eps", eps, gram)
-    return exit_result(
-        how,
-        total,
-        max_iter=max_iter,
-        messages=messages,
-        alpha=alpha,
-        p=q,
-        trace=tr.data,
-        nouter=t,
-        **extra,
+    return finish(
+        gram,
+        exit_result(
+            how,
+            total,
+            max_iter=max_iter,
+            messages=messages,
+            alpha=alpha,
+            p=q,
+            trace=tr.data,
+            nouter=t,
+            **extra,
+        ),
     )

@@ -131,13 +131,13 @@ def _conflicting_pairs(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     """:func:`conflicting_pairs` without input checks (finite ``X``, labels +-1).
 
     Each row gets a key, a fixed random combination of its entries (of at most 32 of its
-    columns) computed column by column (:func:`kperc._kernels.row_keys`: identical rows
+    columns) computed column by column (:func:`kperc._kernel_values.row_keys`: identical rows
     get equal keys); sorting the keys
     brings identical rows together in ``O(n log n + n d)``. Only the runs of equal keys
     that hold both labels are compared exactly, row by row. (``np.unique(X, axis=0)``
     would do it all, but takes about 30 s at ``n = 10^6``, ``d = 10``.)
     """
-    from ._kernels import row_keys
+    from ._kernel_values import row_keys
 
     n = X.shape[0]
     empty = np.zeros((0, 2), dtype=np.intp)
@@ -748,7 +748,8 @@ def _kernel(X, y, kernel, kernel_params, tol, conflicts) -> SeparabilityResult:
     """The kernel path: the LP on ``G = gram_matrix(X, y, kernel)``, its answers checked
     for the exact Gram matrix ``G*`` of the data (:func:`_kernel_separator_bound`,
     :func:`_kernel_certificate_bound`)."""
-    from ._kernels import _DenseGram, gram_matrix, seminorm_floor
+    from ._gram import _DenseGram, seminorm_floor
+    from ._gram_matrix import gram_matrix
 
     G = gram_matrix(X, y, kernel, **kernel_params)
     gram = _DenseGram(G)  # its entry_error: the rounding of G's construction (0: as given)
@@ -809,9 +810,9 @@ def _kernel_separator_bound(gram, alpha: np.ndarray) -> float:
     within ``gamma_n (1 + delta) ||alpha||_1`` of the exact ``(G alpha)_i``, which is
     within ``delta ||alpha||_1`` of ``(G* alpha)_i``; the computed ``sum(alpha)`` is at
     least ``(1 - gamma_n) ||alpha||_1``. The denominator is bounded above by
-    :meth:`~kperc._kernels._DenseGram.data_bound`.
+    :meth:`~kperc._gram._DenseGram.data_bound`.
     """
-    from ._kernels import _dense_seminorm_bound
+    from ._gram import _dense_seminorm_bound
 
     gmin = float((gram.G @ alpha).min())
     err = data_product_error(gram.n, float(alpha.sum()), gram.entry_error)
@@ -842,9 +843,9 @@ def data_product_error(n: int, alpha_sum: float, delta: float) -> float:
 def _kernel_certificate_bound(gram, p: np.ndarray) -> float:
     """An upper bound on the normalised margin of the data from ``p >= 0``:
     ``||p||_{G*} / ||p||_1`` (no unit ``w`` has ``min_i <w, a_i>`` above it), with
-    ``||p||_{G*}`` bounded by :meth:`~kperc._kernels._DenseGram.data_bound` and
+    ``||p||_{G*}`` bounded by :meth:`~kperc._gram._DenseGram.data_bound` and
     ``||p||_1`` from below by its computed value times ``1 - gamma_n``."""
-    from ._kernels import _dense_seminorm_bound
+    from ._gram import _dense_seminorm_bound
     from ._ties import gamma
 
     _, upper = _dense_seminorm_bound(gram.G, p)

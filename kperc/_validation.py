@@ -1,8 +1,10 @@
 """Input validation at the package boundary.
 
-Every public function funnels its inputs through these helpers, so that bad input
-fails early with a :class:`ValueError` that says what was wrong and how to fix it.
-Inputs are never modified in place: the helpers return fresh arrays.
+Every public function funnels its inputs through these helpers once, so that bad input
+fails early with a :class:`ValueError` that says what was wrong and how to fix it, then
+hands the checked values to a private core that trusts them (as scikit-learn's
+``check_input=False`` cores do); library code calls the cores, never the public
+functions. Inputs are never modified in place: the helpers return fresh arrays.
 
 This module imports no other module of kperc. What kperc knows about a Gram matrix it
 built (:func:`kperc.gram_matrix`) or validated (:class:`kperc.ValidatedGram`) is

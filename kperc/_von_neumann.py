@@ -16,18 +16,17 @@ import math
 
 import numpy as np
 
-from ._kernels import (
-    _U,
+from ._dispatch import as_any_gram, finish
+from ._gram import (
     DEFAULT_CACHE_SIZE,
-    as_gram,
     certified_positive,
     certified_separates,
     check_attainable,
     data_certifiable,
-    factor_row_error,
-    signed_normalized_points,
     undecided_certificate,
 )
+from ._gram_matrix import factor_row_error, signed_normalized_points
+from ._kernel_values import _U
 from ._result import (
     CallbackType,
     KpercResult,
@@ -100,6 +99,9 @@ def nvn(
     Parameters
     ----------
     G : ndarray of shape (n, n) or LinearOperator
+        A torch (CPU or CUDA), CuPy or other array-API array, or the operator that
+        :func:`kperc.kernel_gram_operator` returns for such data, runs on its device,
+        exits certified with float64 products; ``alpha`` and ``p`` come back there.
     eps : float
         Target ``||p||_G`` of the certificate, certified despite rounding; an ``eps``
         below twice the attainable accuracy (see :func:`kperc.isnkpvn`) is refused. For
@@ -157,7 +159,7 @@ def nvn(
     check_flags(primal_exit=primal_exit, trace=trace, check_input=check_input)
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     cache_size = check_nonnegative(cache_size, "cache_size")
-    gram = as_gram(G, validate=check_input, cache_size=cache_size)
+    gram = as_any_gram(G, validate=check_input, cache_size=cache_size)
     eps = check_attainable(eps, "eps", gram)
     # for a G built from data the certificate must hold for the data's exact Gram matrix;
     # below the floor of that, it is tested on G as rounded and reported "undecided"
@@ -256,15 +258,18 @@ def nvn(
             messages[how] = undecided_certificate("eps", eps, gram)
     else:
         how = "separator" if separator else "callback" if stopped else "max_iter"
-    return exit_result(
-        how,
-        k,
-        max_iter=max_iter,
-        messages=messages,
-        alpha=p,
-        p=p.copy(),
-        trace=tr.data,
-        ncol=gram.column_evals,
+    return finish(
+        gram,
+        exit_result(
+            how,
+            k,
+            max_iter=max_iter,
+            messages=messages,
+            alpha=p,
+            p=p.copy(),
+            trace=tr.data,
+            ncol=gram.column_evals,
+        ),
     )
 
 

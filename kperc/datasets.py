@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ._kernels import gram_matrix
+from ._gram_matrix import gram_matrix
 from ._typing import KernelLike
 from ._validation import check_finite, check_nonnegative, check_positive
 

@@ -64,7 +64,7 @@ seeds = st.integers(min_value=0, max_value=2**31 - 1)
 #: tools. tests/book/test_ledger.py checks that the copy equals the registry.
 LEDGER_IDS = frozenset(
     """
-block-novikoff np-bound normalizing-never-hurts np-equals-perceptron lemma-1 lemma-2
+block-novikoff np-bound normalising-never-hurts np-equals-perceptron lemma-1 lemma-2
 lemma-3 minimax-margin nkp-bound nkp-equals-np lemma-4 lemma-5 theorem-1 mu-closed-form
 gordan theorem-2 dantzig epelman-freund-primal epelman-freund-dual theorem-3 lemma-7
 lemma-8 lemma-9 snkpvn-bound snkpvn-infeasible-bound isnkpvn

@@ -9,6 +9,12 @@ by itself. ``n_iter = 0`` gives the first iterate (its callback stops it there).
 algorithm halts before the cap, a larger cap returns the same answer and the curve ends
 (:class:`benchmark_utils.stopping.AnswerStable`).
 
+``device`` (a parameter, default ``"cpu"``): ``"cpu"`` runs on numpy arrays, the path the
+book's grid measures (its solver names are unchanged); any other value is a torch device
+(``"cuda"``, ``"cuda:1"``, or ``"torch-cpu"`` for torch on the CPU) on which the data, the
+Gram matrix (or the factor of the linear kernel) and the products live in float32, the
+exits certified in float64 (kperc._device): ``-s "kperc-snkp[device=cuda]"``.
+
 (benchopt's "callback" strategy would follow one run iterate by iterate, but kperc's
 callback hands over a fresh copy of ``alpha`` at every iteration: an O(n) cost inside the
 timed part that doubles the time of an O(n) NKP iteration on a dense ``G``.)
@@ -34,10 +40,30 @@ class KpercSolver(BaseSolver):
     stopping_criterion = AnswerStable(strategy="iteration")
     #: Whether the algorithm takes the data themselves (the perceptrons), not a Gram matrix.
     linear_only = False
+    parameters = {"device": ["cpu"]}
+
+    def __repr__(self):
+        # the default device keeps the names of the book's results ("kperc-snkp")
+        params = {k: v for k, v in self._parameters.items()}
+        if params.get("device", "cpu") == "cpu":
+            params.pop("device", None)
+        body = ",".join(f"{k}={params[k]}" for k in sorted(params))
+        return f"{self.name}[{body}]" if body else self.name
 
     def skip(self, X, y, kernel, kernel_params):
         if self.linear_only and kernel != "linear":
             return True, f"{self.name} runs on the data themselves (linear kernel only)"
+        if self.device != "cpu":
+            if self.linear_only:
+                return True, f"{self.name} runs on numpy only (device={self.device!r})"
+            if kernel not in ("linear", "rbf"):
+                return True, f"kernel={kernel!r} runs on numpy only (device={self.device!r})"
+            try:
+                import torch
+            except ImportError:
+                return True, f"device={self.device!r} needs torch"
+            if self.device.startswith("cuda") and not torch.cuda.is_available():
+                return True, f"device={self.device!r}: no CUDA GPU on this machine"
         return False, None
 
     def set_objective(self, X, y, kernel, kernel_params):
@@ -46,6 +72,15 @@ class KpercSolver(BaseSolver):
 
     def gram(self):
         """The normalised signed Gram matrix the algorithm runs on (timed)."""
+        if self.device != "cpu":  # torch tensors on the device, float32
+            import torch
+
+            dev = "cpu" if self.device == "torch-cpu" else self.device
+            X = torch.asarray(self.X, dtype=torch.float32, device=dev)
+            y = torch.asarray(self.y, dtype=torch.float32, device=dev)
+            if self.kernel == "linear":  # the factor Z (Z^T v), never n x n
+                return kperc.kernel_gram_operator(X, y, "linear")
+            return kperc.gram_matrix(X, y, self.kernel, **self.kernel_params)
         if self.kernel == "linear":
             return kperc.gram_operator(self.X, self.y)
         return kperc.gram_matrix(self.X, self.y, self.kernel, **self.kernel_params)
@@ -56,9 +91,11 @@ class KpercSolver(BaseSolver):
 
     def run(self, n_iter):
         if n_iter == 0:
-            self.alpha = self.algorithm(1, _first_iterate).alpha
+            alpha = self.algorithm(1, _first_iterate).alpha
         else:
-            self.alpha = self.algorithm(n_iter, None).alpha
+            alpha = self.algorithm(n_iter, None).alpha
+        # a device's result back to numpy for the objective (a no-op on numpy)
+        self.alpha = alpha if isinstance(alpha, np.ndarray) else alpha.cpu().numpy()
 
     def get_result(self):
         return dict(alpha=self.alpha)

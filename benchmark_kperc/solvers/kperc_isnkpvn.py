@@ -8,7 +8,7 @@ class Solver(KpercSolver):
     separator has a margin above ``eps`` (then ``separated`` is 0)."""
 
     name = "kperc-isnkpvn"
-    parameters = {"eps": [1e-6]}
+    parameters = {"eps": [1e-6], "device": ["cpu"]}
 
     def algorithm(self, max_iter, callback):
         G = self.gram()

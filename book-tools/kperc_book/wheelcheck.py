@@ -69,8 +69,8 @@ def allowed_imports(pyproject: Path = PYPROJECT) -> frozenset[str]:
 
     Examples
     --------
-    >>> sorted(allowed_imports())[:3]
-    ['clarabel', 'conftest', 'cvxpy']
+    >>> sorted(allowed_imports())[:4]
+    ['array_api_compat', 'array_api_strict', 'clarabel', 'conftest']
     >>> "kperc_book" in allowed_imports()
     False
     """
@@ -152,6 +152,9 @@ def main(argv: list[str] | None = None) -> int:
         help="install exactly the floor of every core dependency",
     )
     ap.add_argument("-k", default=None, help="pytest -k expression (a subset of the tests)")
+    ap.add_argument(
+        "-n", type=int, default=1, help="pytest-xdist workers (kperc's test extra brings it)"
+    )
     args = ap.parse_args(argv)
     root = paths.require_checkout()
     tests = library_tests()
@@ -202,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         cmd = [str(py), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
         cmd += ["-m", "not slow"] if args.min_versions else []
         cmd += ["-k", args.k] if args.k else []
+        cmd += ["-n", str(args.n)] if args.n > 1 else []
         _run(
             cmd + ["lib"],
             f"the library's tests (tests/lib/, {len(tests)} files) outside the checkout",

@@ -44,7 +44,7 @@ def test_planted_is_deterministic():
     assert not np.array_equal(a.X, c.X)
 
 
-@pytest.mark.ledger("normalizing-never-hurts")
+@pytest.mark.ledger("normalising-never-hurts")
 @pytest.mark.parametrize("r", [1.0, 2.0, 5.0, 10.0, 100.0])
 def test_two_rays_closed_forms(r):
     ds = data.two_rays(r, 10)

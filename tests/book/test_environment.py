@@ -77,8 +77,11 @@ def test_book_tools_depend_on_kperc_and_its_test_extra():
 
 
 def test_the_kperc_wheel_stays_library_only():
-    """The library declares no book extra; its only extra is what its own tests need."""
-    assert set(_pyproject()["optional-dependencies"]) == {"test"}
+    """The library declares no book extra: its extras are what its own tests need and
+    ``array-api`` (array-api-compat, for arrays of torch, CuPy and other namespaces)."""
+    extras = _pyproject()["optional-dependencies"]
+    assert set(extras) == {"test", "array-api"}
+    assert [Requirement(r).name for r in extras["array-api"]] == ["array-api-compat"]
     names = {canonicalize_name(Requirement(r).name) for r in _pyproject()["dependencies"]}
     for heavy in ("matplotlib", "jupyter-book", "papermill", "pandas", "nbformat"):
         assert heavy not in names

@@ -9,7 +9,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import kperc
-from kperc._kernels import certified_positive
+from kperc._gram import certified_positive
 
 EPS = np.finfo(np.float64).eps
 

@@ -658,7 +658,8 @@ def test_fit_and_predict_validate_X_once(monkeypatch, params):
     """scikit-learn's habit: the public method validates X, the helpers it calls trust it."""
     import kperc._approx
     import kperc._classifier
-    import kperc._kernels
+    import kperc._gram_matrix
+    import kperc._kernel_values
     import kperc._validation
 
     calls = {"validate_data": 0, "check": 0}
@@ -676,7 +677,7 @@ def test_fit_and_predict_validate_X_once(monkeypatch, params):
         return wrapper
 
     monkeypatch.setattr(kperc._classifier, "validate_data", counting_validate)
-    for module in (kperc._kernels, kperc._approx, kperc._validation):
+    for module in (kperc._kernel_values, kperc._gram_matrix, kperc._approx, kperc._validation):
         for name in ("check_X", "check_Xy"):
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, counting(getattr(module, name)))
@@ -802,7 +803,7 @@ def test_sparse_separators_are_certified_beyond_rounding():
     plus r (2 + r) / u for the rounding of the factor itself: each row z_i is within
     r = row_error of its exact unit direction a*_i, so |z_i^T z_j - a*_i^T a*_j| <=
     r ||z_j|| + r <= r (2 + r), and a separator must beat that to hold for the data."""
-    from kperc._kernels import as_gram
+    from kperc._gram import as_gram
 
     u = np.finfo(np.float64).eps / 2
     Xs, y = _sparse_separable(120, 300, seed=4)
@@ -821,7 +822,7 @@ def test_sparse_separators_are_certified_beyond_rounding():
 def test_certified_separates_counts_the_nonzeros_of_each_row():
     import scipy.sparse as sp
 
-    from kperc._kernels import certified_separates
+    from kperc._gram import certified_separates
 
     u = np.finfo(float).eps / 2
     Z = sp.csr_matrix(np.array([[1.0, 0.0, 0.0, 0.0], [0.5, 0.5, 0.5, 0.5]]))

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 
 import kperc
-from kperc import SNKPClassifier, _classifier_fit, _kernels, _separable
+from kperc import SNKPClassifier, _classifier_fit, _gram, _gram_matrix, _kernel_values, _separable
 
 
 def _simplex_point(rng: np.random.Generator, n: int, sparse: bool) -> np.ndarray:
@@ -47,7 +47,7 @@ def test_the_screen_never_rules_out_an_accepted_certificate(seed, kind, scale, s
     G = prob.gram()
     rng = np.random.default_rng(seed)
     p = _simplex_point(rng, G.shape[0], sparse)
-    value, upper = _kernels._DenseGram(G).seminorm_bound(p)
+    value, upper = _gram._DenseGram(G).seminorm_bound(p)
     tol = max(value * scale, 1e-300)
     if _classifier_fit._surely_above(G, p, tol):
         assert upper > tol
@@ -58,7 +58,7 @@ def test_the_screen_decides_a_clear_case_and_defers_a_tight_one():
     a p within rounding of ``tol`` to the extended-precision bound."""
     G = infeasible_problem(3).gram()
     p = np.full(G.shape[0], 1.0 / G.shape[0])
-    value, _ = _kernels._DenseGram(G).seminorm_bound(p)
+    value, _ = _gram._DenseGram(G).seminorm_bound(p)
     assert value > 1e-6
     assert _classifier_fit._surely_above(G, p, value / 2)
     assert not _classifier_fit._surely_above(G, p, value)
@@ -70,13 +70,13 @@ class _CountExtended:
 
     def __init__(self, monkeypatch):
         self.calls = 0
-        inner = _kernels._dense_seminorm_bound
+        inner = _gram._dense_seminorm_bound
 
         def counted(G, p, *args, **kw):
             self.calls += 1
             return inner(G, p, *args, **kw)
 
-        monkeypatch.setattr(_kernels, "_dense_seminorm_bound", counted)
+        monkeypatch.setattr(_gram, "_dense_seminorm_bound", counted)
 
 
 def _fit(X, y, **params):
@@ -162,11 +162,11 @@ def test_equal_rows_get_equal_keys(seed, d, magnitude):
     X[rng.random(X.shape) < 0.2] = 0.0
     copy = np.where(X[3] == 0.0, -0.0, X[3])
     X = np.vstack([X, copy, X[7]])
-    keys = _kernels.row_keys(X)
+    keys = _kernel_values.row_keys(X)
     assert np.all(np.isfinite(keys))
     assert keys[12] == keys[3] and keys[13] == keys[7]
-    assert _kernels._may_repeat_rows(X)
-    assert not _kernels._may_repeat_rows(X[:12]) or np.unique(X[:12], axis=0).shape[0] < 12
+    assert _kernel_values._may_repeat_rows(X)
+    assert not _kernel_values._may_repeat_rows(X[:12]) or np.unique(X[:12], axis=0).shape[0] < 12
 
 
 def test_wide_rows_that_differ_outside_the_key_are_told_apart():
@@ -174,13 +174,13 @@ def test_wide_rows_that_differ_outside_the_key_are_told_apart():
     rng = np.random.default_rng(0)
     d = 200
     X = rng.standard_normal((6, d))
-    keyed = _kernels.row_keys(np.eye(d))  # column j's own key is nonzero iff j is keyed
+    keyed = _kernel_values.row_keys(np.eye(d))  # column j's own key is nonzero iff j is keyed
     free = int(np.flatnonzero(keyed == 0)[0])
     X[1] = X[0]
     X[1, free] += 1.0  # differs from row 0 only outside the key
     X[2] = X[0]  # a true copy
     y = np.array([1.0, -1.0, -1.0, 1.0, -1.0, 1.0])
-    assert _kernels.row_keys(X)[1] == _kernels.row_keys(X)[0]
+    assert _kernel_values.row_keys(X)[1] == _kernel_values.row_keys(X)[0]
     pairs = _separable.conflicting_pairs(X, y)
     assert pairs.tolist() == [[0, 2]]
     G = kperc.gram_matrix(X, y, "rbf", gamma=1e-3)
@@ -197,7 +197,7 @@ def test_distinct_rows_skip_the_row_sort(monkeypatch):
             calls.append(a.shape)
         return inner(a, *args, **kw)
 
-    monkeypatch.setattr(_kernels.np, "unique", counted)
+    monkeypatch.setattr(_gram_matrix.np, "unique", counted)
     X, y = kperc.datasets.circles(50, seed=0)
     G = kperc.gram_matrix(X, y, "rbf", gamma=2.0)
     assert calls == []

@@ -11,7 +11,7 @@ from scipy.sparse.linalg import aslinearoperator
 
 import kperc
 from kperc import _von_neumann as von_neumann
-from kperc._kernels import _ColumnCache
+from kperc._gram import _ColumnCache
 
 
 def _exact(res_a, res_b):

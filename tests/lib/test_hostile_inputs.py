@@ -23,7 +23,7 @@ from scipy.sparse.linalg import LinearOperator
 
 import kperc
 from kperc import datasets
-from kperc._kernels import kernel_diagonal
+from kperc._kernel_values import kernel_diagonal
 
 # --- instances -------------------------------------------------------------------------
 

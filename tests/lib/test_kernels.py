@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from conftest import infeasible_problem, planted_problem, random_simplex, seeds
@@ -10,7 +12,7 @@ from hypothesis import strategies as st
 from scipy.sparse.linalg import aslinearoperator
 
 import kperc
-from kperc._kernels import kernel_diagonal
+from kperc._kernel_values import kernel_diagonal
 
 
 def _data(seed, n=12, d=3):
@@ -150,7 +152,7 @@ def test_factored_rounding_terms_bound_the_product_error(seed, d):
     can exceed ``n u ||v||_1`` when ``d`` is large (a separator accepted on that bound
     would be one only up to rounding). The exact product (Fractions) checks the bound.
     """
-    from kperc._kernels import _OperatorGram
+    from kperc._gram import _OperatorGram
 
     u = np.finfo(np.float64).eps / 2
     rng = np.random.default_rng(seed)
@@ -187,3 +189,93 @@ def test_factored_error_can_exceed_the_dense_count():
         err = max(abs(float(c - e)) for c, e in zip(computed.tolist(), exact, strict=True))
         worst = max(worst, err / (u * float(v.sum())))
     assert worst > 2  # more than n = 2 roundings' worth
+
+
+def _exact_scale_gamma(X: np.ndarray):
+    """``1 / (n_features X.var())`` in rational arithmetic (None when ``X.var() = 0``)."""
+    vals = [Fraction(float(v)) for v in X.ravel()]
+    mean = sum(vals) / len(vals)
+    var = sum((v - mean) ** 2 for v in vals) / len(vals)
+    return None if var == 0 else 1 / (X.shape[1] * var)
+
+
+@pytest.mark.parametrize("e10", range(-300, 301, 25))
+def test_gamma_scale_is_exact_or_refused_at_every_scale(e10):
+    """gamma="scale" at scales 1e-300..1e300: 1 / (n_features X.var()) to a few units of
+    round-off wherever that is a normal float64 (entries up to about 1e+-154), and a
+    ValueError naming gamma elsewhere, never 0 or inf (X.var() overflowed at 1e300)."""
+    from kperc._kernel_values import resolve_gamma
+
+    X = np.random.default_rng(e10 + 300).standard_normal((30, 4)) * 10.0**e10
+    want = _exact_scale_gamma(X)
+    tiny, huge = Fraction(float(np.finfo(np.float64).tiny)), Fraction(2) ** 1024
+    if tiny * (1 + Fraction(1, 10**12)) <= want < huge * (1 - Fraction(1, 10**12)):
+        assert float(resolve_gamma("scale", X)) == pytest.approx(float(want), rel=1e-14)
+    else:
+        with pytest.raises(ValueError, match="gamma='scale'"):
+            resolve_gamma("scale", X)
+
+
+@pytest.mark.parametrize("k", [-500, -300, 0, 300, 500])
+def test_gamma_scale_moves_exactly_with_a_power_of_two(k):
+    """X times 2^k: gamma="scale" times 4^-k exactly (the variance of X over a power of two
+    is the same numbers), dense and sparse alike."""
+    import scipy.sparse
+
+    from kperc._kernel_values import resolve_gamma
+
+    X = np.random.default_rng(3).standard_normal((25, 3))
+    X[X < -0.5] = 0.0
+    ref = resolve_gamma("scale", X)
+    assert resolve_gamma("scale", np.ldexp(X, k)) == np.ldexp(ref, -2 * k)
+    sparse = scipy.sparse.csr_matrix(np.ldexp(X, k))
+    assert resolve_gamma("scale", sparse) == pytest.approx(np.ldexp(ref, -2 * k), rel=1e-14)
+
+
+def test_every_function_takes_the_estimators_gamma():
+    """gamma="scale" (SNKPClassifier's default) is accepted by every function that takes a
+    kernel parameter, and means what the estimator means by it: the same numbers as the
+    resolved value; None is 1 / n_features."""
+    from sklearn.svm import SVC
+
+    X, y = kperc.datasets.circles(60, seed=0)
+    g = SVC(gamma="scale").fit(X, y)._gamma
+    G = kperc.gram_matrix(X, y, "rbf", gamma="scale")
+    np.testing.assert_array_equal(G, kperc.gram_matrix(X, y, "rbf", gamma=g))
+    np.testing.assert_array_equal(
+        kperc.gram_matrix(X, y, "poly", gamma=None), kperc.gram_matrix(X, y, "poly", gamma=0.5)
+    )
+    np.testing.assert_array_equal(
+        kperc.kernel_matrix(X, kernel="rbf", gamma="scale"),
+        kperc.kernel_matrix(X, kernel="rbf", gamma=g),
+    )
+    op = kperc.kernel_gram_operator(X, y, gamma="scale")
+    assert op.kernel_params == {"gamma": g}
+    approx = kperc.approx_gram_operator(X, y, gamma="scale", n_components=20, random_state=0)
+    assert approx.transformer.gamma == g
+    res = kperc.snkp(G)
+    check = kperc.exact_margin_check(X, y, res.alpha, gamma="scale")
+    want = kperc.exact_margin_check(X, y, res.alpha, gamma=g)
+    np.testing.assert_array_equal(check.Galpha, want.Galpha)
+    np.testing.assert_array_equal(
+        kperc.decision_function(res, X, y, X[:7], "rbf", gamma="scale"),
+        kperc.decision_function(res, X, y, X[:7], "rbf", gamma=g),
+    )
+    assert kperc.is_separable(X, y, kernel="rbf", gamma="scale").separable
+    nys = kperc.snkp_nystroem(X, y, gamma="scale", random_state=0)
+    assert nys.transformer.gamma == g
+    with pytest.raises(ValueError, match="gamma must be a positive number, 'scale' or None"):
+        kperc.gram_matrix(X, y, "rbf", gamma="auto")
+
+
+def test_classifier_names_gamma_where_scale_is_not_a_float():
+    """SNKPClassifier(kernel="rbf").fit(X * 1e300): "scale" is about 1e-600, which no
+    float64 represents; the error names gamma (it said "got 0.0" before). At 2^400 the
+    fit is that of X itself (the scaling is exact, and so is gamma's)."""
+    X, y = kperc.datasets.circles(40, seed=1)
+    with pytest.raises(ValueError, match="gamma='scale'.*Rescale X"):
+        kperc.SNKPClassifier(kernel="rbf").fit(X * 1e300, y)
+    ref = kperc.SNKPClassifier(kernel="rbf").fit(X, y)
+    big = kperc.SNKPClassifier(kernel="rbf").fit(np.ldexp(X, 400), y)
+    assert big._gamma == np.ldexp(ref._gamma, -800)
+    np.testing.assert_array_equal(big.predict(np.ldexp(X, 400)), ref.predict(X))

@@ -192,7 +192,7 @@ def test_lemma3_min_of_loss(seed):
         assert kperc.loss(G, alpha) >= floor - 1e-12
 
 
-@pytest.mark.ledger("normalizing-never-hurts")
+@pytest.mark.ledger("normalising-never-hurts")
 @pytest.mark.parametrize("r", [1.0, 2.0, 5.0, 10.0, 100.0])
 def test_two_rays_margins(r):
     ds = data.two_rays(r, 10)

@@ -53,7 +53,7 @@ def test_perceptron_two_rays_bound(r):
     assert npr.nit <= 1.0 / ds.info["rho2"] ** 2
 
 
-@pytest.mark.ledger("normalizing-never-hurts")
+@pytest.mark.ledger("normalising-never-hurts")
 @given(seed=seeds, spread=st.floats(1.0, 20.0))
 def test_normalizing_never_hurts(seed, spread):
     prob = planted_problem(seed, norm_range=(1.0 / spread, spread))

@@ -270,7 +270,7 @@ def test_quick_seminorm_bound_is_a_bound_and_agrees_with_the_extended_one(seed):
     against the exact rational value, and the value agrees with the extended one."""
     from fractions import Fraction
 
-    from kperc._kernels import _dense_seminorm_bound, as_gram, quick_seminorm_bound
+    from kperc._gram import _dense_seminorm_bound, as_gram, quick_seminorm_bound
 
     prob = planted_problem(seed, n=int(np.random.default_rng(seed).integers(5, 40)))
     G = prob.gram()
@@ -288,36 +288,32 @@ def test_quick_seminorm_bound_is_a_bound_and_agrees_with_the_extended_one(seed):
 def test_quick_seminorm_bound_hands_a_cancelling_sum_to_the_extended_one(monkeypatch):
     """A point repeated under the other label: p on the pair gives p^T G p = 0 up to
     rounding, where double precision cannot bound ||p||_G usefully."""
-    from kperc import _kernels
+    from kperc import _gram
 
     X = np.array([[1.0, 2.0], [1.0, 2.0], [0.5, -1.0]])
     y = np.array([1.0, -1.0, 1.0])
     G = kperc.gram_matrix(X, y)
     calls = []
-    real = _kernels._dense_seminorm_bound
-    monkeypatch.setattr(
-        _kernels, "_dense_seminorm_bound", lambda G, p: calls.append(1) or real(G, p)
-    )
+    real = _gram._dense_seminorm_bound
+    monkeypatch.setattr(_gram, "_dense_seminorm_bound", lambda G, p: calls.append(1) or real(G, p))
     p = np.array([0.5, 0.5, 0.0])
-    gram = _kernels.as_gram(G)
-    val, upper = _kernels.quick_seminorm_bound(gram, p, data=False)  # G as rounded
+    gram = _gram.as_gram(G)
+    val, upper = _gram.quick_seminorm_bound(gram, p, data=False)  # G as rounded
     assert calls and val == 0.0 and upper < 1e-8
     # for the data's exact Gram matrix the bound adds the construction rounding delta of
     # G: ||p||_{G*}^2 <= upper^2 + delta ||p||_1^2
-    _, data_upper = _kernels.quick_seminorm_bound(gram, p)
+    _, data_upper = _gram.quick_seminorm_bound(gram, p)
     assert upper**2 + gram.entry_error <= data_upper**2 <= (upper**2 + gram.entry_error) * 1.01
 
 
 def test_isnkpvn_first_step_needs_no_extended_precision(monkeypatch):
     """The fixed cost of a call: at the centre of the simplex, one product decides."""
-    from kperc import _kernels
+    from kperc import _gram
 
     prob = planted_problem(0, n=200)
     G = kperc.ValidatedGram(prob.gram())
     calls = []
-    real = _kernels._dense_seminorm_bound
-    monkeypatch.setattr(
-        _kernels, "_dense_seminorm_bound", lambda G, p: calls.append(1) or real(G, p)
-    )
+    real = _gram._dense_seminorm_bound
+    monkeypatch.setattr(_gram, "_dense_seminorm_bound", lambda G, p: calls.append(1) or real(G, p))
     kperc.isnkpvn(G, eps=1e-3, max_iter=1)
     assert calls == []

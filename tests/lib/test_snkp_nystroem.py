@@ -415,3 +415,31 @@ def test_bad_max_residual_is_named(bad):
     ds = planted_rbf(100, 2, rho=0.05, gamma=GAMMA, seed=0)
     with pytest.raises((ValueError, TypeError), match="max_residual"):
         kperc.snkp_nystroem(ds.X, ds.y, gamma=GAMMA, max_residual=bad)
+
+
+def test_data_is_validated_once_and_snkp_trusts_the_features(monkeypatch):
+    """snkp_nystroem checks X and y once, at its boundary: the dual check of every stage
+    and the SNKP runs take what it checked (no check_Xy, no probe of the features)."""
+    from kperc import _validation
+
+    calls = {"check_Xy": 0, "probe": 0}
+    real_check, real_probe = _approx.check_Xy, _validation._probe_operator
+
+    def counting_check(*args, **kwargs):
+        calls["check_Xy"] += 1
+        return real_check(*args, **kwargs)
+
+    def counting_probe(*args, **kwargs):
+        calls["probe"] += 1
+        return real_probe(*args, **kwargs)
+
+    monkeypatch.setattr(_approx, "check_Xy", counting_check)
+    monkeypatch.setattr(_validation, "_probe_operator", counting_probe)
+    ds = planted_rbf(300, 3, rho=0.01, gamma=GAMMA, seed=1)
+    for products in ("float32", "float64"):
+        res = kperc.snkp_nystroem(
+            ds.X, ds.y, gamma=GAMMA, n_components=32, certify="dual", products=products
+        )
+        # several stages, each with its SNKP run and its exact check of a separator
+        assert res.certified and sum(s["snkp"] == "separator" for s in res.stages) >= 2
+    assert calls == {"check_Xy": 2, "probe": 0}

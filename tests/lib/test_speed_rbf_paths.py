@@ -109,7 +109,7 @@ def test_rbf_gram_matrix_is_exact_within_its_entry_error(gamma, scale):
     g = gamma / scale**2
     G = kperc.gram_matrix(X, y, "rbf", gamma=g)
     delta = gram_provenance(G).entry_error
-    assert delta <= 1.1 * 2.0**-30  # kperc._kernels.GRAM_REPAIR_TOL, below the PSD test's 1e-8
+    assert delta <= 1.1 * 2.0**-30  # kperc._gram_matrix.GRAM_REPAIR_TOL, below the PSD test's 1e-8
     ref = _exact_rbf(X, X, g)
     for i in range(9):
         for j in range(9):

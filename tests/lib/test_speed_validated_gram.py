@@ -14,7 +14,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import kperc
-from kperc import _kernels, _validation
+from kperc import _validation
+from kperc._gram import _DenseGram
 
 #: At most this many products ``G @ v`` besides the iterations, per call.
 FIXED_PRODUCTS = 20
@@ -35,7 +36,7 @@ class _Counter:
         self.columns = 0
         self.psd_tests = 0
         self.symmetry_scans = 0
-        dense = _kernels._DenseGram
+        dense = _DenseGram
         matvec, matvec_into = dense.matvec, dense.matvec_into
         column, column_into = dense.column, dense.column_into
         psd, asym = _validation.check_psd_matrix, _validation._max_asymmetry

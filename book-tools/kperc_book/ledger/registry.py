@@ -82,7 +82,7 @@ REGISTRY: dict[str, Result] = {
         status="paper+talk",
         label="ch02-thm-np",
     ),
-    "normalizing-never-hurts": Result(
+    "normalising-never-hurts": Result(
         "Normalising never weakens the bound",
         r"The normalised margin dominates the scaled raw margin, so the normalised "
         r"bound is never worse.",
