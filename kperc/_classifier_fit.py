@@ -796,7 +796,10 @@ def fit_problems(models: list[Any], X, labels: list[np.ndarray]) -> None:
         and not scipy.sparse.issparse(Xa)
         and bool(np.all(sqrt_diagonal(Xa, est.kernel, est._kernel_params()) > 0))
     ):
+        t0 = time.perf_counter()
         shared = SharedKernel(Xa, est.kernel, est._kernel_params())
+        shared_by = f", shared by the {len(models)} classes" if many else ""
+        est._log(f"normalised kernel matrix of {n} points{shared_by}", t0)
     if not (many and shared is not None and snkp32):
         for m, ypm in zip(models, labels, strict=True):
             fit_binary(m, X, Xa, ypm, shared)
