@@ -44,7 +44,7 @@ class Task:
 
     name: str
     dataset: str
-    source: str  # "sklearn" or "ISLP"
+    source: str  # "sklearn", "ISLP" or "synthetic"
     classes: tuple[Any, Any] | None = None
     positive: Any = None
 
@@ -75,7 +75,15 @@ ISLP_TASKS: tuple[Task, ...] = (
     *(Task(name, name, "ISLP") for name in ISLP_RESPONSE),
     Task("Khan", "Khan", "ISLP"),  # four tumour types; the book's own train/test split
 )
-TASKS = SKLEARN_TASKS + ISLP_TASKS
+#: A seeded synthetic multiclass task (issue 36): four classes, ``d = 24``, and ``n =
+#: 4331`` training points (6188 in all, 70/30), where one-vs-rest shares its kernel.
+SYNTHETIC: dict[str, dict[str, Any]] = {
+    "multiclass-4": dict(
+        n_samples=6188, n_features=24, n_informative=12, n_classes=4, random_state=SEED
+    ),
+}
+SYNTHETIC_TASKS: tuple[Task, ...] = tuple(Task(name, name, "synthetic") for name in SYNTHETIC)
+TASKS = SKLEARN_TASKS + ISLP_TASKS + SYNTHETIC_TASKS
 
 
 def islp_dir(root: Path | str | None = None) -> Path:
@@ -128,6 +136,8 @@ def _raw(task: Task, wheel: Path | str | None) -> tuple[Any, ...]:
     if task.source == "sklearn":
         bunch = getattr(datasets, f"load_{task.dataset}")()
         return bunch.data, bunch.target
+    if task.source == "synthetic":
+        return datasets.make_classification(**SYNTHETIC[task.dataset])
     if wheel is None:
         raise ValueError(f"task {task.name!r} needs the ISLP wheel (islp_wheel())")
     if task.dataset == "Khan":

@@ -23,7 +23,7 @@ from ._approx import (
     exact_margin_check,
     snkp_nystroem,
 )
-from ._classifier import InseparableDataWarning, SNKPClassifier
+from ._classifier import InseparableDataWarning, SmallMarginWarning, SNKPClassifier
 from ._gram import ValidatedGram
 from ._gram_matrix import GramOperator, gram_matrix, gram_operator, signed_normalized_points
 from ._kernel_columns import KernelGramOperator, kernel_gram_operator
@@ -63,6 +63,7 @@ __all__ = [
     "KpercResult",
     "SNKPClassifier",
     "InseparableDataWarning",
+    "SmallMarginWarning",
     "GramOperator",
     "ApproxGramOperator",
     "approx_gram_operator",

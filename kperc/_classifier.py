@@ -1,56 +1,44 @@
 """A scikit-learn classifier built on the Smoothed Normalised Kernel Perceptron.
 
-The estimator: its parameters, the one validation of ``X`` and ``y``, one-vs-rest for
-more than two classes, and prediction. The choice of the training kernel's form is in
-:mod:`kperc._gram_form`, the grown-rank fit in :mod:`kperc._grown_rank`, and the steps of
-one binary fit in :mod:`kperc._classifier_fit`.
+The estimator: its parameters, the one validation of ``X`` and ``y``, and prediction.
+The binary fits (one per class for one-vs-rest, on a shared kernel) are in
+:mod:`kperc._classifier_fit`, the training kernel's form in :mod:`kperc._gram_form`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import numbers
 import time
 import warnings
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import scipy.sparse
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
 from . import _classifier_fit as _fit
-from . import _gram_form
+from ._classifier_fit import InseparableDataWarning, SmallMarginWarning
 from ._gram_form import (
     AUTO_EXACT_MAX_N,
     AUTO_N_COMPONENTS,
     AUTO_N_MAX,
     AUTO_N_START,
-    build_fixed_gram,
-    choose_gram_form,
-    point_scales,
     sqrt_diagonal,
-    with_entry_error,
 )
-from ._gram_matrix import _gram_matrix_bounded
-from ._grown_rank import GrownNystroem, fit_grown_rank
-from ._kernel_values import _check_kernel_args, _kernel_values, linear_norms, resolve_gamma
+from ._kernel_values import _check_kernel_args, _kernel_values
 from ._typing import ArrayLike, KernelLike, RandomStateLike
-from ._validation import (
-    as_real_array,
-    check_finite,
-    check_positive,
-    check_sparse_X,
-    pow2_scale,
-)
 
 __all__ = [
     "SNKPClassifier",
     "InseparableDataWarning",
+    "SmallMarginWarning",
     "expected_failed_checks",
     "AUTO_EXACT_MAX_N",
     "AUTO_N_COMPONENTS",
@@ -58,30 +46,7 @@ __all__ = [
     "AUTO_N_MAX",
 ]
 
-_KERNELS = ("rbf", "linear", "poly")
-
-
-class InseparableDataWarning(ConvergenceWarning):
-    """The classifier's training data were not separated by its kernel.
-
-    A subclass of :class:`sklearn.exceptions.ConvergenceWarning`, emitted once, by
-    :meth:`~kperc.SNKPClassifier.fit`, when no separator of the training data was
-    found; the fitted model's ``converged_`` is then False and its predictions come
-    from an iterate that does not separate the training data.
-    :meth:`~kperc.SNKPClassifier.predict` and
-    :meth:`~kperc.SNKPClassifier.decision_function` do not warn again.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> from kperc import SNKPClassifier
-    >>> X, y = [[1.0], [1.0]], [0, 1]  # one point, with both labels
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     clf = SNKPClassifier(kernel="linear", algorithm="isnkpvn").fit(X, y)
-    >>> caught[0].category.__name__, clf.outcome_, clf.witnesses_.tolist()
-    ('InseparableDataWarning', 'conflict', [0, 1])
-    """
+_MAX = float(np.finfo(np.float64).max)  # the largest finite value: inf is refused
 
 
 _ZERO_POINT_REASON = (
@@ -91,17 +56,16 @@ _ZERO_POINT_REASON = (
     "y f(0) > 0); fit refuses it with a ValueError"
 )
 
-_INSEPARABLE_TRAIN_REASON = (
-    "hard-margin method: the check's two standardised blobs overlap, so no linear or "
-    "polynomial-kernel separator exists (min ||p||_G = 0), and with the RBF kernel the "
-    "margin is about 6e-4, so NKP's 1/rho^2 bound (about 2.6e6 iterations) exceeds "
-    "max_iter; the last iterate of a perceptron on data it cannot separate carries no "
-    "accuracy guarantee, so the check's accuracy > 0.83 may or may not be met"
+_NKP_TRAIN_REASON = (
+    "NKP needs about 1/rho^2 iterations: on the check's two standardised blobs (RBF "
+    "margin about 6e-4, about 2.6e6 iterations; a linear or polynomial kernel cannot "
+    "separate them) it stops on the iteration cap or a tol-certificate, and its last "
+    "iterate misses the check's accuracy of 0.83"
 )
 
 
 def expected_failed_checks(estimator: SNKPClassifier) -> dict[str, str]:
-    """Checks of :func:`sklearn.utils.estimator_checks.check_estimator` that cannot apply.
+    """Checks of :func:`sklearn.utils.estimator_checks.check_estimator` that fail.
 
     Pass the result as ``expected_failed_checks`` to ``check_estimator`` or
     ``parametrize_with_checks`` (scikit-learn 1.9). With the default parameters the
@@ -114,11 +78,11 @@ def expected_failed_checks(estimator: SNKPClassifier) -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        Check name -> the reason it cannot pass for this configuration.
+        Check name -> the reason it fails for this configuration.
     """
     expected = {}
-    if estimator.algorithm in ("nkp", "isnkpvn") or estimator.kernel in ("linear", "poly"):
-        expected["check_classifiers_train"] = _INSEPARABLE_TRAIN_REASON
+    if estimator.algorithm == "nkp":
+        expected["check_classifiers_train"] = _NKP_TRAIN_REASON
     if estimator.kernel in ("linear", "poly") and not estimator.fit_intercept:
         if estimator.kernel == "linear" or estimator.coef0 == 0:
             expected["check_estimators_dtypes"] = _ZERO_POINT_REASON
@@ -144,7 +108,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     gamma : float or "scale", default="scale"
         Kernel coefficient for "rbf" and "poly"; "scale" uses
         ``1 / (n_features * X.var())`` computed on the training ``X`` (without the
-        intercept feature), exactly as :class:`sklearn.svm.SVC` does.
+        intercept feature), exactly as :class:`sklearn.svm.SVC` does, at every finite
+        scale of ``X`` (where ``X.var()`` or ``gamma`` would overflow, ``X`` is first
+        divided by a power of two, exactly, which does not change the kernel).
     degree : int, default=3
         Degree of the "poly" kernel.
     coef0 : float, default=1.0
@@ -196,8 +162,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         with a margin above ``tol`` can classify.
     max_iter : int, default=100000
         Cap on the iterations of the algorithm (for "isnkpvn", on its total inner
-        iterations). Reaching it without a separator emits an
-        :class:`~kperc.InseparableDataWarning`. The default is that of
+        iterations). Reaching it without a separator emits a
+        :class:`~sklearn.exceptions.ConvergenceWarning`. The default is that of
         :func:`kperc.snkp`: SNKP's bound above stays below it for margins down to about
         ``1e-4`` at ``n = 10^4``. NKP's iterations are cheaper (``O(n)``) but its bound
         is ``1 / rho^2``: with ``algorithm="nkp"`` a larger cap, such as the ``10^6`` of
@@ -321,17 +287,20 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         ``alpha_0, ..., alpha_K``); at least 1, as scikit-learn expects.
     outcome_ : {"separator", "certificate", "conflict", "max_iter", "undecided"}
         How the run ended: a certified separator of the training data; a certificate
-        that no separator has a normalised margin above ``tol`` (``tol_`` below); a
-        conflict, some training points repeated with both labels, which no kernel can
-        separate (found before any iteration; the algorithm is then trained on the
-        other points); the iteration cap, also reported when a grown Nystroem rank
-        stopped without an answer (its cap, or features predicted to stay far from
-        the exact kernel; see Notes); or "undecided" (``algorithm="isnkpvn"``): a
-        certificate at ``tol`` holds for the kernel matrix as rounded, but ``tol`` is
-        below what can be certified for the exact kernel matrix of the training data
-        (the rounding of its construction), so the fit warns and ``converged_`` is False.
-        Separators and certificates hold for the exact kernel matrix of the training
-        data, not only for its rounded copy.
+        that no separator has a normalised margin above ``tol`` (``tol_`` below), which
+        leaves open a separator with a smaller margin (warned by a
+        :class:`~kperc.SmallMarginWarning`); a conflict, some training points repeated
+        with both labels, which no kernel can separate (found before any iteration; the
+        algorithm is then trained on the other points; warned by an
+        :class:`~kperc.InseparableDataWarning`); the iteration cap, also reported when
+        a grown Nystroem rank stopped without an answer (its cap, or features
+        predicted to stay far from the exact kernel; see Notes); or "undecided"
+        (``algorithm="isnkpvn"``): a certificate at ``tol`` holds for the kernel matrix
+        as rounded, but ``tol`` is below what can be certified for the exact kernel
+        matrix of the training data (the rounding of its construction). The last two
+        prove nothing about the data: a :class:`~sklearn.exceptions.ConvergenceWarning`
+        says so. Separators and certificates hold for the exact kernel matrix of the
+        training data, not only for its rounded copy.
     converged_ : bool
         Whether a separator of the training data was found (``outcome_ == "separator"``).
     witnesses_ : ndarray of int or None
@@ -367,9 +336,11 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     -----
     *Data that cannot be separated.* A hard-margin method has no meaningful answer on
     such data. When no separator is found the fit emits one
-    :class:`~kperc.InseparableDataWarning` (a
-    :class:`~sklearn.exceptions.ConvergenceWarning`) that says why (a conflict, a
-    certificate, or the iteration cap), names the witnesses, suggests rescaling when
+    :class:`~sklearn.exceptions.ConvergenceWarning` whose class names what was proved:
+    :class:`~kperc.InseparableDataWarning` for points repeated with both labels (no
+    kernel separates them), :class:`~kperc.SmallMarginWarning` for a certificate (no
+    separator with a margin above ``tol``), the base class itself for the iteration
+    cap or "undecided". It says why, names the witnesses, suggests rescaling when
     the scale of the features or of the intercept is the likely cause, and keeps the
     last iterate; ``converged_`` is False. Predictions of such a model carry no
     guarantee; they do not warn again. :func:`kperc.is_separable` answers the question
@@ -380,13 +351,16 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     a tiny margin: a separator then memorises the noise and predicts no better for it,
     and SNKP would need about ``2 sqrt(2 log n) / rho`` iterations to find it. The
     default ``tol`` stops such a fit early: it ends with one
-    :class:`~kperc.InseparableDataWarning` whose certificate (``outcome_ ==
+    :class:`~kperc.SmallMarginWarning` whose certificate (``outcome_ ==
     "certificate"``, ``certificate_norm_``) proves that no separator has a margin above
-    ``tol_``. That is the answer to expect on ordinary noisy data (ISLP's Weekly, for
-    example, with its direction of the market). For such data use a soft-margin method,
-    such as :class:`sklearn.svm.SVC` or :class:`sklearn.svm.LinearSVC`, which trade
-    training errors against the margin. To insist on a tiny-margin separator, pass a
-    smaller ``tol`` (and a ``max_iter`` of about ``2 sqrt(2 log n) / tol``), or use
+    ``tol_``; the data may still be separable with a smaller margin. That is the
+    answer to expect on ordinary noisy data (ISLP's Weekly, for example, with its
+    direction of the market). For such data use a soft-margin method, such as
+    :class:`sklearn.svm.SVC` or :class:`sklearn.svm.LinearSVC`, which trade training
+    errors against the margin. To insist on a tiny-margin separator, pass a
+    smaller ``tol`` above the floor that the warning states (the smallest bound that
+    can be certified for the exact kernel matrix of the data), with a ``max_iter`` of
+    about ``2 sqrt(2 log n) / tol``, or use
     :func:`kperc.is_separable`, which decides separability exactly.
 
     *Large data sets.* Above 5,000 points (RBF kernel, ``n_components="auto"``) the
@@ -406,7 +380,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     ``gamma="scale"`` (0.54 there) the features miss 7% at rank 512, where the fit
     ends with a certificate. Such a fit, like one that reaches the rank cap or
     ``max_iter`` first, ends with ``outcome_ == "max_iter"`` and one
-    :class:`~kperc.InseparableDataWarning` that says why and names the alternatives:
+    :class:`~sklearn.exceptions.ConvergenceWarning` that says why and names the alternatives:
     the exact kernel (``n_components=None``, or :func:`kperc.gram_matrix` and
     :func:`kperc.snkp`: ``8 n^2`` bytes and ``O(n^2)`` per iteration), a soft-margin
     method such as :class:`sklearn.svm.SVC`, or :func:`kperc.snkp_nystroem` with
@@ -414,8 +388,15 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
 
     *More than two classes.* One binary model per class, trained to separate that class
     from all the others (one-vs-rest); :meth:`decision_function` returns one column per
-    class and :meth:`predict` the class of the largest score. The fit warns once, naming
-    the classes that no separator of the kind above split from the rest.
+    class and :meth:`predict` the class of the largest score. The classes share the
+    normalised kernel matrix ``K~``, formed once with its entry-error bound: class
+    ``c`` trains on ``G_c = D_c K~ D_c`` (``D_c = diag(y^c)``, exact signs), and with
+    SNKP on the exact dense kernel and at least 2,000 points the classes run together,
+    each product with ``K~`` serving all of them (a product streams ``K~`` from
+    memory: its cost). Each class is certified against the exact kernel matrix of the
+    data, as its binary fit is. The fit warns once, naming the classes that no
+    separator of the kind above split from the rest (of the warning class that all of
+    them share, else :class:`~sklearn.exceptions.ConvergenceWarning`).
 
     *Weights.* A hard-margin separator must classify every training point, so there is
     nothing for point or class weights to trade off: ``fit`` refuses
@@ -425,14 +406,13 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     *scikit-learn compatibility.* With its default parameters the estimator passes every
     check of :func:`sklearn.utils.estimator_checks.check_estimator` (scikit-learn 1.9),
     multiclass ones included, so the ``expected_failed_checks`` list is empty. The
-    checks that cannot apply to some hard-margin configurations are returned by the
-    method ``expected_failed_checks()``:
+    checks that fail for some hard-margin configurations are returned by the method
+    ``expected_failed_checks()`` (each is tested to fail still):
 
-    * ``check_classifiers_train`` with ``algorithm="nkp"`` or ``"isnkpvn"``, or a
-      linear/polynomial kernel: the check's two blobs overlap, so these kernels cannot
-      separate them (NKP needs about ``1/rho^2 = 2.6e6`` iterations with the RBF
-      kernel, and ISNKPVN stops with a ``tol``-certificate); the last iterate on
-      inseparable data carries no accuracy guarantee.
+    * ``check_classifiers_train`` with ``algorithm="nkp"``: NKP needs about
+      ``1/rho^2`` iterations (``2.6e6`` on the check's blobs with the RBF kernel), and
+      its last iterate misses the check's accuracy. SNKP and ISNKPVN pass it with every
+      kernel.
 
     * ``check_estimators_dtypes`` with ``kernel="linear"`` (or a homogeneous ``"poly"``,
       ``coef0=0``) and ``fit_intercept=False``: the check's data contain the zero vector,
@@ -454,6 +434,28 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     # one value per class with more than two classes (one-vs-rest)
     outcome_: Any
     tol_: Any
+    estimators_: list[SNKPClassifier] | None
+    converged_: bool
+    n_iter_: int
+    gram_form_: str
+
+    _parameter_constraints: dict = {
+        "kernel": [StrOptions({"rbf", "linear", "poly"}), callable],
+        "gamma": [StrOptions({"scale"}), Interval(Real, 0, _MAX, closed="right")],
+        "degree": [Interval(Integral, 1, None, closed="left")],
+        "coef0": [Interval(Real, -_MAX, _MAX, closed="both")],
+        "fit_intercept": ["boolean"],
+        "intercept_scaling": [Interval(Real, 0, _MAX, closed="right")],
+        "algorithm": [StrOptions(set(_fit.ALGORITHMS))],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [StrOptions({"auto"}), Interval(Real, 0, _MAX, closed="right")],
+        "halt": ["boolean"],
+        "check_input": ["boolean"],
+        "verbose": ["verbose"],
+        "n_components": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+        "n_threads": [Interval(Integral, 1, None, closed="left"), None],
+    }
 
     def __init__(
         self,
@@ -470,7 +472,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         halt: bool = True,
         check_input: bool = True,
         verbose: int = 0,
-        n_components: int | str = "auto",
+        n_components: int | str | None = "auto",
         random_state: RandomStateLike = None,
         n_threads: int | None = 1,
     ) -> None:
@@ -497,12 +499,9 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.sparse = self._linear()
         return tags
 
-    def _linear(self):
-        return not callable(self.kernel) and self.kernel == "linear"
-
     def expected_failed_checks(self) -> dict[str, str]:
-        """Checks of :func:`sklearn.utils.estimator_checks.check_estimator` that cannot
-        apply to this configuration, with the reason (empty for the defaults).
+        """Checks of :func:`sklearn.utils.estimator_checks.check_estimator` that fail for
+        this configuration, with the reason (empty for the defaults).
 
         Pass the result as ``expected_failed_checks`` to ``check_estimator`` or
         ``parametrize_with_checks``.
@@ -513,141 +512,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         """
         return expected_failed_checks(self)
 
-    # -- parameters and validation -----------------------------------------------------
-
-    def _check_params(self):
-        algo = self.algorithm
-        if not isinstance(algo, str) or algo not in _fit.ALGORITHMS:
-            raise ValueError(f"algorithm must be one of {sorted(_fit.ALGORITHMS)}; got {algo!r}.")
-        named = isinstance(self.kernel, str) and self.kernel in _KERNELS
-        if not (callable(self.kernel) or named):
-            raise ValueError(
-                f"kernel must be one of {list(_KERNELS)} or a callable; got {self.kernel!r}."
-            )
-        if (
-            isinstance(self.max_iter, bool)
-            or not isinstance(self.max_iter, (int, np.integer, float))
-            or not np.isfinite(self.max_iter)
-            or int(self.max_iter) != self.max_iter
-            or self.max_iter <= 0
-        ):
-            raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}.")
-        if isinstance(self.gamma, str) and self.gamma != "scale":
-            raise ValueError(f"gamma must be a positive number or 'scale'; got {self.gamma!r}")
-        if not isinstance(self.gamma, str) and not (
-            _is_real(self.gamma) and np.isfinite(self.gamma) and self.gamma > 0
-        ):
-            raise ValueError(f"gamma must be a positive number or 'scale'; got {self.gamma!r}")
-        # checked whatever the kernel, as sklearn.svm.SVC does: a value that no kernel
-        # could use is a mistake even where this kernel ignores it
-        check_positive(self.degree, "degree", integer=True)
-        check_finite(self.coef0, "coef0")
-        for name in ("fit_intercept", "halt"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False; got {getattr(self, name)!r}.")
-        c = self.intercept_scaling
-        if not (_is_real(c) and np.isfinite(c) and c > 0):
-            raise ValueError(
-                f"intercept_scaling must be a positive finite number; got {c!r}"
-                f"{'' if _is_real(c) else f' of type {type(c).__name__}'}."
-            )
-        if isinstance(self.n_components, str) and self.n_components != "auto":
-            raise ValueError(
-                f"n_components must be 'auto', a positive integer or None; got "
-                f"{self.n_components!r}."
-            )
-        if not (self.n_components is None or isinstance(self.n_components, str)):
-            check_positive(self.n_components, "n_components", integer=True)
-        if callable(self.kernel) and not (self.n_components is None or self.n_components == "auto"):
-            raise ValueError(
-                "n_components (Nystroem features) needs a named kernel ('rbf', 'poly' or "
-                "'linear'): scikit-learn's Nystroem would call a callable kernel once per "
-                "pair of points. Use n_components='auto' or None (the exact kernel)."
-            )
-        tol = self.tol
-        if not (
-            (isinstance(tol, str) and tol == "auto")
-            or (_is_real(tol) and np.isfinite(tol) and float(tol) > 0)
-        ):
-            raise ValueError(f"tol must be 'auto' or a positive number; got {tol!r}.")
-        if not self.halt and algo == "isnkpvn":
-            raise ValueError(
-                "halt=False keeps improving a separator, which only algorithm='snkp' or "
-                "'nkp' can do; ISNKPVN always stops at its first separator."
-            )
-        nt = self.n_threads
-        if nt is not None and (
-            isinstance(nt, (bool, np.bool_)) or not isinstance(nt, (int, np.integer)) or nt < 1
-        ):
-            raise ValueError(f"n_threads must be a positive integer or None; got {nt!r}.")
-
-    def _validate(self, X, y=None, *, fitting):
-        """The one validation of ``X`` (and ``y``): everything after it trusts them."""
-        # sparse X is accepted here and refused by _trusted with a message naming the
-        # kernel, unless the kernel is linear
-        kw: dict[str, Any] = {"dtype": np.float64, "accept_sparse": ("csr", "csc")}
-        if not self.check_input:
-            kw = {"dtype": None, "ensure_all_finite": False, "accept_sparse": ("csr", "csc")}
-        # With check_input=False, complex, object, NaN and inf entries are still refused
-        # by name (they would give silent NaN scores or drop imaginary parts).
-        if not fitting:
-            return self._trusted(validate_data(self, X, reset=False, **kw))
-        X, y = validate_data(self, X, y, **kw)  # y=None gets scikit-learn's message
-        return self._trusted(X), y
-
-    def _trusted(self, X):
-        if scipy.sparse.issparse(X):
-            if not self._linear():
-                raise TypeError(
-                    f"X is a scipy.sparse matrix, which SNKPClassifier takes only with "
-                    f"kernel='linear' (trained through a sparse factored operator); "
-                    f"kernel={self.kernel!r} needs dense X: pass X.toarray(), or use "
-                    "kernel='linear'."
-                )
-            if self.n_components is not None and not isinstance(self.n_components, str):
-                raise TypeError(
-                    f"X is a scipy.sparse matrix, which the linear kernel trains on through "
-                    f"its exact sparse factored operator; n_components={self.n_components!r} "
-                    "(Nystroem features) needs dense X: use n_components='auto', or pass "
-                    "X.toarray()."
-                )
-            if self.n_components is None:
-                raise TypeError(
-                    "X is a scipy.sparse matrix, which the linear kernel trains on through "
-                    "its exact sparse factored operator, not the dense n x n matrix that "
-                    "n_components=None asks for: use n_components='auto' (also exact), or "
-                    "pass X.toarray()."
-                )
-            return check_sparse_X(X, "X")  # a CSR copy: real, finite (check_input or not)
-        if self.check_input:  # validate_data made it a finite float64 array
-            return X
-        X = as_real_array(X, "X")
-        if not np.all(np.isfinite(X)):
-            raise ValueError("X contains NaN or inf; remove or impute those entries first.")
-        return X
-
-    def _kernel_params(self):
-        """The kernel's parameters (checked by _check_params)."""
-        if callable(self.kernel) or self.kernel == "linear":
-            return {}
-        params = {"gamma": self._gamma}
-        if self.kernel == "poly":
-            params.update(degree=self.degree, coef0=self.coef0)
-        return _check_kernel_args(self.kernel, params)
-
-    def _threads(self):
-        """A context that limits BLAS to ``n_threads`` (a no-op for None)."""
-        if self.n_threads is None:
-            return contextlib.nullcontext()
-        return _threadpool_controller().limit(limits=int(self.n_threads), user_api="blas")
-
-    def _log(self, msg, t0=None):
-        if self.verbose:
-            tail = "" if t0 is None else f" ({time.perf_counter() - t0:.2f} s)"
-            print(f"[SNKPClassifier] {msg}{tail}", flush=True)
-
-    # -- fit ---------------------------------------------------------------------------
-
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: ArrayLike, y: ArrayLike, **fit_params: Any) -> SNKPClassifier:
         """Train on ``X`` with labels ``y`` (two classes, or one-vs-rest for more).
 
@@ -679,21 +544,26 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         Warns
         -----
         InseparableDataWarning
-            Once, when no separator of the training data was found (for more than two
-            classes: of some class from the others). See Notes of the class.
+            Once, when points repeated with both labels prove the training data
+            inseparable (for more than two classes: some class from the others).
+        SmallMarginWarning
+            Once, when a certificate proves that no separator has a normalised margin
+            above ``tol`` (the data may be separable with a smaller one).
+        sklearn.exceptions.ConvergenceWarning
+            Once, when the fit ended with neither (``max_iter``, or "undecided"), or
+            when the classes of one-vs-rest ended in different ways.
         UserWarning
             When ``n_components="auto"`` switches to Nystroem features of a fixed rank
             (see ``n_components``).
         """
         if fit_params:
-            names = ", ".join(sorted(fit_params))
             raise TypeError(
-                f"SNKPClassifier.fit does not accept {names}: a hard-margin classifier "
-                "separates every training point, so there is nothing for sample or class "
-                "weights to trade off. Resample the data instead, or use a soft-margin "
-                "method such as sklearn.svm.SVC."
+                f"SNKPClassifier.fit does not accept {', '.join(sorted(fit_params))}: a "
+                "hard-margin classifier separates every training point, so there is "
+                "nothing for sample or class weights to trade off. Resample the data "
+                "instead, or use a soft-margin method such as sklearn.svm.SVC."
             )
-        self._check_params()
+        _fit.check_combinations(self)
         X, y = self._validate(X, y, fitting=True)
         check_classification_targets(y)  # scikit-learn's error for a regression target
         self.classes_ = np.unique(y)
@@ -702,253 +572,72 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
                 f"SNKPClassifier needs at least 2 classes to separate; got "
                 f"{self.classes_.size} class in y."
             )
-        self._set_gamma(X)
+        self._x_exponent = _fit.data_exponent(self, X)  # 0 unless X's scale is extreme
+        X = np.ldexp(X, -self._x_exponent) if self._x_exponent else X
+        self._gamma = _fit.gamma_of(self, X)
+        self.intercept_feature_ = _fit.intercept_feature(self, X)
+        two = self.classes_.size == 2
+        models = [self] if two else [clone(self) for _ in self.classes_]
+        for m in models:
+            m.n_features_in_, m._gamma = self.n_features_in_, self._gamma
+            m._x_exponent = self._x_exponent
+            m.intercept_feature_, m.estimators_ = self.intercept_feature_, None
+            m.classes_ = self.classes_ if two else np.array([0, 1])  # 1: the class
+        labels = [y == c for c in (self.classes_[1:] if two else self.classes_)]
         with self._threads():
-            if self.classes_.size == 2:
-                self.estimators_ = None
-                self._fit_binary(X, np.where(y == self.classes_[1], 1.0, -1.0))
-                reasons = [] if self.converged_ else [_fit.inseparable_message(self, X)]
-            else:
-                ests = self._fit_one_vs_rest(X, y)
-                reasons = [
-                    f"class {c} against the rest: {_fit.inseparable_message(est, X)}"
-                    for c, est in zip(self.classes_, ests, strict=True)
-                    if not est.converged_
-                ]
-        if reasons:
-            warnings.warn(" | ".join(reasons), InseparableDataWarning, stacklevel=2)
+            _fit.fit_problems(models, X, [np.where(lab, 1.0, -1.0) for lab in labels])
+        self.estimators_ = None if two else models
+        if not two:
+            self.converged_ = all(m.converged_ for m in models)
+            self.outcome_ = np.array([m.outcome_ for m in models], dtype=object)
+            self.n_iter_ = max(m.n_iter_ for m in models)
+            self.tol_ = np.array([m.tol_ for m in models])
+            self.gram_form_ = models[0].gram_form_
+        said = [
+            (c, _fit.fit_warning(m, X))
+            for c, m in zip(self.classes_[-len(models) :], models, strict=True)
+            if not m.converged_
+        ]
+        if said:  # one warning, of the class that names what was proved
+            kinds = {kind for _, (kind, _) in said}
+            kind = kinds.pop() if len(kinds) == 1 else ConvergenceWarning
+            text = (msg if two else f"class {c} against the rest: {msg}" for c, (_, msg) in said)
+            warnings.warn(" | ".join(text), kind, stacklevel=3)
         return self
 
-    def _set_gamma(self, X):
-        if self.gamma == "scale":  # as sklearn.svm.SVC: on X, without the intercept column
-            self._gamma = resolve_gamma("scale", X) if self.kernel in ("rbf", "poly") else 1.0
-        else:
-            self._gamma = float(self.gamma)
+    def _linear(self):
+        return not callable(self.kernel) and self.kernel == "linear"
 
-    def _fit_one_vs_rest(self, X, y):
-        """One binary model per class, trained on the validated ``X`` (not validated again)."""
-        ests = []
-        # the unsigned dense kernel of the training points, built by the first class that
-        # needs it and signed by each (the signs y_i y_j are exact, so each class gets
-        # the matrix it would build itself); dropped after the fit (n^2 memory)
-        shared: dict[str, Any] = {}
-        for c in self.classes_:
-            est = clone(self)
-            est.n_features_in_ = self.n_features_in_
-            est.classes_ = np.array([0, 1])  # 1: the class, 0: the rest
-            est._gamma = self._gamma
-            est.estimators_ = None
-            est._shared_gram = shared
-            try:
-                est._fit_binary(X, np.where(y == c, 1.0, -1.0))
-            finally:
-                del est._shared_gram
-            ests.append(est)
-        shared.clear()
-        self.estimators_ = ests
-        self.converged_ = all(est.converged_ for est in self.estimators_)
-        self.outcome_ = np.array([est.outcome_ for est in self.estimators_], dtype=object)
-        self.n_iter_ = max(est.n_iter_ for est in self.estimators_)
-        self.tol_ = np.array([est.tol_ for est in self.estimators_])
-        self.gram_form_ = self.estimators_[0].gram_form_
-        self.intercept_feature_ = self.estimators_[0].intercept_feature_
-        return ests
+    def _validate(self, X, y=None, *, fitting):
+        """The one validation of ``X`` (and ``y``): everything after it trusts them."""
+        kw: dict[str, Any] = {"dtype": np.float64, "accept_sparse": ("csr", "csc")}
+        if not self.check_input:  # complex, object, NaN and inf are still refused
+            kw = {"dtype": None, "ensure_all_finite": False, "accept_sparse": ("csr", "csc")}
+        if not fitting:
+            X = _fit.trusted_X(self, validate_data(self, X, reset=False, **kw))
+            return np.ldexp(X, -self._x_exponent) if self._x_exponent else X
+        X, y = validate_data(self, X, y, **kw)  # y=None gets scikit-learn's message
+        return _fit.trusted_X(self, X), y
 
-    def _fit_binary(self, X, ypm):
-        """Fit on ``X`` with labels ``ypm`` in {-1, +1}; sets the binary attributes."""
-        self.intercept_feature_ = None
-        if self._uses_intercept_feature():
-            norms = linear_norms(X)  # rows of size 1e+-300: no overflow in the squares
-            top = float(np.max(norms)) if norms.size else 0.0
-            rms = top * float(np.sqrt(np.mean((norms / top) ** 2))) if top > 0 else 0.0
-            scale = pow2_scale(rms) if rms > 0 and np.isfinite(rms) else 1.0
-            self.intercept_feature_ = float(self.intercept_scaling) * scale
-        Xa = self._augment(X)
-        n = Xa.shape[0]
-        # points repeated with both labels: no kernel separates them, so no run can
-        # succeed; they are left out of the training run (and named)
-        self.conflicts_ = _fit.conflicts(Xa, ypm)
-        train = np.setdiff1d(np.arange(n), self.conflicts_.ravel())
-        self._n_train = max(train.size, 1)
-        self.tol_ = _fit.resolve_tol(
-            self.tol, self.algorithm, int(self.max_iter), self._n_train, self._linear()
-        )
-        self._tol_is_memorising = self.tol_ == 1.0 / np.sqrt(self._n_train)
-        alpha, s = np.zeros(n), np.zeros(n)
-        res = found = G = None
-        self.gram_form_ = choose_gram_form(self, n).form
-        self.n_components_ = None
-        self._grown_message = self._grown_stop = None
-        self._margin_bound = None
-        if train.size and np.unique(ypm[train]).size == 2:
-            t0 = time.perf_counter()
-            G, s[train] = self._build_gram(Xa[train], ypm[train], Xa=Xa, train=train)
-            self._log(f"kernel={self.kernel!r}, gamma={self._gamma:.4g}: {self._what()}", t0)
-            t0 = time.perf_counter()
-            self._log(f"running {self.algorithm.upper()} (max_iter={int(self.max_iter)})")
-            res, found = self._run(G, self.tol_)
-            msg = "certificate found" if found else res.message
-            self._log(f"{self.algorithm.upper()}: {msg}", t0)
-            alpha[train] = res.alpha
-        elif train.size:  # one class left: its points get equal weights
-            s[train] = point_scales(Xa[train], ypm[train], self.kernel, self._kernel_params())
-            alpha[train] = 1.0 / train.size
-        self._record(Xa, train, alpha, s, res, found, G)
+    def _kernel_params(self):
+        """The kernel's parameters (checked by ``_parameter_constraints``)."""
+        if callable(self.kernel) or self.kernel == "linear":
+            return {}
+        params = {"gamma": self._gamma}
+        if self.kernel == "poly":
+            params.update(degree=self.degree, coef0=self.coef0)
+        return _check_kernel_args(self.kernel, params)
 
-    def _what(self):
-        m, n = self.n_components_, self._n_train
-        return {
-            "dense": f"dense Gram matrix {n}x{n}",
-            "factored": f"factored linear-kernel Gram operator ({n}x{self._n_cols} factor)",
-            "nystroem": f"Nystroem Gram operator ({n}x{m} features)",
-        }[self.gram_form_]
+    def _threads(self):
+        """A context that limits BLAS to ``n_threads`` (a no-op for None)."""
+        if self.n_threads is None:
+            return contextlib.nullcontext()
+        return _threadpool_controller().limit(limits=int(self.n_threads), user_api="blas")
 
-    def _build_gram(self, Xt, ypm, *, Xa=None, train=None):
-        """The training kernel ``G`` of the points ``Xt = Xa[train]`` and the per-point
-        scale ``s`` (one step, timed by the benchmarks). One-vs-rest shares the unsigned
-        dense kernel of all of ``Xa`` between the classes."""
-        params = self._kernel_params()
-        choice = choose_gram_form(self, Xt.shape[0])
-        shared = getattr(self, "_shared_gram", None)
-        if (
-            choice.form == "dense"
-            and shared is not None
-            and Xa is not None
-            and not callable(self.kernel)
-            and shared.setdefault("ok", bool(np.all(sqrt_diagonal(Xa, self.kernel, params) > 0)))
-        ):
-            self._n_cols = Xt.shape[1]
-            self.gram_form_ = choice.form
-            s = point_scales(Xt, ypm, self.kernel, params)
-            if "N" not in shared:
-                # with the bound on its entries' rounding: the signs and the selection of
-                # rows below are exact, so each class's G carries the same bound
-                shared["N"], shared["delta"], _ = _gram_matrix_bounded(
-                    Xa, np.ones(Xa.shape[0]), self.kernel, params
-                )
-            N = shared["N"]
-            G = N.take(train, axis=0).take(train, axis=1) if train.size < N.shape[0] else N.copy()
-            G *= ypm[:, None]
-            G *= ypm[None, :]
-            return with_entry_error(G, shared["delta"]), s
-        Xa = Xt
-        self._n_cols = Xa.shape[1]
-        if choice.form == "nystroem" and isinstance(self.n_components, str):
-            self._announce_nystroem(Xa.shape[0], choice)
-        if choice.grows:  # the rank is chosen by running SNKP: G carries its result
-            point_scales(Xa, ypm, self.kernel, params)  # K(x, x) = 1: nothing to refuse
-            G, s = fit_grown_rank(
-                Xa,
-                ypm,
-                first_rank=int(choice.n_components or 1),
-                gamma=params["gamma"],
-                max_iter=int(self.max_iter),
-                tol=self.tol_,
-                random_state=self.random_state,
-                log=self._log,
-            )
-            self._grown_message, self._grown_stop = G.result.message, G.result.stop
-        else:
-            G, s = build_fixed_gram(Xa, ypm, self.kernel, params, choice, self.random_state)
-        self.gram_form_ = choice.form
-        if choice.form == "nystroem":
-            self.n_components_ = int(G.transformer.components_.shape[0])
-        return G, s
-
-    def _announce_nystroem(self, n, choice):
-        """Say that ``n_components="auto"`` approximates the kernel. A grown rank
-        certifies its answer under the exact kernel, so it is only logged; a fixed rank
-        certifies it for the approximate kernel only, so a ``UserWarning`` says so."""
-        if choice.grows:
-            self._log(
-                f"n_components='auto': {n} points are more than "
-                f"{_gram_form.AUTO_EXACT_MAX_N}: Nystroem features whose rank starts at "
-                f"{choice.n_components} and doubles until SNKP's answer is certified under "
-                f"the exact kernel (at most {_gram_form.AUTO_N_MAX}; kperc.snkp_nystroem), or "
-                "until the features are predicted to stay far from the kernel"
-            )
-            return
-        warnings.warn(
-            f"n_components='auto': {n} training points are more than "
-            f"{_gram_form.AUTO_EXACT_MAX_N}, so the {self.kernel!r} kernel is approximated "
-            f"by {choice.n_components} Nystroem features (the separator is certified for the "
-            "approximate kernel; gram_form_='nystroem'). Pass n_components=None for the "
-            "exact kernel (8 n^2 bytes) or an int to choose the number of features.",
-            UserWarning,
-            stacklevel=5,
-        )
-
-    def _run(self, G, tol):
-        """The algorithm's result on ``G`` and the classifier's certificate, if it stopped
-        on one (one step, timed by the benchmarks)."""
-        if isinstance(G, GrownNystroem):  # SNKP already ran while the rank grew
-            return G.kperc_result(), G.certificate()
-        return _fit.run_algorithm(
-            G,
-            self.algorithm,
-            max_iter=int(self.max_iter),
-            halt=bool(self.halt),
-            tol=tol,
-            verbose=self.verbose,
-            lower_floor=(
-                ", or n_components='auto' (the factored linear-kernel operator, whose "
-                "floor is lower)"
-                if self._linear() and self.gram_form_ == "dense"
-                else ""
-            ),
-        )
-
-    def _record(self, Xa, train, alpha, s, res, found, G):
-        """The fitted attributes of a binary fit."""
-        self.halting_index_ = int(res.nit) if res is not None else 0
-        self.n_iter_ = self.halting_index_ + 1
-        self.witnesses_ = self.certificate_norm_ = None
-        if self.conflicts_.shape[0]:
-            self.outcome_ = "conflict"
-            self.witnesses_ = np.unique(self.conflicts_)
-            self.certificate_norm_ = 0.0
-        elif found is not None:
-            self.outcome_ = "certificate"
-            self.witnesses_ = train[np.flatnonzero(found["p"] > 0)]
-            self.certificate_norm_ = found["bound"]
-        else:
-            assert res is not None  # no run only when conflicts left one class
-            self.outcome_ = res.outcome if res.outcome != "callback" else "max_iter"
-            if res.outcome == "certificate":
-                self.witnesses_ = train[np.flatnonzero(res.p > 0)]
-                self.certificate_norm_ = float(res.norm_p_G)
-            elif self.outcome_ == "max_iter" and not isinstance(G, GrownNystroem):
-                self._margin_bound = _fit.margin_upper_bound(G, res)
-        self.converged_ = self.outcome_ == "separator"
-        self._rest_note = (
-            "had only one class left to train on"
-            if res is None
-            else "separated the other points"
-            if res.outcome == "separator"
-            else "did not separate the other points either"
-        )
-        self.support_ = np.flatnonzero(alpha != 0)
-        self.support_vectors_ = Xa[self.support_]
-        self.dual_coef_ = (alpha * s)[self.support_]
-        # f(x) = (Z^T alpha) . z(x) / ||z(x)|| for Nystroem features z; None when exact
-        self.feature_map_ = self.feature_coef_ = None
-        if self.gram_form_ == "nystroem" and G is not None:
-            self.feature_map_ = G.transformer
-            self.feature_coef_ = (
-                G.result.coef if isinstance(G, GrownNystroem) else G.Z.T @ alpha[train]
-            )
-
-    def _uses_intercept_feature(self):
-        return bool(self.fit_intercept) and (callable(self.kernel) or self.kernel != "rbf")
-
-    def _augment(self, X):
-        c = getattr(self, "intercept_feature_", None)
-        if c is not None:
-            if scipy.sparse.issparse(X):
-                col = scipy.sparse.csr_matrix(np.full((X.shape[0], 1), c))
-                return scipy.sparse.hstack([X, col], format="csr")
-            return np.hstack([X, np.full((X.shape[0], 1), c)])
-        return X
+    def _log(self, msg, t0=None):
+        if self.verbose:
+            tail = "" if t0 is None else f" ({time.perf_counter() - t0:.2f} s)"
+            print(f"[SNKPClassifier] {msg}{tail}", flush=True)
 
     # -- prediction --------------------------------------------------------------------
 
@@ -981,7 +670,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
             return self._decision(X)
 
     def _decision(self, X):
-        Xa = self._augment(X)
+        Xa = _fit.augment(self, X)
         if self.feature_map_ is not None:
             F = self.feature_map_.transform(Xa)
             norms = np.sqrt(np.einsum("ij,ij->i", F, F))
@@ -1055,7 +744,3 @@ def _threadpool_controller() -> ThreadpoolController:
     """One controller for the process: building it inspects the loaded libraries
     (milliseconds), limiting threads with it afterwards takes microseconds."""
     return ThreadpoolController()
-
-
-def _is_real(value) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))

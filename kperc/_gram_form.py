@@ -7,7 +7,10 @@ Three forms, chosen from ``n_components``, the kernel and the number of points:
 * ``"nystroem"``: Nystroem features, of a fixed rank, or of a rank grown until the
   separator holds under the exact kernel (:mod:`kperc._grown_rank`).
 
-The functions here trust their input: ``X`` was validated once by the estimator.
+The exact dense form signs a normalised kernel matrix formed once per fit
+(:class:`SharedKernel`), which one-vs-rest shares between its classes
+(:class:`SignedGram`). The functions here trust their input: ``X`` was validated once
+by the estimator.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ._approx import _approx_gram_operator
+from ._gram import as_gram, quick_seminorm_bound
 from ._gram_matrix import (
     GramOperator,
     _gram_matrix_bounded,
@@ -140,3 +144,67 @@ def with_entry_error(G: np.ndarray, delta: float | None) -> np.ndarray:
     if G.base is not None or not G.flags.owndata or not G.flags.c_contiguous:
         G = np.array(G, order="C")
     return trust_gram(G, GramProvenance(psd_exact=bool(delta <= PSD_TOL), entry_error=delta))
+
+
+class SharedKernel:
+    """The normalised kernel matrix ``K~`` of the training points, formed once per fit.
+
+    ``K~_ij = K(x_i, x_j) / sqrt(K(x_i, x_i) K(x_j, x_j))`` carries the bound ``delta``
+    on its entries' rounding (registered with :func:`with_entry_error`). A binary problem
+    with labels ``y`` trains on ``G = D K~ D``, ``D = diag(y)``: the signs are exact, so
+    ``G`` carries the same bound, and one-vs-rest shares ``K~`` between its classes
+    (:class:`SignedGram`), with its float32 copy, built once, for SNKP's products.
+    """
+
+    def __init__(self, Xa, kernel, params: dict) -> None:
+        K, delta, _ = _gram_matrix_bounded(Xa, np.ones(Xa.shape[0]), kernel, params)
+        self.delta = delta
+        self.K = with_entry_error(K, delta)
+        self._K32: np.ndarray | None = None
+        self.lockstep: Any = None  # set by one-vs-rest: SNKP's runs share their products
+
+    @property
+    def K32(self) -> np.ndarray:
+        if self._K32 is None:
+            self._K32 = self.K.astype(np.float32)
+        return self._K32
+
+    def signed(self, train: np.ndarray, ypm: np.ndarray) -> np.ndarray:
+        """The dense ``G = D K~ D`` of the points ``train``, with the bound of ``K~``."""
+        K = self.K
+        G = K.take(train, axis=0).take(train, axis=1) if train.size < K.shape[0] else K.copy()
+        G *= ypm[:, None]
+        G *= ypm[None, :]
+        return with_entry_error(G, self.delta)
+
+
+class SignedGram:
+    """``G = D K~ D`` for a :class:`SharedKernel` and the labels ``y`` of every training
+    point, never formed: ``G v = y * (K~ (y * v))``, whose rounding is that of ``G v``
+    (a product with ``D`` is exact). SNKP's float32 products (:meth:`float32`) only
+    propose; separators and certificates are checked with the float64 ``K~``."""
+
+    def __init__(self, shared: SharedKernel, ypm: np.ndarray) -> None:
+        self.shared = shared
+        self.y = ypm
+        self.n = int(ypm.size)
+        self.shape = (self.n, self.n)
+        self.dtype = shared.K.dtype  # its products are computed in float64
+        self.entry_error = float(shared.delta or 0.0)
+        self.lockstep: Any = None  # while SNKP runs in one-vs-rest: its shared products
+        self.member = 0
+
+    def matvec(self, v: np.ndarray) -> np.ndarray:
+        if self.lockstep is not None:
+            return self.y * self.lockstep.product(self.member, self.shared.K, self.y * v)
+        return self.y * (self.shared.K @ (self.y * v))
+
+    def close(self) -> None:
+        """The run ended: leave the shared products (if any)."""
+        if self.lockstep is not None:
+            self.lockstep.leave(self.member)
+            self.lockstep = None
+
+    def seminorm_upper(self, p: np.ndarray) -> float:
+        """An upper bound on ``||p||_G`` for the exact kernel matrix of the data."""
+        return float(quick_seminorm_bound(as_gram(self.shared.K, validate=False), self.y * p)[1])

@@ -87,8 +87,24 @@ def fit_grown_rank(
     for st in G.result.stages:
         log(
             f"Nystroem rank {st['n_components']}: SNKP {st['snkp']} after {st['nit']} "
-            f"iterations, certified under the exact kernel: {st['certified']}"
-            f"{'; exact check of the certificate skipped (sampled)' if st['sampled_out'] else ''}"
-            f"; the features miss {st['residual']:.2g} of the kernel ({st['seconds']:.2f} s)"
+            f"iterations; {stage_answer(st)}; the features miss {st['residual']:.2g} of the "
+            f"kernel ({st['seconds']:.2f} s)"
         )
     return G, ypm / G.feature_norms
+
+
+def stage_answer(stage: dict[str, Any]) -> str:
+    """What one rank of :func:`kperc.snkp_nystroem` established under the exact kernel,
+    in words that are true whichever way the stage ended."""
+    if stage["certified"]:
+        return "its separator is certified under the exact kernel"
+    if stage["certificate"]:
+        return "its tol-certificate holds under the exact kernel"
+    if stage["sampled_out"]:
+        return (
+            "its tol-certificate of the features was not checked under the exact kernel "
+            "(a sampled estimate put it above tol)"
+        )
+    if stage["screened"]:
+        return "its tol-certificate of the features does not hold under the exact kernel"
+    return "no separator certified under the exact kernel"

@@ -15,7 +15,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import kperc
 from kperc import SNKPClassifier
 from kperc import datasets as data
-from kperc._classifier import InseparableDataWarning, expected_failed_checks
+from kperc._classifier import InseparableDataWarning, SmallMarginWarning, expected_failed_checks
 
 _CHECKED = [
     SNKPClassifier(),
@@ -226,7 +226,7 @@ def test_inseparable_data_give_a_certificate_and_witnesses():
     exact margin; the warning names the witnesses, and predictions do not warn again."""
     X, y = kperc.datasets.moons(60, noise=0.1, seed=0)
     clf = SNKPClassifier(kernel="linear", algorithm="isnkpvn", tol=1e-3)
-    with pytest.warns(InseparableDataWarning, match="witnesses_") as rec:
+    with pytest.warns(SmallMarginWarning, match="witnesses_") as rec:
         clf.fit(X, y)
     assert issubclass(rec[0].category, ConvergenceWarning)
     assert clf.outcome_ == "certificate" and not clf.converged_
@@ -308,7 +308,7 @@ def test_verbose_2_progress_of_isnkpvn_names_the_call(capsys, monkeypatch):
 
     monkeypatch.setattr(mod, "PROGRESS_SECONDS", 0.0)
     X, y = kperc.datasets.infeasible(40, 2, rho=-0.2, seed=0)
-    with pytest.warns(InseparableDataWarning):
+    with pytest.warns(SmallMarginWarning):
         clf = SNKPClassifier(
             kernel="linear", fit_intercept=False, algorithm="isnkpvn", tol=1e-4, verbose=2
         ).fit(X, y)
@@ -391,7 +391,7 @@ def test_linear_factored_operator_agrees_with_the_dense_matrix():
 
 def test_bad_n_components_string():
     X, y = kperc.datasets.circles(20, seed=0)
-    with pytest.raises(ValueError, match="n_components must be 'auto'"):
+    with pytest.raises(ValueError, match="'n_components' parameter"):
         SNKPClassifier(n_components="exact").fit(X, y)
 
 
@@ -450,7 +450,7 @@ def test_warns_once_per_fit_in_a_grid_search():
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         grid.fit(X, y)
-    caught = [w for w in rec if issubclass(w.category, InseparableDataWarning)]
+    caught = [w for w in rec if issubclass(w.category, ConvergenceWarning)]
     assert len(caught) == 3 * 3 + 1  # one per fit (9 folds and the refit), none at scoring
 
 
@@ -487,7 +487,7 @@ def test_rbf_ignores_the_intercept_feature():
 def test_inseparable_linear_data_stop_early_with_a_certificate(seed):
     prob = infeasible_problem(seed)
     clf = SNKPClassifier(kernel="linear", fit_intercept=False, max_iter=100_000)
-    with pytest.warns(InseparableDataWarning, match="normalised margin above"):
+    with pytest.warns(SmallMarginWarning, match="normalised margin above"):
         clf.fit(prob.X, prob.y)
     assert clf.outcome_ == "certificate" and clf.halting_index_ < 5_000
     n = prob.X.shape[0]
@@ -509,7 +509,7 @@ def test_separable_data_never_stop_on_a_certificate():
 def test_nkp_stops_early_too():
     prob = infeasible_problem(3)
     clf = SNKPClassifier(kernel="linear", fit_intercept=False, algorithm="nkp")
-    with pytest.warns(InseparableDataWarning):
+    with pytest.warns(SmallMarginWarning):
         clf.fit(prob.X, prob.y)
     assert clf.outcome_ == "certificate" and clf.tol_ == pytest.approx(1 / np.sqrt(1e5))
     assert clf.halting_index_ < 100_000
@@ -594,7 +594,7 @@ def test_auto_rank_cap_is_reported_as_not_converged(monkeypatch):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         clf = SNKPClassifier(gamma=2.0, random_state=0, max_iter=2000).fit(ds.X, ds.y)
-    msgs = [str(w.message) for w in caught if w.category is InseparableDataWarning]
+    msgs = [str(w.message) for w in caught if w.category is ConvergenceWarning]
     assert len(msgs) == 1 and "no separator could be certified up to rank 8" in msgs[0]
     assert "n_components=None" in msgs[0]  # the exact-kernel path is named
     assert not clf.converged_ and clf.outcome_ == "max_iter" and clf.n_components_ == 8
@@ -626,7 +626,7 @@ def test_scale_hint_in_the_warning():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((60, 2)) * [1.0, 1e5]
     y = np.where(rng.random(60) < 0.5, 1, -1)
-    with pytest.warns(InseparableDataWarning, match="StandardScaler"):
+    with pytest.warns(ConvergenceWarning, match="StandardScaler"):
         SNKPClassifier(kernel="linear", max_iter=300).fit(X, y)
 
 
@@ -875,7 +875,7 @@ def test_noisy_data_end_early_with_a_certificate(kernel):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         clf = SNKPClassifier(kernel=kernel).fit(X, y)
-    msgs = [str(w.message) for w in caught if w.category is InseparableDataWarning]
+    msgs = [str(w.message) for w in caught if w.category is SmallMarginWarning]
     assert len(msgs) == 1 and "soft-margin" in msgs[0] and "1/sqrt(n)" in msgs[0]
     assert clf.tol_ == 1 / np.sqrt(300) and clf.outcome_ == "certificate"
     assert 0 < clf.certificate_norm_ <= clf.tol_
@@ -900,7 +900,7 @@ def test_the_max_iter_warning_states_a_margin_bound():
     import re
 
     X, y = data.circles(200, seed=0)
-    with pytest.warns(InseparableDataWarning) as rec:
+    with pytest.warns(ConvergenceWarning) as rec:
         clf = SNKPClassifier(gamma=2.0, max_iter=2).fit(X, y)
     text = str(rec[0].message)
     assert clf.outcome_ == "max_iter" and "tol" not in text
@@ -926,7 +926,7 @@ def test_one_vs_rest_builds_the_kernel_once_and_fits_as_each_binary_model(kernel
     """The unsigned dense kernel is built once and signed per class: each class's model
     is the one a binary fit of that class against the rest gives, also when points
     repeated with two labels leave each class a different training set."""
-    from kperc import _classifier
+    from kperc import _gram_form
 
     rng = np.random.default_rng(4)
     X = rng.normal(size=(40, 3))
@@ -934,16 +934,16 @@ def test_one_vs_rest_builds_the_kernel_once_and_fits_as_each_binary_model(kernel
     y = np.arange(40) % 3
     y[30:33] = [2, 1, 2]
     built = []
-    real = _classifier._gram_matrix_bounded
+    real = _gram_form._gram_matrix_bounded
     monkeypatch.setattr(
-        _classifier, "_gram_matrix_bounded", lambda *a: built.append(a[0].shape) or real(*a)
+        _gram_form, "_gram_matrix_bounded", lambda *a: built.append(a[0].shape) or real(*a)
     )
     params = {"kernel": kernel, "n_components": None, "max_iter": 300}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         clf = SNKPClassifier(**params).fit(X, y)
     assert len(built) == 1 and built[0][0] == 40  # one n x n kernel, of all the points
-    monkeypatch.setattr(_classifier, "_gram_matrix_bounded", real)
+    monkeypatch.setattr(_gram_form, "_gram_matrix_bounded", real)
     for k, est in enumerate(clf.estimators_):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -953,3 +953,186 @@ def test_one_vs_rest_builds_the_kernel_once_and_fits_as_each_binary_model(kernel
         np.testing.assert_array_equal(est.support_, ref.support_)
         np.testing.assert_allclose(est.dual_coef_, ref.dual_coef_, rtol=1e-12, atol=0)
     assert not hasattr(clf.estimators_[0], "_shared_gram")
+
+
+# ------------------------------------ issue 36: expected failures, warnings, verbose
+
+
+_LISTED = [
+    SNKPClassifier(algorithm="nkp"),
+    SNKPClassifier(kernel="linear", algorithm="nkp"),
+    SNKPClassifier(kernel="poly", algorithm="nkp"),
+    SNKPClassifier(kernel="linear", fit_intercept=False),
+    SNKPClassifier(kernel="poly", coef0=0.0, fit_intercept=False),
+]
+
+
+@pytest.mark.parametrize(
+    ("estimator", "check"),
+    [(est, name) for est in _LISTED for name in expected_failed_checks(est)],
+    ids=lambda v: v if isinstance(v, str) else repr(v),
+)
+def test_each_expected_failed_check_still_fails(estimator, check):
+    """expected_failed_checks() is exact: every check it lists fails when run alone
+    (the configurations that list nothing pass them all: test_check_estimator)."""
+    from sklearn.utils import estimator_checks
+
+    with warnings.catch_warnings(), pytest.raises((AssertionError, ValueError)):
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        getattr(estimator_checks, check)(type(estimator).__name__, estimator)
+
+
+def test_isnkpvn_and_the_linear_kernel_expect_no_failed_check():
+    """Issue 36: check_classifiers_train passes for kernel="linear" and "isnkpvn"."""
+    from sklearn.utils.estimator_checks import check_classifiers_train
+
+    for est in (SNKPClassifier(kernel="linear", algorithm="isnkpvn"), SNKPClassifier("linear")):
+        assert expected_failed_checks(est) == {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            check_classifiers_train("SNKPClassifier", est)
+
+
+def test_a_small_margin_is_not_called_inseparable():
+    """Separable data with a margin below tol: the certificate proves no separator has a
+    margin above tol, so the fit warns SmallMarginWarning (not InseparableDataWarning),
+    says the data may be separable with a smaller margin and states the certifiable
+    floor; a smaller tol above that floor then finds the separator."""
+    import re
+
+    ds = kperc.datasets.planted(200, 3, rho=0.0216, seed=0)
+    params = dict(kernel="linear", fit_intercept=False, algorithm="isnkpvn")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf = SNKPClassifier(tol=1 / np.sqrt(200), **params).fit(ds.X, ds.y)
+    assert [w.category for w in caught] == [SmallMarginWarning]
+    assert not issubclass(SmallMarginWarning, InseparableDataWarning)
+    msg = str(caught[0].message)
+    assert clf.outcome_ == "certificate" and 0.0216 <= clf.certificate_norm_ <= clf.tol_
+    assert "may be separable with a smaller margin" in msg and "inseparable" not in msg
+    floor = float(re.search(r"pass a smaller tol, above ([0-9.e+-]+)", msg).group(1))
+    assert 0 < floor < 0.0216
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        ok = SNKPClassifier(tol=max(floor, 1e-3), **params).fit(ds.X, ds.y)
+    assert ok.converged_ and ok.score(ds.X, ds.y) == 1.0
+
+
+def test_small_margin_warning_is_public():
+    assert kperc.SmallMarginWarning is SmallMarginWarning
+    assert issubclass(SmallMarginWarning, ConvergenceWarning)
+    assert "SmallMarginWarning" in kperc.__all__
+
+
+def test_the_grown_rank_verbose_line_is_true(capsys, monkeypatch):
+    """Issue 36: above 5000 points (forced here at 400 by lowering the threshold) a rank
+    that ends on a certificate holding under the exact kernel says so; no line says
+    "certified under the exact kernel: False" beside it."""
+    import kperc._gram_form as mod
+
+    monkeypatch.setattr(mod, "AUTO_EXACT_MAX_N", 100)
+    monkeypatch.setattr(mod, "AUTO_N_START", 8)
+    monkeypatch.setattr(mod, "AUTO_N_MAX", 64)
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((400, 2)), rng.integers(0, 2, 400)
+    with pytest.warns(SmallMarginWarning):
+        clf = SNKPClassifier(gamma=0.5, random_state=0, verbose=1).fit(X, y)
+    ranks = [ln for ln in capsys.readouterr().out.splitlines() if "Nystroem rank" in ln]
+    assert clf.gram_form_ == "nystroem" and clf.outcome_ == "certificate"
+    assert ranks and not any(": False" in ln or ": True" in ln for ln in ranks)
+    assert "its tol-certificate holds under the exact kernel" in ranks[-1]
+    assert "100 points" not in ranks[-1]
+
+
+def test_stage_answers_name_what_each_rank_established():
+    from kperc._grown_rank import stage_answer
+
+    base = dict(certified=False, certificate=False, sampled_out=False, screened=False)
+    assert "separator is certified" in stage_answer({**base, "certified": True})
+    assert "holds under the exact kernel" in stage_answer({**base, "certificate": True})
+    assert "not checked" in stage_answer({**base, "screened": True, "sampled_out": True})
+    assert "does not hold" in stage_answer({**base, "screened": True})
+    assert stage_answer(base) == "no separator certified under the exact kernel"
+
+
+_POW2 = [2.0**-1000, 2.0**-500, 2.0**-30, 2.0**30, 2.0**500, 2.0**1000]
+
+
+@pytest.mark.parametrize(
+    ("kernel", "scale"),
+    [("rbf", s) for s in [1e-300, 1e-150, 1e-10, 1.0, 1e10, 1e150, 1e300, *_POW2]]
+    + [("poly", s) for s in _POW2],
+)
+def test_gamma_scale_fits_at_every_finite_scale(scale, kernel):
+    """Issue 36: gamma="scale" divides by X.var(), which overflowed for X * 1e300 (and
+    gamma itself is not representable there). With gamma="scale" the kernel is that of
+    X / std(X): a model trained on X * s is the model of X at every finite scale s (for
+    "poly", whose intercept feature is a power of two, at every power of two; X is
+    rescaled by a power of two, exactly, where its scale is extreme)."""
+    X, y = kperc.datasets.circles(60, seed=0)
+    ref = SNKPClassifier(kernel).fit(X, y)
+    clf = SNKPClassifier(kernel).fit(X * scale, y)
+    assert 0 < clf._gamma < np.inf and clf.outcome_ == ref.outcome_
+    np.testing.assert_array_equal(clf.predict(X * scale), ref.predict(X))
+    rtol = 1e-12 if scale in [1.0, *_POW2] else 1e-6  # X * s itself is rounded
+    np.testing.assert_allclose(
+        clf.decision_function(X * scale), ref.decision_function(X), rtol=rtol, atol=1e-12
+    )
+
+
+def test_one_vs_rest_in_lockstep_fits_as_each_binary_model(monkeypatch):
+    """With SNKP's float32 products (forced at n = 90), one-vs-rest runs its classes
+    together, sharing each product with K~; each class ends as its binary fit does (the
+    same outcome; a separator is certified in float64 against the exact kernel)."""
+    import kperc._classifier_fit as mod
+
+    monkeypatch.setattr(mod, "FLOAT32_MIN_N", 50)
+    widths = []
+    real = mod._shared_product
+
+    def shared_product(M, V):
+        widths.append(V.shape[1])
+        return real(M, V)
+
+    monkeypatch.setattr(mod, "_shared_product", shared_product)
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((90, 2)) * 0.3 + np.repeat(np.eye(3, 2) * 4, 30, axis=0)
+    y = np.repeat([0, 1, 2], 30)
+    clf = SNKPClassifier(gamma=0.5).fit(X, y)
+    assert max(widths) == 3  # one product with K~ served the three classes
+    again = SNKPClassifier(gamma=0.5).fit(X, y)  # the rounds do not depend on timing
+    for a, b in zip(clf.estimators_, again.estimators_, strict=True):
+        np.testing.assert_array_equal(a.dual_coef_, b.dual_coef_)
+    for k, est in enumerate(clf.estimators_):
+        ref = SNKPClassifier(gamma=0.5).fit(X, (y == k).astype(int))
+        assert est.outcome_ == ref.outcome_ == "separator"
+        assert est.n_iter_ == ref.n_iter_
+        np.testing.assert_allclose(est.dual_coef_, ref.dual_coef_, rtol=1e-5)
+    assert clf.score(X, y) == 1.0
+
+
+def test_lockstep_classes_with_conflicts_train_on_their_own_copy(monkeypatch):
+    """A point repeated with labels 0 and 1 leaves those classes a training set without
+    it, hence their own signed copy of K~; they leave the shared products at once, and
+    classes 2 and 3 still share theirs. Every class ends as its binary fit does."""
+    import kperc._classifier_fit as mod
+
+    monkeypatch.setattr(mod, "FLOAT32_MIN_N", 50)
+    widths = []
+    real = mod._shared_product
+    monkeypatch.setattr(
+        mod, "_shared_product", lambda M, V: widths.append(V.shape[1]) or real(M, V)
+    )
+    rng = np.random.default_rng(2)
+    centres = np.array([[4.0, 0.0], [0.0, 4.0], [-4.0, 0.0], [0.0, -4.0]])
+    X = np.vstack([rng.standard_normal((25, 2)) * 0.3 + c for c in centres])
+    y = np.repeat([0, 1, 2, 3], 25)
+    X, y = np.vstack([X, X[:1]]), np.append(y, 1)  # x_0 with labels 0 and 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = SNKPClassifier(gamma=0.5).fit(X, y)
+        refs = [SNKPClassifier(gamma=0.5).fit(X, (y == k).astype(int)) for k in range(4)]
+    assert list(clf.outcome_) == ["conflict", "conflict", "separator", "separator"]
+    assert widths and max(widths) == 2
+    for est, ref in zip(clf.estimators_, refs, strict=True):
+        assert est.outcome_ == ref.outcome_ and est.n_iter_ == ref.n_iter_

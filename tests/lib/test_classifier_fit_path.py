@@ -20,6 +20,7 @@ import pytest
 from conftest import infeasible_problem, planted_problem
 from hypothesis import given
 from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
 
 import kperc
 from kperc import SNKPClassifier, _classifier_fit, _gram, _gram_matrix, _kernel_values, _separable
@@ -80,7 +81,7 @@ class _CountExtended:
 
 def _fit(X, y, **params):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", kperc.InseparableDataWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)
         return SNKPClassifier(**params).fit(X, y)
 
 
@@ -231,7 +232,7 @@ def test_float32_products_propose_and_float64_certifies(monkeypatch):
     assert Ga > 0
     rng = np.random.default_rng(0)  # noisy data: the certificate, from the float64 G
     Xn, yn = rng.standard_normal((200, 3)), rng.integers(0, 2, 200)
-    with pytest.warns(kperc.InseparableDataWarning):
+    with pytest.warns(kperc.SmallMarginWarning):
         noisy = SNKPClassifier().fit(Xn, yn)
     assert noisy.outcome_ == "certificate" and noisy.certificate_norm_ <= noisy.tol_
 
@@ -248,7 +249,8 @@ def test_a_refused_float32_proposal_runs_again_in_float64(monkeypatch):
 
 def test_nkp_keeps_the_float64_matrix(monkeypatch):
     """NKP reads one column of G per iteration: it never gets the float32 operator, whose
-    columns would each cost a whole product."""
+    columns would each cost a whole product (SNKP gets the float32 products of the
+    signed shared kernel)."""
     monkeypatch.setattr(_classifier_fit, "FLOAT32_MIN_N", 10)
     seen = []
     inner = _classifier_fit._run
@@ -258,7 +260,7 @@ def test_nkp_keeps_the_float64_matrix(monkeypatch):
     X, y = kperc.datasets.circles(60, seed=0)
     SNKPClassifier(gamma=2.0, algorithm="nkp").fit(X, y)
     SNKPClassifier(gamma=2.0).fit(X, y)
-    assert seen == [np.ndarray, _classifier_fit._Float32Dense]
+    assert seen == [np.ndarray, _classifier_fit._Float32Signed]
 
 
 # --- the float32 proposal is kept only if it separates the data's exact kernel matrix ---
@@ -304,7 +306,7 @@ def test_the_classifier_never_keeps_a_separator_of_the_rounding(monkeypatch):
     params = dict(kernel="poly", degree=10, coef0=0.0, gamma=1.0, fit_intercept=False)
     for min_n in (10**9, 1):
         monkeypatch.setattr(_classifier_fit, "FLOAT32_MIN_N", min_n)
-        with pytest.warns(kperc.InseparableDataWarning):
+        with pytest.warns(ConvergenceWarning):
             clf = SNKPClassifier(max_iter=200, **params).fit(X, y)
         assert clf.outcome_ != "separator" and not clf.converged_
 
@@ -313,8 +315,8 @@ def test_the_classifier_never_keeps_a_separator_of_the_rounding(monkeypatch):
 def test_an_undecided_fit_warns_once_with_its_reason(n_components):
     """ISNKPVN at a tol below what can be certified for the data's exact kernel matrix
     (the dense G's floor is about twice the square root of its entry error, 8.5e-8
-    here) ends with outcome_ "undecided": the fit warns once, an InseparableDataWarning
-    naming tol_, the floor and the way out; ISNKPVN's own RuntimeWarning is not
+    here) ends with outcome_ "undecided": the fit warns once, a ConvergenceWarning (nothing
+    was proved) naming tol_, the floor and the way out; ISNKPVN's own RuntimeWarning is not
     repeated. The factored linear operator has a floor of rounding size, so there the
     same tol gives a certificate."""
     rng = np.random.default_rng(0)
@@ -331,14 +333,15 @@ def test_an_undecided_fit_warns_once_with_its_reason(n_components):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         clf.fit(X, y)
-    assert len(caught) == 1 and caught[0].category is kperc.InseparableDataWarning
+    kind = ConvergenceWarning if n_components is None else kperc.SmallMarginWarning
+    assert len(caught) == 1 and caught[0].category is kind
     msg = str(caught[0].message)
     if n_components is None:  # dense
         assert clf.outcome_ == "undecided" and not clf.converged_
         assert "undecided" in msg and "tol_ = 1e-08" in msg and "Use tol > 8.5e-08" in msg
         assert clf.witnesses_ is None and clf.certificate_norm_ is None
         # above the floor, the same fit ends with a certificate of the data
-        with pytest.warns(kperc.InseparableDataWarning):
+        with pytest.warns(kperc.SmallMarginWarning):
             above = clf.set_params(tol=1e-6).fit(X, y)
         assert above.outcome_ == "certificate"
     else:
@@ -361,7 +364,7 @@ def _runs_seen(fit):
 
     with pytest.MonkeyPatch.context() as mp, warnings.catch_warnings():
         mp.setattr(_classifier_fit, "run_algorithm", spy)
-        warnings.simplefilter("ignore", kperc.InseparableDataWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)
         model = fit()
     return model, seen
 
@@ -400,7 +403,7 @@ def test_one_vs_rest_never_keeps_a_separator_of_the_rounding(algorithm):
     X = np.vstack([x, -1.63 * x, [0.0, 1.0, -1.0]])  # the third orthogonal to x
     y = np.array([0, 1, 2])
     params = dict(kernel="poly", degree=10, coef0=0.0, gamma=1.0, fit_intercept=False)
-    with pytest.warns(kperc.InseparableDataWarning, match="class 0 against the rest"):
+    with pytest.warns(ConvergenceWarning, match="class 0 against the rest"):
         clf = SNKPClassifier(algorithm=algorithm, max_iter=200, **params).fit(X, y)
     assert list(clf.outcome_[:2] != "separator") == [True, True]
     assert clf.outcome_[2] == "separator" and not clf.converged_
@@ -424,5 +427,5 @@ def test_a_tol_isnkpvn_cannot_certify_is_refused_by_its_name(kernel, n_component
     assert ("n_components='auto'" in msg) == dense_linear
     floor = float(re.search(r"use tol > ([0-9.e+-]+?)[,.]?(?: |$)", msg).group(1))
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", kperc.InseparableDataWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)
         SNKPClassifier(tol=1.1 * floor, **params).fit(X, y)  # no error

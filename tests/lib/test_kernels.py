@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scipy.sparse.linalg import aslinearoperator
 
 import kperc
-from kperc._kernel_values import kernel_diagonal
+from kperc._kernel_values import kernel_diagonal, resolve_gamma
 
 
 def _data(seed, n=12, d=3):
@@ -268,14 +268,16 @@ def test_every_function_takes_the_estimators_gamma():
         kperc.gram_matrix(X, y, "rbf", gamma="auto")
 
 
-def test_classifier_names_gamma_where_scale_is_not_a_float():
+def test_classifier_fits_where_scale_is_not_a_float():
     """SNKPClassifier(kernel="rbf").fit(X * 1e300): "scale" is about 1e-600, which no
-    float64 represents; the error names gamma (it said "got 0.0" before). At 2^400 the
-    fit is that of X itself (the scaling is exact, and so is gamma's)."""
+    float64 represents (resolve_gamma refuses it by name). The estimator's kernel is
+    that of X / std(X), so it first divides X by a power of two (exactly) and the fit
+    is that of X itself, as at 2^400 (tests/lib/test_classifier.py tries every scale)."""
     X, y = kperc.datasets.circles(40, seed=1)
     with pytest.raises(ValueError, match="gamma='scale'.*Rescale X"):
-        kperc.SNKPClassifier(kernel="rbf").fit(X * 1e300, y)
+        resolve_gamma("scale", X * 1e300)
     ref = kperc.SNKPClassifier(kernel="rbf").fit(X, y)
-    big = kperc.SNKPClassifier(kernel="rbf").fit(np.ldexp(X, 400), y)
-    assert big._gamma == np.ldexp(ref._gamma, -800)
-    np.testing.assert_array_equal(big.predict(np.ldexp(X, 400)), ref.predict(X))
+    for Xs in (X * 1e300, np.ldexp(X, 400)):
+        big = kperc.SNKPClassifier(kernel="rbf").fit(Xs, y)
+        assert 0 < big._gamma < np.inf and big.outcome_ == ref.outcome_
+        np.testing.assert_array_equal(big.predict(Xs), ref.predict(X))
