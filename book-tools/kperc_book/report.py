@@ -38,11 +38,26 @@ __all__ = [
     "figure_rows",
     "dataset_rows",
     "pinned_versions",
+    "VERSIONED",
     "render",
     "write_page",
     "main",
 ]
 
+#: Distributions whose versions are recorded with every run (and pinned on the page).
+VERSIONED = (
+    "kperc",
+    "numpy",
+    "scipy",
+    "scikit-learn",
+    "joblib",
+    "matplotlib",
+    "papermill",
+    "nbclient",
+    "ipykernel",
+    "myst-nb",
+    "jupyter-book",
+)
 #: The page, relative to the root (how messages name it).
 PAGE = paths.reproducibility_page(".")
 
@@ -121,9 +136,7 @@ def chapter_rows(root: Path | str = paths.ROOT) -> list[dict[str, Any]]:
 
 def pinned_versions(root: Path | str = paths.ROOT) -> dict[str, str]:
     """The versions ``requirements/constraints.txt`` pins for the packages a run logs
-    (:data:`kperc_book.reproduce.VERSIONED`), and the checkout's ``kperc``."""
-    from .reproduce import VERSIONED
-
+    (:data:`VERSIONED`), and the checkout's ``kperc``."""
     pins = {}
     path = paths.constraints_path(root)
     for line in path.read_text().splitlines() if path.exists() else []:

@@ -60,10 +60,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import _fsio, figure_drift, paths
+from . import _fsio, figure_drift, paths, report
 from . import _notebooks as nbu
 from . import machine as _machine
 from .chapter import STAGING_ENV
+from .report import VERSIONED
 
 __all__ = [
     "ChapterFailed",
@@ -73,23 +74,7 @@ __all__ = [
     "record_run",
     "blas_info",
     "main",
-    "VERSIONED",
 ]
-
-#: Distributions whose versions are recorded with every run.
-VERSIONED = (
-    "kperc",
-    "numpy",
-    "scipy",
-    "scikit-learn",
-    "joblib",
-    "matplotlib",
-    "papermill",
-    "nbclient",
-    "ipykernel",
-    "myst-nb",
-    "jupyter-book",
-)
 
 
 class ChapterFailed(RuntimeError):
@@ -107,7 +92,8 @@ class RunResult:
 
 
 def versions() -> dict[str, str]:
-    """Python, platform and the versions of :data:`VERSIONED` (``missing`` if absent)."""
+    """Python, platform and the versions of :data:`kperc_book.report.VERSIONED` (``missing``
+    if absent)."""
     return {
         "python": platform.python_version(),
         "platform": _machine.platform_tag(),
@@ -667,8 +653,6 @@ def run_notebook(
     except OSError as err:
         print(f"note: {path.name} was written, but {_os_error(err)}", file=sys.stderr)
     if update_report:
-        from . import report
-
         try:
             report.write_page(root)
         except OSError as err:  # it could be replaced before the run: changed meanwhile
@@ -826,8 +810,6 @@ def reproduce(
                 what.append(f"{current.name} and its records left untouched")
         raise Interrupted("; ".join(w for w in what if w) or "nothing changed") from None
     if update_report:
-        from . import report
-
         print(f"updated {report.PAGE}", file=out)
     return results
 
