@@ -183,6 +183,33 @@ def test_paths_functions_follow_the_root(tmp_path):
     assert paths.manifest_path(tmp_path) == tmp_path / "data" / "manifest.json"
 
 
+def test_the_package_ships_what_a_chapter_reads_from_the_one_copy_in_git():
+    """``kperc_book/_stored/`` mirrors the checkout's layout with symbolic links to the
+    committed files (one copy in git), the package data of ``book-tools/pyproject.toml``
+    are exactly :data:`paths.STORED_FILES`, and each pattern names committed files."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    links = sorted(p for p in paths.STORED.rglob("*") if p.is_symlink())
+    assert links, "kperc_book/_stored/ holds no symbolic link"
+    for link in links:
+        rel = link.relative_to(paths.STORED)
+        assert link.resolve() == (paths.ROOT / rel).resolve(), (rel, os.readlink(link))
+        assert not Path(os.readlink(link)).is_absolute(), rel  # the clone may move
+    for f in (f for f in paths.STORED.rglob("*") if f.is_file()):  # no second copy
+        assert not f.resolve().is_relative_to(paths.STORED), f.relative_to(paths.STORED)
+    config = tomllib.loads((BOOK_TOOLS / "pyproject.toml").read_text())
+    data = config["tool"]["setuptools"]["package-data"]["kperc_book"]
+    assert data == [f"_stored/{pattern}" for pattern in paths.STORED_FILES]
+    for pattern in paths.STORED_FILES:
+        assert sorted(paths.STORED.glob(pattern)), f"{pattern} matches no file"
+        assert [p.name for p in sorted(paths.STORED.glob(pattern))] == [
+            p.name for p in sorted(paths.ROOT.glob(pattern))
+        ], pattern
+
+
 # --------------------------------------------------------------------------------------
 # One type and one naming rule for a problem; chapter modules apart
 # --------------------------------------------------------------------------------------

@@ -354,8 +354,8 @@ def test_a_plain_run_of_a_chapter_writes_nothing_committed(monkeypatch, tmp_path
     from kperc_book import chapter
 
     monkeypatch.delenv(chapter.STAGING_ENV, raising=False)
-    gen, figs = chapter._record_dirs()
-    assert gen.parent == paths.scratch_dir() and figs.parent == gen.parent
+    gen, figs, told = chapter._record_dirs()
+    assert gen.parent == paths.scratch_dir() and figs.parent == gen.parent and not told
     monkeypatch.setenv(chapter.STAGING_ENV, str(tmp_path))
     ch = chapter.Chapter("zz99")
     ch.check("lemma-x", True, "ok")
