@@ -11,6 +11,7 @@ this ``nit`` is the one it computes.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -21,7 +22,7 @@ from kperc_book import data as kdata
 #: counts the time other processes hold the core.
 pytestmark = pytest.mark.benchmark(timer=time.process_time)
 ROUNDS = 21
-METHODS = {"nkp": kperc.nkp, "snkp": kperc.snkp}
+METHODS: dict[str, Callable[..., kperc.KpercResult]] = {"nkp": kperc.nkp, "snkp": kperc.snkp}
 
 
 @pytest.mark.parametrize("method", list(METHODS))

@@ -1290,9 +1290,9 @@ class _ColumnCache:
     each distinct column once while it stays in the cache. At most
     ``m = min(n, cache_size MB / (8 n bytes))`` columns are kept. They live in blocks of
     about 2 MB allocated as the cache fills: with one large preallocated slab, the first
-    write into each row was measured (``benchmarks.bench``, n = 4000) to cost several times
-    more than computing the column. The returned rows are views into the blocks and
-    must not be written to.
+    write into each row was measured (n = 4000) to cost several times more than
+    computing the column. The returned rows are views into the blocks and must not be
+    written to.
     """
 
     BLOCK_BYTES = 1 << 21

@@ -35,7 +35,6 @@ __all__ = [
     "BOOK_DIR",
     "FIGURES_DIR",
     "GENERATED_DIR",
-    "TIMINGS_DIR",
     "DATA_DIR",
     "TESTS_DIR",
     "BUILD_DIR",
@@ -51,7 +50,6 @@ __all__ = [
     "book_dir",
     "generated_dir",
     "figures_dir",
-    "timings_dir",
     "data_dir",
     "tests_dir",
     "library_tests_dir",
@@ -77,13 +75,10 @@ _TESTS = "tests"
 _BUILD = "_build"
 _GENERATED = "_generated"
 _FIGURES = "figures"
-_TIMINGS = "timings"
 _REQUIREMENTS = "requirements"
 _TOC = "_toc.yml"
 #: Every folder and file name of the layout that only this module spells.
-LAYOUT_NAMES = frozenset(
-    {_BOOK, _DATA, _TESTS, _BUILD, _GENERATED, _FIGURES, _TIMINGS, _REQUIREMENTS, _TOC}
-)
+LAYOUT_NAMES = frozenset({_BOOK, _DATA, _TESTS, _BUILD, _GENERATED, _FIGURES, _REQUIREMENTS, _TOC})
 
 #: Environment variable that names the checkout explicitly.
 ROOT_ENV = "KPERC_BOOK_ROOT"
@@ -230,11 +225,6 @@ def figures_dir(root: Path | str | None = None) -> Path:
     return record_dirs(book_dir(root))[1]
 
 
-def timings_dir(root: Path | str | None = None) -> Path:
-    """``book/_generated/timings/``: the benchmark harness's raw timings."""
-    return generated_dir(root) / _TIMINGS
-
-
 def runs_path(root: Path | str | None = None) -> Path:
     """``_build/reproduce/runs.json``: this machine's log of the last run of each chapter
     (runtime, versions, BLAS), outside git: it changes with every run."""
@@ -304,7 +294,6 @@ def pyproject_path(root: Path | str | None = None) -> Path:
 BOOK_DIR = book_dir()
 FIGURES_DIR = figures_dir()
 GENERATED_DIR = generated_dir()
-TIMINGS_DIR = timings_dir()
 DATA_DIR = data_dir()
 TESTS_DIR = tests_dir()
 BUILD_DIR = build_dir()
