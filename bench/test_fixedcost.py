@@ -12,6 +12,7 @@ for (counted; the matrix is known to kperc, so no validation runs) and its peak 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -24,7 +25,7 @@ pytestmark = pytest.mark.benchmark(timer=time.process_time)
 SIZES = (2000, 4000)
 #: The quick run of ``make test`` (``-m "not slow"``) leaves out the largest size.
 PARAMS = [pytest.param(n, marks=[pytest.mark.slow] if n == max(SIZES) else []) for n in SIZES]
-CALLS = {
+CALLS: dict[str, Callable[..., kperc.KpercResult]] = {
     "snkp": kperc.snkp,
     "nkp": kperc.nkp,
     "nvn": kperc.nvn,

@@ -1,6 +1,6 @@
 """Chapter 4's timings: NKP and SNKP on the chapter's real kernel problems.
 
-For each problem of ``kperc_book.experiments.ch04.REAL_PROBLEMS`` (its stored Gram
+For each stored kernel problem (``kperc_book.data.PROBLEMS``; its stored Gram
 matrix, built once and not timed) each method gets one warm-up run and 21 timed runs
 (``check_input=False``: the timing is of the algorithm), in CPU time of the process.
 ``extra_info`` holds the
@@ -11,22 +11,22 @@ this ``nit`` is the one it computes.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import pytest
 
 import kperc
 from kperc_book import data as kdata
-from kperc_book.experiments.ch04 import REAL_PROBLEMS
 
 #: CPU time of the process (one BLAS thread): on a shared machine the wall clock also
 #: counts the time other processes hold the core.
 pytestmark = pytest.mark.benchmark(timer=time.process_time)
 ROUNDS = 21
-METHODS = {"nkp": kperc.nkp, "snkp": kperc.snkp}
+METHODS: dict[str, Callable[..., kperc.KpercResult]] = {"nkp": kperc.nkp, "snkp": kperc.snkp}
 
 
 @pytest.mark.parametrize("method", list(METHODS))
-@pytest.mark.parametrize("problem", REAL_PROBLEMS)
+@pytest.mark.parametrize("problem", list(kdata.PROBLEMS))
 def test_realdata(benchmark, problem, method):
     G = kdata.problem(problem)[0]
     run = METHODS[method]

@@ -435,8 +435,8 @@ def nkp(
     sq = 0.0  # ||u||_G^2
     tr = Tracer(trace, ("k", "min_Galpha", "norm_alpha_G", "margin", "L"))
     first = None
-    # Performance (benchmarks.bench): one pass over g per iteration (argmin, whose value is
-    # the min), Python-float diagonal, and no allocation for the column of G.
+    # Performance (bench/test_periter.py): one pass over g per iteration (argmin, whose
+    # value is the min), Python-float diagonal, and no allocation for the column of G.
     diag_list = diag.tolist()
     column_into = gram.column_into
     col = np.empty(n)
@@ -592,7 +592,7 @@ def snkp(
     mu = check_mu0(mu0)
     n = gram.n
 
-    # Performance (benchmarks.bench): the pairs (alpha, G alpha), (p, G p) and
+    # Performance (bench/test_periter.py): the pairs (alpha, G alpha), (p, G p) and
     # (p_mu(alpha), G p_mu(alpha)) are the rows of three (2, n) arrays, so each update
     # of the three-line step is a few in-place ufunc calls on both rows at once, and the
     # softmax and the product with G write into preallocated rows. Every entry is

@@ -90,10 +90,10 @@ def _snkpvn_core(
     (``gram.data_bound``); without, for ``G`` as rounded."""
     n = gram.n
     mu = 2.0 * n if mu0 is None else mu0
-    # Performance (benchmarks.bench): as in kperc.snkp, the pairs (alpha, G alpha), (p, G p)
-    # and (phat, G phat) are the rows of (2, n) arrays updated in place, and the prox
-    # map writes into preallocated buffers; the arithmetic is that of the textbook form,
-    # kperc.reference.snkpvn (bit-identical iterates: tests/lib/test_reference.py).
+    # Performance (bench/test_periter.py): as in kperc.snkp, the pairs (alpha, G alpha),
+    # (p, G p) and (phat, G phat) are the rows of (2, n) arrays updated in place, and the
+    # prox map writes into preallocated buffers; the arithmetic is that of the textbook
+    # form, kperc.reference.snkpvn (bit-identical iterates: tests/lib/test_reference.py).
     X = np.empty((2, n))  # rows alpha, G alpha
     Y = np.empty((2, n))  # rows p, G p
     Z = np.empty((2, n))  # rows phat, G phat

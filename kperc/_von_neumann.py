@@ -165,7 +165,7 @@ def nvn(
     # below the floor of that, it is tested on G as rounded and reported "undecided"
     on_data = data_certifiable(eps, gram)
     n = gram.n
-    # Performance (benchmarks.bench): the iterate is stored scaled, p = c * pt and
+    # Performance (bench/test_periter.py): the iterate is stored scaled, p = c * pt and
     # g = c * gt, so that the step p <- (1 - theta) p + theta e_j touches one entry of
     # pt and adds one scaled column to gt (c <- (1 - theta) c), instead of rescaling
     # two n-vectors; s = ||w||^2 follows its exact quadratic recurrence. The scale is

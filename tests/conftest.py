@@ -59,17 +59,63 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "kperc"))
 #: Seeds drawn by hypothesis (each seed is one reproducible random problem).
 seeds = st.integers(min_value=0, max_value=2**31 - 1)
 
-#: The ledger ids, a copy of the keys of kperc_book/ledger/registry.py (where they are
-#: defined): the library's tests run outside the checkout and cannot import the book's
-#: tools. tests/book/test_ledger.py checks that the copy equals the registry.
-LEDGER_IDS = frozenset(
+#: The ledger's registry, where the ledger ids are defined (the keys of ``REGISTRY``):
+#: read here as text, not imported, because the library's tests also run outside the
+#: checkout without the book's tools (``make wheel``), where it is absent.
+REGISTRY_FILE = Path(__file__).resolve().parents[1] / "book-tools/kperc_book/ledger/registry.py"
+
+
+def ledger_ids(path: Path = REGISTRY_FILE) -> frozenset[str] | None:
+    """The keys of the ``REGISTRY`` dict literal in ``path`` (None if there is no such file).
+
+    tests/book/test_ledger.py checks that they are the keys of the imported registry.
     """
-block-novikoff np-bound normalising-never-hurts np-equals-perceptron lemma-1 lemma-2
-lemma-3 minimax-margin nkp-bound nkp-equals-np lemma-4 lemma-5 theorem-1 mu-closed-form
-gordan theorem-2 dantzig epelman-freund-primal epelman-freund-dual theorem-3 lemma-7
-lemma-8 lemma-9 snkpvn-bound snkpvn-infeasible-bound isnkpvn
-""".split()
-)
+    import ast
+
+    if not path.is_file():
+        return None
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        named = any(isinstance(t, ast.Name) and t.id == "REGISTRY" for t in targets)
+        value = getattr(node, "value", None)
+        if named and isinstance(value, ast.Dict):
+            return frozenset(str(k.value) for k in value.keys if isinstance(k, ast.Constant))
+    raise RuntimeError(f"{path} defines no REGISTRY dict literal")  # pragma: no cover
+
+
+#: The ledger ids (None outside the checkout, where a marker is checked only for its form).
+LEDGER_IDS = ledger_ids()
+
+
+def _algorithms() -> dict[str, object]:
+    """kperc's algorithms: its public functions whose result is a :class:`kperc.KpercResult`."""
+    import inspect
+    import typing
+
+    return {
+        name: obj
+        for name in kperc.__all__
+        if inspect.isfunction(obj := getattr(kperc, name))
+        and typing.get_type_hints(obj).get("return") is kperc.KpercResult
+    }
+
+
+def _first_parameter(func) -> str:
+    import inspect
+
+    return next(iter(inspect.signature(func).parameters))
+
+
+#: Every algorithm of kperc, by name, derived from kperc itself (a new public function that
+#: returns a KpercResult joins it): tests/lib/test_algorithm_lists.py checks that each
+#: test module's table of algorithms covers these, so none is left out silently.
+ALGORITHMS = tuple(_algorithms())
+#: Those that run on a normalised signed Gram matrix (first parameter ``G``): NKP, SNKP, ...
+GRAM_ALGORITHMS = tuple(n for n, f in _algorithms().items() if _first_parameter(f) == "G")
+#: Those that run on the data ``X, y`` (the Perceptron, Winnow, ...).
+DATA_ALGORITHMS = tuple(n for n in ALGORITHMS if n not in GRAM_ALGORITHMS)
+#: The generators of :mod:`kperc.datasets` (its dataset families), derived from it.
+DATASET_FAMILIES = tuple(n for n in data.__all__ if n != "Dataset")
 
 
 #: Library tests that take more than about 5 s on a busy 2-core machine, as (file, test
@@ -95,13 +141,14 @@ SLOW_TESTS = frozenset(
 @pytest.hookimpl(tryfirst=True)  # before -m "not slow" deselects
 def pytest_collection_modifyitems(config, items):
     """Mark :data:`SLOW_TESTS` slow; refuse ledger ids outside :data:`LEDGER_IDS` (typos
-    would hide a result)."""
+    would hide a result; outside the checkout tests/book/test_ledger.py has checked them)."""
     for item in items:
         name = getattr(item, "originalname", None) or item.name.split("[")[0]
         if (item.path.name, name) in SLOW_TESTS:
             item.add_marker(pytest.mark.slow)
         for mark in item.iter_markers("ledger"):
-            if len(mark.args) != 1 or mark.args[0] not in LEDGER_IDS:
+            known = LEDGER_IDS is None or (mark.args and mark.args[0] in LEDGER_IDS)
+            if len(mark.args) != 1 or not isinstance(mark.args[0], str) or not known:
                 raise pytest.UsageError(f"{item.nodeid}: unknown ledger id {mark.args!r}")
 
 

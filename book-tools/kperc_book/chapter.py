@@ -16,8 +16,15 @@ Records live in ``book/_generated/`` as one JSON file per chapter, figures in
 ``book/figures/``. A running notebook never writes there: it writes to the staging
 folder that :mod:`kperc_book.reproduce` names in the environment variable
 ``KPERC_BOOK_STAGING``, and reproduce moves the files into place only after the whole
-notebook succeeded. Run any other way (nbval, plain Jupyter) a chapter writes to
-``_build/scratch/`` and nothing committed changes.
+notebook succeeded. Run any other way (nbval, plain Jupyter) a chapter in a clone writes
+to ``_build/scratch/`` and nothing committed changes.
+
+A chapter downloaded alone runs too, once its first cell has installed ``kperc`` and the
+book's tools: it reads the stored datasets and other chapters' records from the copy the
+package ships (:data:`kperc_book.paths.STORED`), and writes its records to
+``kperc-book-records/`` in the current folder (Jupyter's is the notebook's), or to the
+folder named by ``Chapter(..., records=...)`` or the environment variable
+``KPERC_BOOK_RECORDS`` (either also wins in a clone); never inside an installed package.
 """
 
 from __future__ import annotations
@@ -60,31 +67,56 @@ from .paths import BOOK_DIR, FIGURES_DIR, GENERATED_DIR  # noqa: E402
 
 #: Environment variable naming the staging folder of a run of :mod:`kperc_book.reproduce`.
 STAGING_ENV = "KPERC_BOOK_STAGING"
+#: Environment variable naming the folder a chapter writes its records to (the reader's).
+RECORDS_ENV = "KPERC_BOOK_RECORDS"
+#: The records folder of a chapter run outside a clone, in the current folder.
+DEFAULT_RECORDS = "kperc-book-records"
 
 
-def _record_dirs() -> tuple[Path, Path]:
-    """(records folder, figures folder) this run writes to; never the committed ones.
+def _installed_trees() -> list[Path]:
+    """The folders that hold installed packages: no chapter writes there."""
+    import sysconfig
+
+    found = {Path(__file__).resolve().parent}
+    for key in ("purelib", "platlib"):
+        found.add(Path(sysconfig.get_paths()[key]).resolve())
+    return sorted(found)
+
+
+def _record_dirs(records: Path | str | None = None) -> tuple[Path, Path, bool]:
+    """(records folder, figures folder, whether the reader is told where) of this run;
+    never the committed ones.
 
     Under :mod:`kperc_book.reproduce` the staging folder it names in ``KPERC_BOOK_STAGING``;
-    otherwise ``_build/scratch/`` (nbval and plain Jupyter runs change nothing committed).
-    Outside a checkout it raises :class:`kperc_book.paths.OutsideCheckout`, one sentence.
+    else ``records`` or the folder named by ``KPERC_BOOK_RECORDS``; else, in a clone,
+    ``_build/scratch/`` (nbval and plain Jupyter runs change nothing committed, and print
+    nothing); else ``kperc-book-records/`` in the current folder. A folder inside an
+    installed package (``site-packages``) is refused with one sentence, as is a
+    ``KPERC_BOOK_ROOT`` that names no clone.
     """
     staging = os.environ.get(STAGING_ENV)
     if staging:
-        return paths.record_dirs(staging)
-    if not paths.is_checkout(paths.ROOT):  # never _build/ under site-packages
-        if os.environ.get(paths.ROOT_ENV):
-            found = f"{paths.ROOT_ENV} names {paths.ROOT}, which is not one"
-        else:
-            found = "no clone holds the current folder"
+        return (*paths.record_dirs(staging), False)
+    chosen = records if records is not None else os.environ.get(RECORDS_ENV) or None
+    if chosen is None and paths.is_checkout(paths.ROOT):
+        return (*paths.record_dirs(paths.scratch_dir()), False)
+    if chosen is None and os.environ.get(paths.ROOT_ENV):
         raise paths.OutsideCheckout(
-            "This chapter runs only inside a clone of the kperc-book repository with kperc "
-            "and the book's tools installed by the README's install line, because it reads "
-            f"the clone's stored datasets (data/) and writes its records under _build/; "
-            f"{found}, so nothing was written: open the chapter in a clone, or set "
-            f"{paths.ROOT_ENV} to one."
+            f"{paths.ROOT_ENV} names {paths.ROOT}, which is not a clone of the kperc-book "
+            "repository (a folder with _toc.yml, book/ and data/), so nothing was written: "
+            f"set it to a clone, or unset it to run this chapter on its own."
         )
-    return paths.record_dirs(paths.scratch_dir())
+    source = "records=" if records is not None else RECORDS_ENV if chosen else None
+    folder = Path(DEFAULT_RECORDS if chosen is None else chosen).expanduser().resolve()
+    for tree in _installed_trees():
+        if folder.is_relative_to(tree):
+            named = f" (from {source})" if source else " (the current folder's)"
+            raise paths.OutsideCheckout(
+                f"The records folder {folder}{named} lies inside the installed packages "
+                f"({tree}), where a chapter never writes, so nothing was written: run the "
+                f"chapter from another folder, or set {RECORDS_ENV} to one."
+            )
+    return (*paths.record_dirs(folder), True)
 
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -400,9 +432,14 @@ class Chapter:
     ----------
     key : str
         Short chapter key such as ``"ch04"``; prefixes figure names.
+    records : path, optional
+        The folder this chapter writes its records (``_generated/<key>.json``) and
+        figures (``figures/``) to. Default: the folder named by ``KPERC_BOOK_RECORDS``;
+        else, in a clone, ``_build/scratch/``; else ``kperc-book-records/`` in the
+        current folder. The chapter prints where, unless it writes into the clone.
     """
 
-    def __init__(self, key: str):
+    def __init__(self, key: str, *, records: Path | str | None = None):
         if not _NAME.match(key):
             raise ValueError(f"chapter key must be lower-case letters/digits; got {key!r}")
         self.key = key
@@ -410,10 +447,17 @@ class Chapter:
         self.figures: dict[str, dict[str, Any]] = {}
         self.datasets: dict[str, str] = {}
         self.glued: dict[str, Any] = {}
-        gen_dir, self._fig_dir = _record_dirs()
+        gen_dir, self._fig_dir, tell = _record_dirs(records)
         self._path = gen_dir / f"{key}.json"
+        #: The folder this chapter's records and figures go to.
+        self.records = gen_dir.parent
         style()
         self._flush()
+        if tell:
+            print(
+                f"{key} writes its records (checks, glued numbers, figures) to {self.records}"
+                f"; set {RECORDS_ENV}, or pass records= to Chapter, to choose another folder."
+            )
 
     def _flush(self) -> None:
         _write_json(

@@ -1,9 +1,9 @@
 """The machine and the software a measurement ran on, collected in one place.
 
-Every tool that records where a number came from (the benchmark harness, its timing
-suites for Chapters 4 and 7, and ``python -m kperc_book.reproduce``) takes it from
-:func:`machine_info`, :func:`package_versions` and :func:`loadavg`. Nothing here records
-a path or the host name: the records are committed.
+``python -m kperc_book.reproduce`` takes the platform, the package versions and the BLAS
+of each run it logs from here; :func:`machine_info` and :func:`loadavg` describe the
+machine of a measurement. Nothing here records a path or the host name: the records are
+committed.
 """
 
 from __future__ import annotations

@@ -1,8 +1,14 @@
 """The repository layout, known in one place.
 
 Every tool of the book (chapters, reproduce, report, ledger, stored datasets, the
-benchmark harness) takes its folders from here. The book tools work only inside a
-checkout of the repository: :func:`require_checkout` says so in one line otherwise.
+micro-benchmarks) takes its folders from here. The book's tools (reproduce, report, the
+ledger) work only inside a checkout of the repository: :func:`require_checkout` says so
+in one line otherwise. A chapter runs anywhere: outside a checkout it reads the files
+a chapter reads (the stored datasets, the records of other chapters, the benchmark
+results) from the copy the package ships (:data:`STORED`, the same layout as the
+checkout's; symbolic links in ``book-tools/kperc_book/_stored/`` to the one copy in git,
+which the package's build follows) and writes its records where the reader chooses
+(:mod:`kperc_book.chapter`).
 
 The checkout is found, in this order (see :func:`find_root`):
 
@@ -12,6 +18,9 @@ The checkout is found, in this order (see :func:`find_root`):
    from the checkout);
 3. the first such folder above the current working directory (the distribution
    installed from a wheel, run inside a checkout).
+
+When none is found, :data:`ROOT` is :data:`STORED`, which holds no ``_toc.yml``: the
+chapters read their files there, and every tool that needs a checkout stops.
 """
 
 from __future__ import annotations
@@ -21,10 +30,11 @@ from pathlib import Path
 
 __all__ = [
     "ROOT",
+    "STORED",
+    "STORED_FILES",
     "BOOK_DIR",
     "FIGURES_DIR",
     "GENERATED_DIR",
-    "TIMINGS_DIR",
     "DATA_DIR",
     "TESTS_DIR",
     "BUILD_DIR",
@@ -40,7 +50,6 @@ __all__ = [
     "book_dir",
     "generated_dir",
     "figures_dir",
-    "timings_dir",
     "data_dir",
     "tests_dir",
     "library_tests_dir",
@@ -66,13 +75,10 @@ _TESTS = "tests"
 _BUILD = "_build"
 _GENERATED = "_generated"
 _FIGURES = "figures"
-_TIMINGS = "timings"
 _REQUIREMENTS = "requirements"
 _TOC = "_toc.yml"
 #: Every folder and file name of the layout that only this module spells.
-LAYOUT_NAMES = frozenset(
-    {_BOOK, _DATA, _TESTS, _BUILD, _GENERATED, _FIGURES, _TIMINGS, _REQUIREMENTS, _TOC}
-)
+LAYOUT_NAMES = frozenset({_BOOK, _DATA, _TESTS, _BUILD, _GENERATED, _FIGURES, _REQUIREMENTS, _TOC})
 
 #: Environment variable that names the checkout explicitly.
 ROOT_ENV = "KPERC_BOOK_ROOT"
@@ -150,11 +156,27 @@ def find_root(start: Path | str | None = None, *, cwd: Path | str | None = None)
     return None
 
 
+#: The files of the checkout that the package ships, in the checkout's layout (symbolic
+#: links into the checkout, followed when the package is built): what a chapter reads.
+STORED = Path(__file__).resolve().parent / "_stored"
+#: The patterns of :data:`STORED`'s files, relative to it: the stored datasets, the
+#: records of the chapters (Chapter 7 quotes them), the benchopt results and the
+#: micro-benchmarks' timings, and the benchmark's configuration. ``book-tools/pyproject.toml``
+#: lists the same patterns as package data (tests/book/test_layout.py checks it).
+STORED_FILES = (
+    f"{_DATA}/*.npz",
+    f"{_DATA}/manifest.json",
+    f"{_BOOK}/{_GENERATED}/ch*.json",
+    f"{_BOOK}/{_GENERATED}/benchopt/book.parquet",
+    f"{_BOOK}/{_GENERATED}/micro/*.json",
+    "benchmark_kperc/book.yml",
+)
+
 _FOUND = find_root()
 #: The repository root: the folder that holds ``_toc.yml``, ``book/`` and ``data/``. When
-#: no checkout is found it is the folder two levels above this package (the checkout's
-#: layout), and :func:`require_checkout` stops every tool with one clear line.
-ROOT = _FOUND if _FOUND is not None else Path(__file__).resolve().parents[2]
+#: no checkout is found it is :data:`STORED` (the package's copy of what a chapter
+#: reads), and :func:`require_checkout` stops every tool with one clear line.
+ROOT = _FOUND if _FOUND is not None else STORED
 
 
 def _root(root: Path | str | None) -> Path:
@@ -201,11 +223,6 @@ def generated_dir(root: Path | str | None = None) -> Path:
 def figures_dir(root: Path | str | None = None) -> Path:
     """``book/figures/``: the chapters' saved figures."""
     return record_dirs(book_dir(root))[1]
-
-
-def timings_dir(root: Path | str | None = None) -> Path:
-    """``book/_generated/timings/``: the benchmark harness's raw timings."""
-    return generated_dir(root) / _TIMINGS
 
 
 def runs_path(root: Path | str | None = None) -> Path:
@@ -277,7 +294,6 @@ def pyproject_path(root: Path | str | None = None) -> Path:
 BOOK_DIR = book_dir()
 FIGURES_DIR = figures_dir()
 GENERATED_DIR = generated_dir()
-TIMINGS_DIR = timings_dir()
 DATA_DIR = data_dir()
 TESTS_DIR = tests_dir()
 BUILD_DIR = build_dir()

@@ -62,8 +62,12 @@ def chapter_link(chapter: str) -> str:
     >>> chapter_link("ch02")
     '{doc}`Chapter 2 <ch02_linear_feasibility>`'
     """
+    if not re.fullmatch(r"ch\d\d", chapter):
+        raise ValueError(f"chapter must name one chapter notebook, like 'ch02'; got {chapter!r}")
+    if not paths.is_checkout(paths.ROOT):  # a chapter run alone: no book to link into
+        return f"Chapter {int(chapter[2:])}"
     found = sorted(paths.book_dir().glob(f"{chapter}_*.ipynb"))
-    if len(found) != 1 or not re.fullmatch(r"ch\d\d", chapter):
+    if len(found) != 1:
         raise ValueError(f"chapter must name one chapter notebook, like 'ch02'; got {chapter!r}")
     return f"{{doc}}`Chapter {int(chapter[2:])} <{found[0].stem}>`"
 

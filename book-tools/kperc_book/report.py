@@ -38,11 +38,26 @@ __all__ = [
     "figure_rows",
     "dataset_rows",
     "pinned_versions",
+    "VERSIONED",
     "render",
     "write_page",
     "main",
 ]
 
+#: Distributions whose versions are recorded with every run (and pinned on the page).
+VERSIONED = (
+    "kperc",
+    "numpy",
+    "scipy",
+    "scikit-learn",
+    "joblib",
+    "matplotlib",
+    "papermill",
+    "nbclient",
+    "ipykernel",
+    "myst-nb",
+    "jupyter-book",
+)
 #: The page, relative to the root (how messages name it).
 PAGE = paths.reproducibility_page(".")
 
@@ -121,9 +136,7 @@ def chapter_rows(root: Path | str = paths.ROOT) -> list[dict[str, Any]]:
 
 def pinned_versions(root: Path | str = paths.ROOT) -> dict[str, str]:
     """The versions ``requirements/constraints.txt`` pins for the packages a run logs
-    (:data:`kperc_book.reproduce.VERSIONED`), and the checkout's ``kperc``."""
-    from .reproduce import VERSIONED
-
+    (:data:`VERSIONED`), and the checkout's ``kperc``."""
     pins = {}
     path = paths.constraints_path(root)
     for line in path.read_text().splitlines() if path.exists() else []:
@@ -275,11 +288,15 @@ def render(root: Path | str = paths.ROOT) -> str:
         "(running-a-chapter)=",
         "## Running a chapter yourself",
         "",
-        "A chapter imports the book's tools (`kperc_book`) and reads the stored datasets of",
-        "the repository's `data/` folder, so it runs in a clone of the repository, not as a",
-        "downloaded notebook on its own (and not on Colab). From the root of a clone, in a",
-        "virtual environment with Python 3.10 or newer, one line installs the `kperc`",
-        "library and the book's tools with every dependency:",
+        "A chapter downloaded on its own runs on Colab or in any Jupyter with Python 3.10 or",
+        "newer: its first code cell installs the `kperc` library and the book's tools",
+        "(`kperc_book`, which ship the stored datasets and the records other chapters quote)",
+        "from the repository, and the chapter writes its records (checks, glued numbers,",
+        "figures) to `kperc-book-records/` beside the notebook, or to the folder named by the",
+        "environment variable `KPERC_BOOK_RECORDS`. In a clone of the repository that cell",
+        "does nothing. From the root of a clone, in a virtual environment with Python 3.10 or",
+        "newer, one line installs the `kperc` library and the book's tools with every",
+        "dependency:",
         "",
         "```bash",
         'python -m pip install -c requirements/constraints.txt -e . -e "./book-tools[test]"',

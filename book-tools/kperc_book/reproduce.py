@@ -7,7 +7,10 @@ Examples::
     python -m kperc_book.reproduce ch04 ch07 --preset full
 
 A chapter runs in three steps, one chapter at a time (a lock, ``_build/reproduce.lock``
-held with :mod:`filelock`, makes two commands take turns):
+held with :mod:`filelock`, makes two commands take turns), after a probe: before the
+notebook runs, every file the run may replace (the notebook, its record, its figures
+and the reproducibility page) is shown to be replaceable (:func:`_probe`), so that an
+immutable page or a read-only folder stops the command with one line and nothing run.
 
 1. **Run.** papermill executes the notebook in its own folder and writes the result to a
    temporary folder under ``_build/reproduce/``; the chapter writes its records and
@@ -22,7 +25,7 @@ held with :mod:`filelock`, makes two commands take turns):
    mount point, a full disk fail here, with one line), before anything has changed.
 3. **Write.** Each file is moved onto its target with one atomic ``os.replace``
    (records and figures first, the notebook last), and the reproducibility page is
-   rebuilt.
+   rebuilt (if that fails after all, the command says so and exits non-zero).
 
 git is the journal. A run killed during step 3 (SIGKILL, a power cut) may leave the
 chapter half updated; its files are all tracked, so ``git restore`` puts back the
@@ -57,10 +60,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import _fsio, figure_drift, paths
+from . import _fsio, figure_drift, paths, report
 from . import _notebooks as nbu
 from . import machine as _machine
 from .chapter import STAGING_ENV
+from .report import VERSIONED
 
 __all__ = [
     "ChapterFailed",
@@ -70,28 +74,12 @@ __all__ = [
     "record_run",
     "blas_info",
     "main",
-    "VERSIONED",
 ]
-
-#: Distributions whose versions are recorded with every run.
-VERSIONED = (
-    "kperc",
-    "numpy",
-    "scipy",
-    "scikit-learn",
-    "joblib",
-    "matplotlib",
-    "papermill",
-    "nbclient",
-    "ipykernel",
-    "myst-nb",
-    "jupyter-book",
-)
 
 
 class ChapterFailed(RuntimeError):
-    """A notebook raised while executing, or its files cannot be replaced; ``book/`` is
-    unchanged and the message says why in one line."""
+    """A notebook raised while executing, or its files cannot be replaced; the message
+    says why, and what changed, in one line (nothing, unless it says otherwise)."""
 
 
 @dataclass
@@ -104,7 +92,8 @@ class RunResult:
 
 
 def versions() -> dict[str, str]:
-    """Python, platform and the versions of :data:`VERSIONED` (``missing`` if absent)."""
+    """Python, platform and the versions of :data:`kperc_book.report.VERSIONED` (``missing``
+    if absent)."""
     return {
         "python": platform.python_version(),
         "platform": _machine.platform_tag(),
@@ -396,6 +385,48 @@ def _prepare(moves: list[tuple[Path, Path]]) -> list[tuple[Path, Path]]:
     return ready
 
 
+def _targets(root: Path, notebook: Path, key: str, *, page: bool) -> list[Path]:
+    """Every file a run of chapter ``key`` may replace: the notebook, its record, its
+    figures (those that exist now) and, if ``page``, the reproducibility page."""
+    gen, figs = paths.record_dirs(notebook.parent)
+    found = [notebook, gen / f"{key}.json", *sorted(figs.glob(f"{key}-*"))]
+    return found + [paths.reproducibility_page(root)] if page else found
+
+
+def _probe(targets: list[Path]) -> None:
+    """Prove, before the chapter runs, that each of ``targets`` can be replaced, without
+    changing any of them.
+
+    A hard link to an existing target is made beside it and removed: that needs a
+    writable folder, and fails where renaming onto the target fails (an immutable or
+    append-only file, ``EPERM``; a file that is a mount point, ``EXDEV``). On a file
+    system that refuses the link for another reason, the target is replaced by a
+    byte-identical copy of itself instead, as :func:`_prepare` does after the run. For
+    a target not written yet, a file is created and removed beside it. An ``OSError``
+    names the target.
+    """
+    for dst in targets:
+        tmp = _fsio.tmp_name(dst)
+        try:
+            if dst.exists():
+                try:
+                    os.link(dst, tmp)
+                except OSError:
+                    _fsio.write_new(tmp, dst.read_bytes(), mode_of=dst)
+                    os.replace(tmp, dst)
+                else:
+                    tmp.unlink()
+            elif dst.parent.is_dir():
+                _fsio.write_new(tmp, b"", durable=False)
+                tmp.unlink()
+        except OSError as err:
+            tmp.unlink(missing_ok=True)
+            raise OSError(err.errno, err.strerror, str(tmp), None, str(dst)) from None
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+
+
 def _write(root: Path, key: str, ready: list[tuple[Path, Path]]) -> None:
     """Move the prepared files onto their targets (one ``os.replace`` each).
 
@@ -549,6 +580,12 @@ def run_notebook(
     stage.mkdir()
     failed = work / f"{path.stem}.failed.ipynb"
     try:
+        try:
+            _probe(_targets(root, path, key, page=update_report))
+        except OSError as err:
+            raise ChapterFailed(
+                f"{path.name}: {_os_error(err)}; nothing was run, and book/ is unchanged"
+            ) from None
         t0 = time.perf_counter()
         src_tmp.write_text(nbu.dumps(nb))
         try:
@@ -610,15 +647,21 @@ def run_notebook(
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     result = RunResult(path, params, cli, preset, runtime)
-    try:  # the chapter is complete; the log and the page are rebuilt on the next run
+    try:  # the chapter is complete; the run log is this machine's, not the book's
         if runs_path is not None:
             record_run(result, runs_path, root)
-        if update_report:
-            from . import report
-
-            report.write_page(root)
     except OSError as err:
         print(f"note: {path.name} was written, but {_os_error(err)}", file=sys.stderr)
+    if update_report:
+        try:
+            report.write_page(root)
+        except OSError as err:  # it could be replaced before the run: changed meanwhile
+            page = paths.reproducibility_page(root)
+            raise ChapterFailed(
+                f"{path.name} and its records were written, but {_os_error(err)}, so "
+                f"{page.name} still describes the earlier run: `python -m kperc_book.report` "
+                "rewrites it"
+            ) from None
     return result
 
 
@@ -767,8 +810,6 @@ def reproduce(
                 what.append(f"{current.name} and its records left untouched")
         raise Interrupted("; ".join(w for w in what if w) or "nothing changed") from None
     if update_report:
-        from . import report
-
         print(f"updated {report.PAGE}", file=out)
     return results
 

@@ -5,7 +5,9 @@ and no ``make``: the book builds, a chapter runs with papermill from the root an
 ``book/``, nbval compares one, a kernel started in ``book/`` runs one (as JupyterLab's
 "Run All" does), and the book's tools find the checkout
 from any folder. The two wheels hold what they should: ``kperc`` only the library,
-``kperc-book`` only the book's tools.
+``kperc-book`` only the book's tools (with the files a chapter reads). And Chapter 1
+copied alone into an empty folder runs in another fresh environment after its install
+cell's command.
 
 Slow (a fresh venv; pip takes the packages from its cache): ``make test`` runs it,
 ``make check`` does not.
@@ -17,6 +19,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -163,3 +166,101 @@ def test_each_wheel_holds_its_own_packages(venv_bin, tmp_path):
         want = {"kperc"} if name == "kperc" else {"kperc_book"}
         assert tops == want, (wheel.name, tops)
         wheel.unlink()
+
+
+# --------------------------------------------------------------------------------------
+# A chapter downloaded alone (issue 38): its install cell, a fresh venv, papermill
+# --------------------------------------------------------------------------------------
+#: The line of a chapter's install cell that says it runs on its own.
+RUNS_ALONE = 'importlib.util.find_spec("kperc_book") is None'
+
+
+def _install_cell(path: Path) -> tuple[str, list[str]]:
+    """(the repository's address, the arguments of ``pip install``) of a chapter's
+    install cell, with IPython's ``{repo}`` expanded as the ``%pip`` magic does."""
+    cells = json.loads(path.read_text())["cells"]
+    code = [c for c in cells if c["cell_type"] == "code"]
+    source = "".join(code[0]["source"])
+    assert RUNS_ALONE in source, f"{path.name}: the first code cell is not the install cell"
+    (repo,) = re.findall(r'^\s*repo = "([^"]+)"$', source, re.M)
+    (line,) = re.findall(r"^\s*%pip install (.+)$", source, re.M)
+    return repo, shlex.split(line.replace("{repo}", repo))
+
+
+def _tree(folder: Path) -> dict[str, int]:
+    """Every file under ``folder`` (bytecode caches aside) and its size."""
+    return {
+        str(p.relative_to(folder)): p.stat().st_size
+        for p in folder.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def test_a_chapter_copied_alone_runs_after_its_install_cell(tmp_path):
+    """ch01 alone in an empty folder, a fresh venv, the install cell's command with the
+    repository replaced by the two wheels built from this checkout (the only network
+    here is the package registry), then papermill: the chapter runs, its records go
+    where it says, and nothing is written into site-packages or the folder's parent."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    repo, args = _install_cell(ROOT / "book" / CHAPTER)
+    urls = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]
+    assert repo == f"git+{urls['Source']}", (repo, urls)
+    wheels = tmp_path / "wheels"
+    for src in (ROOT, ROOT / "book-tools"):
+        _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", src, "-w", wheels],
+             cwd=tmp_path)  # fmt: skip
+    built = {w.name.split("-")[0].replace("_", "-"): w for w in wheels.glob("*.whl")}
+    assert set(built) == {"kperc", "kperc-book"}, built
+    local, names = [], []
+    for arg in args:
+        name, at, url = arg.partition(" @ ")
+        if at:  # a requirement from the repository: the wheel built from the checkout
+            assert url.startswith(repo), arg
+            names.append(name)
+            arg = f"{name} @ {built[name].as_uri()}"
+        local.append(arg)
+    assert sorted(names) == ["kperc", "kperc-book"], args
+    venv = tmp_path / "venv"
+    _run([sys.executable, "-m", "venv", venv], cwd=tmp_path)
+    _run([venv / "bin" / "python", "-m", "pip", "install", *local], cwd=tmp_path)
+    (site,) = venv.glob("lib/python*/site-packages")
+    reader = tmp_path / "reader"
+    folder = reader / "chapter"
+    folder.mkdir(parents=True)
+    shutil.copy(ROOT / "book" / CHAPTER, folder / CHAPTER)
+    before = _tree(site)
+    env = {**_env(), "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("KPERC_BOOK_RECORDS", None)
+    env["JUPYTER_DATA_DIR"] = str(tmp_path / "jupyter")  # no kernel of the user's
+    done = subprocess.run(
+        [str(venv / "bin" / "papermill"), CHAPTER, "run.ipynb", *PARAMS],
+        cwd=folder, env=env, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    _outputs_ok(folder / "run.ipynb")
+    cells = [c for c in json.loads((folder / "run.ipynb").read_text())["cells"]]
+    code = [c for c in cells if c["cell_type"] == "code"]
+    assert code[0]["outputs"] == []  # the install cell found the packages: silent
+    records = folder / "kperc-book-records"
+    said = [
+        "".join(o.get("text", "")) for c in code for o in c["outputs"]
+        if "writes its records" in "".join(o.get("text", ""))
+    ]  # fmt: skip
+    assert said == [
+        f"ch01 writes its records (checks, glued numbers, figures) to {records.resolve()}; set "
+        "KPERC_BOOK_RECORDS, or pass records= to Chapter, to choose another folder.\n"
+    ], said
+    record = json.loads((records / "_generated" / "ch01.json").read_text())
+    committed = json.loads((ROOT / "book" / "_generated" / "ch01.json").read_text())
+    assert record["datasets"] == committed["datasets"]  # the same stored bytes
+    assert set(record["checks"]) == set(committed["checks"])
+    assert sorted(p.name for p in (records / "figures").iterdir()) == sorted(
+        Path(f["file"]).name for f in committed["figures"].values()
+    )
+    assert sorted(p.name for p in reader.iterdir()) == ["chapter"]
+    assert sorted(p.name for p in folder.iterdir()) == [CHAPTER, "kperc-book-records", "run.ipynb"]
+    assert _tree(site) == before  # nothing written beside the installed packages

@@ -183,6 +183,33 @@ def test_paths_functions_follow_the_root(tmp_path):
     assert paths.manifest_path(tmp_path) == tmp_path / "data" / "manifest.json"
 
 
+def test_the_package_ships_what_a_chapter_reads_from_the_one_copy_in_git():
+    """``kperc_book/_stored/`` mirrors the checkout's layout with symbolic links to the
+    committed files (one copy in git), the package data of ``book-tools/pyproject.toml``
+    are exactly :data:`paths.STORED_FILES`, and each pattern names committed files."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    links = sorted(p for p in paths.STORED.rglob("*") if p.is_symlink())
+    assert links, "kperc_book/_stored/ holds no symbolic link"
+    for link in links:
+        rel = link.relative_to(paths.STORED)
+        assert link.resolve() == (paths.ROOT / rel).resolve(), (rel, os.readlink(link))
+        assert not Path(os.readlink(link)).is_absolute(), rel  # the clone may move
+    for f in (f for f in paths.STORED.rglob("*") if f.is_file()):  # no second copy
+        assert not f.resolve().is_relative_to(paths.STORED), f.relative_to(paths.STORED)
+    config = tomllib.loads((BOOK_TOOLS / "pyproject.toml").read_text())
+    data = config["tool"]["setuptools"]["package-data"]["kperc_book"]
+    assert data == [f"_stored/{pattern}" for pattern in paths.STORED_FILES]
+    for pattern in paths.STORED_FILES:
+        assert sorted(paths.STORED.glob(pattern)), f"{pattern} matches no file"
+        assert [p.name for p in sorted(paths.STORED.glob(pattern))] == [
+            p.name for p in sorted(paths.ROOT.glob(pattern))
+        ], pattern
+
+
 # --------------------------------------------------------------------------------------
 # One type and one naming rule for a problem; chapter modules apart
 # --------------------------------------------------------------------------------------
@@ -262,21 +289,8 @@ def test_a_problem_has_one_type_and_one_naming_rule():
     assert not found, "\n".join(found)
 
 
-def test_chapter_modules_do_not_import_each_other():
-    """``experiments/chNN*.py`` import no other chapter's modules; what two chapters share
-    lives in a module ``experiments/_*.py``."""
+def test_no_chapter_has_a_module_of_its_own():
+    """A chapter is its notebook (CONTRIBUTING.md): no ``experiments/chNN*.py``; what
+    chapters share lives in a module ``experiments/_*.py``."""
     experiments = BOOK_TOOLS / "kperc_book" / "experiments"
-    found = []
-    for module in sorted(experiments.rglob("ch*.py")):
-        rel = module.relative_to(experiments).as_posix()
-        own = rel[:4]  # "ch04"
-        for node in ast.walk(ast.parse(module.read_text())):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [a.name.split(".")[-1] for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                mod = node.module or ""
-                names = [mod.split(".")[-1]] + [a.name for a in node.names]
-            names = [n for n in names if n[:2] == "ch" and n[2:4].isdigit()]
-            found += [f"{rel}:{node.lineno}: imports {n}" for n in names if n[:4] != own]
-    assert not found, "\n".join(found)
+    assert sorted(p.name for p in experiments.rglob("ch[0-9]*.py")) == []

@@ -22,28 +22,28 @@ from kperc_book import ledger
 REPO = Path(__file__).resolve().parents[2]
 
 
-def contributing_ids() -> list[str]:
-    text = (REPO / "CONTRIBUTING.md").read_text()
-    section = text.split("## Ledger ids", 1)[1].split("\n## ", 1)[0]
-    body = section.split("\n", 1)[1]  # skip the heading line
-    return re.findall(r"`([a-z0-9-]+)`", body)
-
-
 # ----------------------------------------------------------------- the registry
 
 
-def test_registry_is_the_list_of_contributing_md():
-    ids = contributing_ids()
-    assert len(ids) == len(set(ids))
-    assert list(ledger.REGISTRY) == ids
+def test_contributing_md_lists_no_copy_of_the_ids():
+    """The ids are defined once, in the registry; CONTRIBUTING.md points to it."""
+    text = (REPO / "CONTRIBUTING.md").read_text()
+    section = text.split("## Ledger ids", 1)[1].split("\n## ", 1)[0]
+    assert "ledger/registry.py" in section
+    assert not [rid for rid in ledger.REGISTRY if f"`{rid}`" in section]
 
 
-def test_conftest_ids_are_the_registry():
-    """tests/lib/ cannot import the book's tools, so tests/conftest.py keeps its own copy of
-    the ids (to refuse a misspelt marker at collection); the copy follows the registry."""
-    from conftest import LEDGER_IDS
+def test_conftest_reads_the_ids_from_the_registry(tmp_path):
+    """tests/lib/ cannot import the book's tools, so tests/conftest.py reads the ids from
+    the registry's source (to refuse a misspelt marker at collection): they are the
+    registry's keys, and a registry that moved is an error, not an empty list."""
+    import conftest
 
-    assert set(LEDGER_IDS) == set(ledger.REGISTRY)
+    assert conftest.LEDGER_IDS == frozenset(ledger.REGISTRY)
+    assert conftest.ledger_ids(tmp_path / "registry.py") is None  # outside the checkout
+    (tmp_path / "registry.py").write_text("OTHER = {}\n")
+    with pytest.raises(RuntimeError, match="no REGISTRY"):
+        conftest.ledger_ids(tmp_path / "registry.py")
 
 
 @pytest.mark.parametrize("rid", list(ledger.REGISTRY))

@@ -106,49 +106,6 @@ def test_snkpvn_sandwich_falls_back_to_symlog_for_non_positive_terms():
     assert_readable(fig)
 
 
-def test_problem_label_reads_like_prose():
-    assert plots.problem_label("breast_cancer-rbf") == "breast cancer (RBF)"
-    assert plots.problem_label("circles") == "circles"
-
-
-def test_realdata_is_a_dot_plot_on_log_axes():
-    probs = ["breast_cancer-rbf", "digits_3_vs_8-rbf", "circles-rbf", "moons-rbf", "xor-poly"]
-    it = {"nkp": [240, 24, 17, 14, 68], "snkp": [56, 18, 4, 13, 10]}
-    ms = {"nkp": [0.78, 0.25, 0.17, 0.15, 0.24], "snkp": [3.9, 1.2, 0.3, 0.62, 0.45]}
-    fig = plots.realdata(probs, it, ms, date="2026-11-23")
-    assert not any(
-        isinstance(p, matplotlib.patches.Rectangle) and p.get_width() > 0
-        for ax in fig.axes
-        for p in ax.patches
-    ), "bars on a log axis"
-    assert_readable(fig)
-
-
-def test_certificates_ticks_at_the_sizes_and_keeps_a_solver_at_the_tolerance_visible():
-    import pandas as pd
-
-    ns = [500, 1000, 2000, 4000]
-    rows = pd.DataFrame(
-        [
-            {"solver": s, "n": n, "time_s": t * n / 500, "norm_p_G": q}
-            for n in ns
-            for s, t, q in (("nvn", 0.01, 1e-6), ("isnkpvn", 0.2, 6e-7), ("clarabel", 0.02, 1e-14))
-        ]
-    )
-    fig = plots.certificates(rows, eps=1e-6)
-    ax = fig.axes[1]
-    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [
-        "500",
-        "1,000",
-        "2,000",
-        "4,000",
-    ]
-    nvn = next(line for line in ax.get_lines() if line.get_label() == "NVN")
-    eps_line = next(line for line in ax.get_lines() if "tolerance" in line.get_label())
-    assert nvn.get_zorder() > eps_line.get_zorder()
-    assert_readable(fig)
-
-
 def test_nvn_rates_is_readable_with_one_legend_under_the_panels():
     import pandas as pd
 

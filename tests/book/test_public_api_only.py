@@ -15,9 +15,6 @@ from IPython.core.inputtransformer2 import TransformerManager
 
 from kperc_book import paths
 
-# The benchmark harness is being replaced (issue 28); once it is gone this matches nothing.
-REPLACED = ("book-tools/benchmarks/",)
-
 
 def _private_prefix(dotted: str) -> str | None:
     """``kperc._x`` for ``kperc._x.y`` (the path up to its first private part), else None."""
@@ -82,7 +79,7 @@ def _sources():
         for path in sorted((root / folder).rglob("*.py")):
             where = path.relative_to(root).as_posix()
             # not the copies a non-editable pip install leaves in book-tools/build
-            if not where.startswith(REPLACED) and "build" not in path.relative_to(root).parts:
+            if "build" not in path.relative_to(root).parts:
                 yield where, path.read_text(encoding="utf-8")
     to_python = TransformerManager()  # a cell's %magics and !commands become Python
     for path in sorted(paths.book_dir().glob("*.ipynb")):

@@ -255,3 +255,52 @@ def test_every_committed_figure_links_to_its_cell():
     """Every figure on the reproducibility page names the code cell that saved it: a
     figure name built at run time (not a literal) cannot be traced to its code."""
     assert "not traceable" not in report.render(ROOT)
+
+
+def _tool_imports() -> dict[str, set[str]]:
+    """Which modules of kperc_book each module imports (at the top or in a function)."""
+    import ast
+
+    import kperc_book
+
+    base = Path(kperc_book.__file__).parent
+    names = {
+        ".".join(("kperc_book", *p.relative_to(base).with_suffix("").parts)).removesuffix(
+            ".__init__"
+        ): p
+        for p in base.rglob("*.py")
+    }
+    graph: dict[str, set[str]] = {}
+    for name, path in names.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    stem = ".".join(parts + ([node.module] if node.module else []))
+                else:
+                    stem = node.module or ""
+                found |= {f"{stem}.{a.name}" for a in node.names} | {stem}
+            elif isinstance(node, ast.Import):
+                found |= {a.name for a in node.names}
+        graph[name] = {m for m in found if m in names and m != name}
+    return graph
+
+
+def test_the_tools_have_no_import_circle():
+    """Issue 35: report imported reproduce for one constant while reproduce imported
+    report; VERSIONED now lives in report, and no module imports one that imports it."""
+    graph = _tool_imports()
+    assert "kperc_book.reproduce" not in graph["kperc_book.report"]
+    assert "kperc_book.report" in graph["kperc_book.reproduce"]
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        for nxt in graph[start] - seen:
+            seen.add(nxt)
+            if nxt == goal or reaches(nxt, goal, seen):
+                return True
+        return False
+
+    circles = sorted((a, b) for a in graph for b in graph[a] if reaches(b, a, set()))
+    assert circles == [], circles

@@ -8,6 +8,7 @@ unreplaceable files) are tried in ``test_pipeline_commit.py`` and
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import nbformat
@@ -353,8 +354,8 @@ def test_a_plain_run_of_a_chapter_writes_nothing_committed(monkeypatch, tmp_path
     from kperc_book import chapter
 
     monkeypatch.delenv(chapter.STAGING_ENV, raising=False)
-    gen, figs = chapter._record_dirs()
-    assert gen.parent == paths.scratch_dir() and figs.parent == gen.parent
+    gen, figs, told = chapter._record_dirs()
+    assert gen.parent == paths.scratch_dir() and figs.parent == gen.parent and not told
     monkeypatch.setenv(chapter.STAGING_ENV, str(tmp_path))
     ch = chapter.Chapter("zz99")
     ch.check("lemma-x", True, "ok")
@@ -427,3 +428,49 @@ def test_a_whole_rerun_clears_the_note_of_an_interrupted_write(book):
     assert note.exists()
     rp.reproduce(["ch01"], root=book, update_report=False, out=io.StringIO())
     assert not note.exists()
+
+
+def _read_only(path: Path):
+    """Make ``path`` unreplaceable: ``chattr +i`` as root (if the file system has the
+    flag), else a read-only folder around it; return the function that undoes it."""
+    import os
+    import shutil
+    import subprocess
+
+    if os.geteuid() == 0:
+        if shutil.which("chattr") is None:
+            pytest.skip("root without chattr: nothing makes a file unreplaceable")
+        if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode:
+            pytest.skip("this file system has no immutable flag")
+        return lambda: subprocess.run(["chattr", "-i", str(path)], check=True)
+    mode = path.parent.stat().st_mode
+    path.parent.chmod(0o555)
+    return lambda: path.parent.chmod(mode)
+
+
+def test_an_immutable_page_stops_the_run_before_anything_changes(book, capsys):
+    """Issue 36: the page could not be replaced, yet the command said "updated" and
+    exited 0, with the page describing another run. Now it is probed first."""
+    page = paths.reproducibility_page(book)
+    page.write_text("# Reproducibility\n\nthe earlier run\n")
+    nb = book / "book" / "ch01_alpha.ipynb"
+    before = {p: p.read_bytes() for p in (book / "book").rglob("*") if p.is_file()}
+    undo = _read_only(page)
+    try:
+        code = rp.guarded(
+            lambda: rp.reproduce(
+                ["ch01"], overrides={"n": "3"}, root=book, update_report=True,
+                out=sys.stdout,
+            )
+        )  # fmt: skip
+    finally:
+        undo()
+    out, err = capsys.readouterr()
+    assert code == 1, (out, err)
+    assert err.count("\n") == 1 and err.startswith("FAILED: ch01_alpha.ipynb: cannot replace ")
+    assert "reproducibility.md" in err and "nothing was run, and book/ is unchanged" in err
+    assert "updated" not in out and "done in" not in out
+    after = {p: p.read_bytes() for p in (book / "book").rglob("*") if p.is_file()}
+    assert after == before and nb.read_bytes() == before[nb]
+    assert _leftovers(book) == []
+    assert not paths.runs_path(book).exists()

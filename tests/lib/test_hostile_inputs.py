@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from conftest import DATA_ALGORITHMS, GRAM_ALGORITHMS
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy.sparse.linalg import LinearOperator
@@ -124,7 +125,7 @@ GRAM_FUNCS = {
     "dist_to_witness": lambda G: kperc.dist_to_witness(G, _q_for(G)),
 }
 #: The subset that accepts a LinearOperator.
-OPERATOR_FUNCS = ["nkp", "snkp", "nvn", "snkpvn", "isnkpvn", "loss", "smoothed_loss", "g_seminorm"]
+OPERATOR_FUNCS = [*GRAM_ALGORITHMS, "loss", "smoothed_loss", "g_seminorm"]
 #: Functions taking a vector.
 VECTOR_FUNCS = {
     "entropy": kperc.entropy,
@@ -221,7 +222,7 @@ def test_empty_vector_is_refused(name):
         _call(VECTOR_FUNCS[name], np.zeros(0))
 
 
-ALGOS_XY = ["perceptron", "normalized_perceptron", "von_neumann_linear", "winnow"]
+ALGOS_XY = list(DATA_ALGORITHMS)
 
 
 @pytest.mark.parametrize("name", ALGOS_XY)
@@ -233,7 +234,7 @@ def test_one_sample_gives_a_certified_result(name, label):
     _assert_certified(res, X=X, y=y)
 
 
-@pytest.mark.parametrize("name", ["nkp", "snkp", "nvn", "snkpvn", "isnkpvn"])
+@pytest.mark.parametrize("name", GRAM_ALGORITHMS)
 def test_one_class_gives_a_certified_result(name):
     X = np.abs(X0) + 0.1  # one class in the positive quadrant: separable
     G = kperc.gram_matrix(X, np.ones(N0))
@@ -490,7 +491,7 @@ def test_poly_diagonal_that_overflows_is_a_clear_error():
 
 
 @pytest.mark.parametrize("kernel", ["linear", "rbf", "poly"])
-@pytest.mark.parametrize("name", ["nkp", "snkp", "nvn", "snkpvn", "isnkpvn"])
+@pytest.mark.parametrize("name", GRAM_ALGORITHMS)
 def test_duplicate_points_with_opposite_labels_are_never_separated(kernel, name):
     X = np.vstack([X0, X0[2:3]])
     y = np.concatenate([Y0, -Y0[2:3]])
@@ -639,8 +640,7 @@ def _scalar_cases():
         ("euclidean_prox", "mu"): lambda v: kperc.euclidean_prox(Q0, v, Q0),
     }
     integer = {
-        (f, "max_iter"): lambda v, f=f: getattr(kperc, f)(G, max_iter=v)
-        for f in ("nkp", "snkp", "nvn", "snkpvn", "isnkpvn")
+        (f, "max_iter"): lambda v, f=f: getattr(kperc, f)(G, max_iter=v) for f in GRAM_ALGORITHMS
     }
     integer.update(
         {(f, "max_iter"): lambda v, f=f: getattr(kperc, f)(X, y, max_iter=v) for f in ALGOS_XY}
@@ -826,7 +826,7 @@ def test_dataset_seeds_are_validated(gen, seed):
     _raises_naming(ValueError, "seed", getattr(datasets, gen), 20, seed=seed)
 
 
-@pytest.mark.parametrize("name", ["nkp", "snkp", "nvn", "snkpvn", "isnkpvn"])
+@pytest.mark.parametrize("name", GRAM_ALGORITHMS)
 def test_complex_gram_is_refused_without_input_checks(name):
     with pytest.raises(TypeError, match="G must be a real"):
         getattr(kperc, name)(G0 + 0j, check_input=False)

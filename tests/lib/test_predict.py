@@ -17,6 +17,7 @@ ALGORITHMS = {
     "nkp": lambda G: kperc.nkp(G, max_iter=20000),
     "isnkpvn": lambda G: kperc.isnkpvn(G, max_iter=3000),
     "nvn": lambda G: kperc.nvn(G, max_iter=20000),
+    "snkpvn": lambda G: kperc.snkpvn(G, max_iter=3000),
 }
 
 

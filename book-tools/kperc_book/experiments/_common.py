@@ -13,7 +13,12 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from kperc_book import data as _data
+from kperc_book import paths
+
 __all__ = [
+    "REAL_PROBLEMS",
+    "TIMINGS_PATH",
     "loglog_slope",
     "glue_all",
     "ClaimError",
@@ -26,6 +31,16 @@ __all__ = [
 
 #: Longest printed line, in characters, that a page shows without cutting it off.
 LINE_WIDTH = 90
+
+#: The stored kernel problems (the keys of :data:`kperc_book.data.PROBLEMS`, in order):
+#: Chapter 4 runs NKP and SNKP on them, and ``make bench-micro`` times those runs.
+REAL_PROBLEMS = tuple(_data.PROBLEMS)
+
+#: Where ``make bench-micro`` (``bench/test_realdata.py``) stores Chapter 4's timings:
+#: pytest-benchmark's JSON, one entry per (problem, method) in ``benchmarks``, with
+#: ``extra_info`` (``problem``, ``n``, ``method``, ``nit``) and ``stats`` (``median``,
+#: ``rounds``, ... in seconds). Outside a clone, the copy the package ships.
+TIMINGS_PATH = paths.generated_dir() / "micro" / "realdata.json"
 
 
 def loglog_slope(

@@ -1,11 +1,10 @@
 """The static part of the theorem ledger: one :class:`Result` per ledger id.
 
 :data:`REGISTRY` is the one place where the ledger ids are defined, in the order the
-ledger page lists them. Two copies follow it, and ``tests/book/test_ledger.py`` checks
-both: the list of CONTRIBUTING.md (same ids, same order), for contributors, and
-``LEDGER_IDS`` of ``tests/conftest.py``, which refuses a misspelt
-``@pytest.mark.ledger`` at collection (the library's tests run outside the checkout, so
-they cannot import this module). :data:`ORIGINS` words where a result comes from.
+ledger page lists them. No copy follows it: ``tests/conftest.py`` reads the keys of
+this dict literal from this file's source (the library's tests run outside the checkout
+too, so they cannot import it) to refuse a misspelt ``@pytest.mark.ledger`` at
+collection. :data:`ORIGINS` words where a result comes from.
 """
 
 from __future__ import annotations
