@@ -203,14 +203,16 @@ def test_xor_under_a_tiny_rbf_gamma_claims_no_negative_margin():
     """The RBF matrix of distinct points is positive definite, so XOR is separable at any
     gamma; at gamma = 1e-8 the rounded G has numerical rank 3 and a depth of 1e-4 there
     (issue 36): the answer is "undecided", with the exact margin in its bounds."""
-    G = kperc.gram_matrix(XOR, [1, 1, -1, -1], "rbf", gamma=1e-8)
+    y = [1, 1, -1, -1]
+    G = kperc.gram_matrix(XOR, y, "rbf", gamma=1e-8)
     with pytest.warns(RuntimeWarning, match="rank up to 4"):
         assert kperc.margin(G) == 0.0
-    with pytest.warns(RuntimeWarning):
-        det = kperc.margin_details(G)
-    assert det.status == "undecided"
     rho = -np.expm1(-4e-8) / 2  # (1 - e^{-4 gamma}) / 2, the uniform p by symmetry
-    assert det.rho_bounds[0] <= rho <= det.rho_bounds[1]
+    for M in (G, kperc.ValidatedGram(G), kperc.kernel_gram_operator(XOR, y, gamma=1e-8)):
+        with pytest.warns(RuntimeWarning, match="rank up to 4"):
+            det = kperc.margin_details(M)
+        assert det.status == "undecided"
+        assert det.rho_bounds[0] <= rho <= det.rho_bounds[1]
 
 
 @pytest.mark.parametrize(
@@ -241,7 +243,7 @@ def test_max_rank_bounds_the_exact_rank(kernel, params, X, want):
 def test_a_callable_kernel_has_no_rank_bound():
     G = kperc.gram_matrix(XOR, [1, 1, -1, -1], lambda A, B: (A @ B.T + 3.0) ** 2)
     info = gram_provenance(G)
-    assert info is None or info.max_rank is None
+    assert info is not None and info.max_rank is None
 
 
 def test_an_inseparable_linear_problem_keeps_its_exact_negative_margin():
@@ -278,3 +280,21 @@ def test_rbf_of_distinct_points_never_claims_a_negative_margin(log_gamma, n, d, 
         rho = kperc.margin(G)
     assert det.status in ("separable", "undecided"), det.status
     assert rho >= 0.0 and det.rho_bounds[1] > 0
+
+
+def test_a_high_rank_rbf_hull_is_undecided_not_an_error():
+    """60 distinct points in R^3, gamma = 1e-4: numerical rank 10 (> 6, no facet
+    enumeration), no separator above the rounding of G. The exact matrix has rank 60, so
+    no depth in that span would be certified: "undecided" with honest bounds, where
+    margin used to raise a ValueError."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 3))
+    y = np.where(rng.random(60) < 0.5, 1.0, -1.0)
+    G = kperc.gram_matrix(X, y, "rbf", gamma=1e-4)
+    with pytest.warns(RuntimeWarning, match="cannot certify the sign"):
+        det = kperc.margin_details(G)
+    assert det.status == "undecided" and det.rho == 0.0 and det.rank > 6
+    assert det.rho_bounds[0] == -1.0 and 0 < det.rho_bounds[1] < 1e-6
+    # as given (no bound on the exact rank), the refusal stands
+    with pytest.raises(ValueError, match="rank"):
+        kperc.margin(np.array(G))
