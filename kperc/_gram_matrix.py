@@ -14,6 +14,7 @@ costs ``O(n d)`` and a million points fit in memory. The private cores
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -145,8 +146,33 @@ def _gram_matrix(X: np.ndarray, y: np.ndarray, kernel: KernelLike, kernel_params
             entry_error=float(delta),
             groups=groups,
             labels=labels if groups is not None else None,
+            max_rank=_max_rank(X, kernel, kernel_params, groups),
         )
     return trust_gram(G, info)
+
+
+def _max_rank(X: np.ndarray, kernel: KernelLike, kernel_params: dict, groups) -> int | None:
+    """An upper bound on the rank of the exact ``G*`` of checked data, known exactly: the
+    dimension of the kernel's feature space and the number of distinct points (the
+    points, or for the linear kernel the lines through the origin, that ``groups`` merges).
+
+    With ``d`` the number of features not identically zero: ``d`` for the linear kernel,
+    and for ``(gamma <x, z> + coef0)^degree`` the dimension of the polynomials of degree
+    at most ``degree`` in ``d`` variables, ``C(d + degree, degree)``, or of the
+    homogeneous ones, ``C(d + degree - 1, degree)``, when ``coef0 == 0``. The RBF kernel
+    is strictly positive definite: the matrix of distinct points has full rank. None for
+    a kernel callable.
+    """
+    if callable(kernel):
+        return None
+    distinct = X.shape[0] if groups is None else int(np.unique(groups).size)
+    if kernel == "rbf":
+        return distinct
+    d = int(np.count_nonzero(np.any(X != 0, axis=0)))
+    if kernel == "poly":
+        k = int(kernel_params.get("degree", 3))
+        d = math.comb(d + k, k) if kernel_params.get("coef0", 1) != 0 else math.comb(d + k - 1, k)
+    return min(d, distinct)
 
 
 def _line_groups(X: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:

@@ -353,9 +353,12 @@ def margin_details(G: GramLike) -> OptimizeResult:
     exact matrix ``G*`` may have a larger rank, by eigenvalues below the rounding of
     ``G``, and along those directions the data may be separable (the RBF kernel's matrix
     of distinct points is positive definite: such data are always separable). So an
-    ``"inseparable"`` answer presumes that span; a provenance that bounds ``rank(G*)``
-    turns it into ``"undecided"`` when the span is smaller, and :func:`data_margin`
-    checks the rank of the data exactly.
+    ``"inseparable"`` answer presumes that span. :func:`kperc.gram_matrix` records a bound
+    on ``rank(G*)`` known exactly from the data and the kernel (the number of features
+    for the linear kernel, the dimension of the polynomial kernel's feature space, the
+    number of distinct points for every built-in kernel): where the span is smaller, the
+    answer is ``"undecided"``. A :class:`~kperc.GramOperator` checks the rank of its
+    factor exactly, as :func:`data_margin` does for the data.
 
     *Compared with* :func:`kperc.is_separable`, which answers only the sign: both
     certify for the exact Gram matrix of the data. ``is_separable`` tries a ridge solve
@@ -410,13 +413,15 @@ def margin_details(G: GramLike) -> OptimizeResult:
         warn = max(warn, fine)
     certifier = _DenseCertifier(G, delta, info)
     err = c * eps + (0.0 if delta is None else delta)
-    det = _certified_margin(B, B_full, apply, err, fine, warn, certifier=certifier)
     # The depth is measured in the span of G's factor; G* may have a larger rank, by
     # eigenvalues below the rounding of G, along which it may be separable (the RBF
     # kernel's matrix of distinct points is positive definite: always separable). A
     # provenance that bounds rank(G*) (``max_rank``) lets the depth stand only when the
     # span reaches that bound.
-    max_rank = getattr(info, "max_rank", None)
+    max_rank = None if info is None else info.max_rank
+    det = _certified_margin(
+        B, B_full, apply, err, fine, warn, certifier=certifier, max_rank=max_rank
+    )
     if det.status == "inseparable" and max_rank is not None and det.hull_rank < max_rank:
         warnings.warn(
             f"margin: the depth {-det.rho:.3g} of the origin was measured in a span of rank "
@@ -432,7 +437,7 @@ def margin_details(G: GramLike) -> OptimizeResult:
 
 
 def _certified_margin(
-    B, B_full, apply, err, fine_cut, warn_cut, *, certifier=None
+    B, B_full, apply, err, fine_cut, warn_cut, *, certifier=None, max_rank=None
 ) -> OptimizeResult:
     """Core of :func:`margin_details`: ``apply(p)`` computes ``G p`` within ``err``.
 
@@ -440,6 +445,9 @@ def _certified_margin(
     above ``warn_cut * s_max`` they may be genuine. ``certifier`` (a
     :class:`_RowCertifier` or :class:`_DenseCertifier`) decides signs exactly when
     ``min_i (G p)_i`` is below the rounding bound ``err`` of the plain product.
+    ``max_rank`` bounds the exact matrix's rank: a hull of larger rank than
+    ``MAX_HULL_RANK`` but below it is not enumerated (its depth would not be certified,
+    :func:`margin_details`), and the answer is "undecided" instead of an error.
     """
     value, p = min_norm_point(B_full)
     _, p_red = min_norm_point(B)
@@ -485,8 +493,10 @@ def _certified_margin(
     if B.shape[0] < kf <= MAX_HULL_RANK:
         Bh = U[:, :kf].T @ B_full
     slack = fine_cut * float(sv[0])  # accuracy of the factor's coordinates (and depth)
-    inrad, nu = _negative_margin(Bh)  # refuses rank > MAX_HULL_RANK
-    if inrad > slack and value <= math.sqrt(err):
+    hull = max_rank is None or not MAX_HULL_RANK < Bh.shape[0] < max_rank
+    # without the hull the depth is at most 1 (the points have unit norm)
+    inrad, nu = _negative_margin(Bh) if hull else (1.0, None)  # refuses rank > 6
+    if hull and inrad > slack and value <= math.sqrt(err):
         upper = -inrad + slack
         if kf > Bh.shape[0] or (sv.size > Bh.shape[0] and sv[Bh.shape[0]] > warn_cut * sv[0]):
             # a direction left out of the hull's span may be genuine: along it the depth is
@@ -512,7 +522,7 @@ def _certified_margin(
             facet_normal=nu,
             hull_rank=Bh.shape[0],
         )
-    depth = slack + inrad
+    depth = slack + inrad if hull else 1.0
     if certifier is not None and hasattr(certifier, "upper"):
         up = min(up, certifier.upper(p))
     if certifier is not None and certifier.origin_in_hull(p):
@@ -777,7 +787,9 @@ def margin(G: GramLike) -> float:
     Raises
     ------
     ValueError
-        If ``G`` is invalid, or the problem is not separable and ``rank(G) > 6``.
+        If ``G`` is invalid, or the problem is not certified separable, ``rank(G) > 6``
+        and the exact matrix is not known to have a larger rank (then the answer is
+        "undecided", see :func:`margin_details`).
 
     Notes
     -----

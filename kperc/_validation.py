@@ -460,12 +460,20 @@ class GramProvenance:
         whose rows of ``G`` are equal up to sign by construction), else None.
     labels : ndarray or None
         The labels of the points (with ``groups``).
+    max_rank : int or None
+        For a matrix built from data by a built-in kernel: an upper bound on the rank of
+        ``G*``, known exactly from the data and the kernel (the dimension of the kernel's
+        feature space, and the number of distinct points); None when unknown (a kernel
+        callable, a matrix taken as given). :func:`kperc.margin_details` certifies a
+        negative margin, measured in the span of ``G``'s numerically dominant
+        eigenvectors, only when that span reaches this bound.
     """
 
     psd_exact: bool
     entry_error: float | None = None
     groups: np.ndarray | None = None
     labels: np.ndarray | None = None
+    max_rank: int | None = None
 
 
 # id(view) -> (weak reference to the view, its read-only buffer, provenance)

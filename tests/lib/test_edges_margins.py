@@ -226,22 +226,19 @@ def test_exact_rank_matches_rational_elimination(n, d, r, ints, cols):
 def test_margin_details_needs_the_full_rank_of_the_exact_matrix_for_a_depth():
     """XOR under the RBF kernel with gamma = 1e-8: the exact matrix of these distinct
     points is positive definite (rank 4, separable), the rounded one has numerical rank
-    3, and the depth measured in that span is not the data's. Given a provenance that
-    bounds rank(G*) by 4 (``max_rank``), margin_details says "undecided" with bounds that
-    contain the true, positive margin."""
-    from dataclasses import asdict, dataclass
-
-    from kperc._validation import GramProvenance, gram_provenance, trust_gram
-
-    @dataclass(frozen=True)
-    class WithRank(GramProvenance):
-        max_rank: int | None = None
+    3, and the depth measured in that span is not the data's. gram_matrix records that
+    rank(G*) can be 4 (``max_rank``), and margin_details says "undecided" with bounds that
+    contain the true, positive margin; a matrix taken as given has no such bound."""
+    from kperc._validation import gram_provenance
 
     X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])
-    G0 = kperc.gram_matrix(X, [1, 1, -1, -1], "rbf", gamma=1e-8)
-    info = WithRank(**asdict(gram_provenance(G0)), max_rank=4)
-    G = trust_gram(np.array(G0), info)
+    G = kperc.gram_matrix(X, [1, 1, -1, -1], "rbf", gamma=1e-8)
+    assert gram_provenance(G).max_rank == 4
     with pytest.warns(RuntimeWarning, match="rank up to 4"):
         det = kperc.margin_details(G)
     assert det.status == "undecided" and det.rho == 0.0
     assert det.rho_bounds[0] < 0 < det.rho_bounds[1]
+    # the exact margin: by symmetry the minimiser p is uniform, and rho^2 = p^T G* p =
+    # (1 + e^{-8 gamma} - 2 e^{-4 gamma}) / 4 = (1 - e^{-4 gamma})^2 / 4, about 2e-8
+    rho = -np.expm1(-4e-8) / 2
+    assert det.rho_bounds[0] <= rho <= det.rho_bounds[1]

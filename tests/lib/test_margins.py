@@ -492,13 +492,17 @@ def test_margin_sign_along_small_eigenvalue(seed, h, feasible):
         warnings.simplefilter("always")
         det = kperc.margin_details(kperc.gram_matrix(X, y))
     if det.status == "undecided":
-        assert det.rho == 0.0 and any("cannot certify" in str(w.message) for w in caught)
+        # below the rounding of G, or (as from the data) a depth in R^3 that the exact
+        # G* of points spanning R^d need not have (gram_matrix bounds rank(G*) by d)
+        said = ("cannot certify", "rank up to")
+        assert det.rho == 0.0 and any(m in str(w.message) for w in caught for m in said)
+        assert det.rho_bounds[0] <= rho <= det.rho_bounds[1]
     else:
         assert det.status == want and det.separable == feasible
         assert np.sign(det.rho) == np.sign(rho)
         slack = 4 * X.shape[1] * np.finfo(float).eps / abs(rho)
         assert det.rho_bounds[0] - slack <= rho <= det.rho_bounds[1] + slack
-    if h >= 1e-5:  # well above rounding: the dense path is certified too
+    if h >= 1e-5 and (feasible or X.shape[1] <= 3):  # well above rounding: certified too
         assert det.status == want
         assert abs(det.rho - rho) <= 1e-5 * abs(rho)
 

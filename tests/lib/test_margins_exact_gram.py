@@ -55,6 +55,7 @@ KERNELS = [("linear", {}), ("poly", {"degree": 1, "coef0": 0.0, "gamma": 1.0})]
     rot_kernel=st.integers(0, len(KERNELS) - 1),
 )
 @example(s=3e-4, d=2, seed=0, repeats=0, scale_decades=0, rot_kernel=0)
+@example(s=3e-4, d=3, seed=0, repeats=2, scale_decades=3, rot_kernel=1)
 def test_margin_of_built_gram_holds_for_the_data(s, d, seed, repeats, scale_decades, rot_kernel):
     X, y, rho = _points(s, d, seed, repeats, scale_decades)
     kernel, params = KERNELS[rot_kernel]
@@ -73,8 +74,10 @@ def test_margin_of_built_gram_holds_for_the_data(s, d, seed, repeats, scale_deca
         assert det.status == "undecided" and det.rho == 0.0
     slack = 1e-12  # the rounding of the rotated data (relative u) moves rho by ~1e-16
     assert lo - slack <= rho <= hi + slack
-    # not vacuous: margins far above the construction's rounding are decided
-    if abs(s) >= 1e-4:
+    # not vacuous: margins far above the construction's rounding are decided, except a
+    # depth in the plane when d > 2: the rotated floats span R^d, and the exact G*'s rank
+    # (bounded by d and the 3 distinct lines, ``max_rank``) may exceed the plane's 2
+    if abs(s) >= 1e-4 and (s < 0 or d == 2):
         assert det.status != "undecided"
     # the independent data route agrees on the sign whenever both decide
     if truth != 0.0 and det.status != "undecided":
@@ -190,3 +193,108 @@ def test_construction_bound_holds_on_each_path(kernel, params, scale):
     ref = _exact_normalised_gram(X, y, kernel, params)
     assert float(np.max(np.abs(G - ref))) <= delta
     assert delta <= 1e-12
+
+
+GRID = np.array(np.meshgrid([1.0, 2, 3], [1.0, 2, 3], [1.0, 2, 3])).reshape(3, -1).T  # 27
+XOR = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])
+
+
+def test_xor_under_a_tiny_rbf_gamma_claims_no_negative_margin():
+    """The RBF matrix of distinct points is positive definite, so XOR is separable at any
+    gamma; at gamma = 1e-8 the rounded G has numerical rank 3 and a depth of 1e-4 there
+    (issue 36): the answer is "undecided", with the exact margin in its bounds."""
+    y = [1, 1, -1, -1]
+    G = kperc.gram_matrix(XOR, y, "rbf", gamma=1e-8)
+    with pytest.warns(RuntimeWarning, match="rank up to 4"):
+        assert kperc.margin(G) == 0.0
+    rho = -np.expm1(-4e-8) / 2  # (1 - e^{-4 gamma}) / 2, the uniform p by symmetry
+    for M in (G, kperc.ValidatedGram(G), kperc.kernel_gram_operator(XOR, y, gamma=1e-8)):
+        with pytest.warns(RuntimeWarning, match="rank up to 4"):
+            det = kperc.margin_details(M)
+        assert det.status == "undecided"
+        assert det.rho_bounds[0] <= rho <= det.rho_bounds[1]
+
+
+@pytest.mark.parametrize(
+    ("kernel", "params", "X", "want"),
+    [
+        ("linear", {}, np.ones((9, 4)) + np.eye(9, 4), 4),
+        ("linear", {}, np.column_stack([np.eye(5, 3) + 0.5, np.zeros(5)]), 3),  # a zero feature
+        ("poly", {"degree": 2, "coef0": 1.0}, GRID, 10),  # C(3 + 2, 2)
+        ("poly", {"degree": 2, "coef0": 0.0}, GRID, 6),  # C(3 + 1, 2)
+        ("poly", {"degree": 3}, GRID[:4], 4),  # 4 points < C(6, 3)
+        ("rbf", {"gamma": 0.5}, GRID[[0, 1, 2, 0, 1, 3]], 4),  # repeated rows
+    ],
+)
+def test_max_rank_bounds_the_exact_rank(kernel, params, X, want):
+    y = np.resize([1.0, -1.0, 1.0], X.shape[0])
+    info = gram_provenance(kperc.gram_matrix(X, y, kernel, **params))
+    assert info.max_rank == want
+    # never below the rank of the kernel matrix (numerically: these are well conditioned)
+    if kernel == "poly":
+        K = (params.get("gamma", 1 / X.shape[1]) * X @ X.T + params.get("coef0", 1)) ** params[
+            "degree"
+        ]
+        assert np.linalg.matrix_rank(K) <= want
+    else:
+        assert np.linalg.matrix_rank(X if kernel == "linear" else np.unique(X, axis=0)) <= want
+
+
+def test_a_callable_kernel_has_no_rank_bound():
+    G = kperc.gram_matrix(XOR, [1, 1, -1, -1], lambda A, B: (A @ B.T + 3.0) ** 2)
+    info = gram_provenance(G)
+    assert info is not None and info.max_rank is None
+
+
+def test_an_inseparable_linear_problem_keeps_its_exact_negative_margin():
+    """Full-rank data in R^2: max_rank (2) is reached by the span, the depth stands."""
+    X, y = kperc.datasets.infeasible(40, 2, rho=-0.2, seed=3)
+    G = kperc.gram_matrix(X, y)
+    assert gram_provenance(G).max_rank == 2
+    det = kperc.margin_details(G)
+    assert det.status == "inseparable" and det.hull_rank == 2
+    assert abs(det.rho + 0.2) <= 1e-12
+    assert det.rho_bounds[0] <= -0.2 <= det.rho_bounds[1] < 0
+
+
+@given(
+    log_gamma=st.floats(-12.0, -2.0),
+    n=st.integers(3, 40),
+    d=st.integers(1, 4),
+    seed=st.integers(0, 2**32 - 1),
+)
+@example(log_gamma=-8.0, n=4, d=2, seed=0)
+def test_rbf_of_distinct_points_never_claims_a_negative_margin(log_gamma, n, d, seed):
+    """Distinct points are separable under the RBF kernel at every gamma (its matrix is
+    positive definite): margin_details says "separable" or "undecided", never a negative
+    margin or an error, and the bounds always admit a positive margin."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-3, 4, (n, d)).astype(float)
+    X = np.unique(X, axis=0)
+    y = rng.choice([-1.0, 1.0], X.shape[0])
+    G = kperc.gram_matrix(X, y, "rbf", gamma=10.0**log_gamma)
+    assert gram_provenance(G).max_rank == X.shape[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        det = kperc.margin_details(G)
+        rho = kperc.margin(G)
+    assert det.status in ("separable", "undecided"), det.status
+    assert rho >= 0.0 and det.rho_bounds[1] > 0
+
+
+def test_a_high_rank_rbf_hull_is_undecided_not_an_error():
+    """60 distinct points in R^3, gamma = 1e-4: numerical rank 10 (> 6, no facet
+    enumeration), no separator above the rounding of G. The exact matrix has rank 60, so
+    no depth in that span would be certified: "undecided" with honest bounds, where
+    margin used to raise a ValueError."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 3))
+    y = np.where(rng.random(60) < 0.5, 1.0, -1.0)
+    G = kperc.gram_matrix(X, y, "rbf", gamma=1e-4)
+    with pytest.warns(RuntimeWarning, match="cannot certify the sign"):
+        det = kperc.margin_details(G)
+    assert det.status == "undecided" and det.rho == 0.0 and det.rank > 6
+    assert det.rho_bounds[0] == -1.0 and 0 < det.rho_bounds[1] < 1e-6
+    # as given (no bound on the exact rank), the refusal stands
+    with pytest.raises(ValueError, match="rank"):
+        kperc.margin(np.array(G))
