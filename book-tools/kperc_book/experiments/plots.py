@@ -768,6 +768,14 @@ def plane_grid(X: np.ndarray, resolution: int, pad: float = 0.3):
         The grid, as from :func:`numpy.meshgrid`.
     at : ndarray of shape (resolution**2, 2)
         The grid points as rows, in the order of ``xx.ravel()``.
+
+    Examples
+    --------
+    >>> xx, yy, at = plane_grid(np.array([[0.0, 0.0], [1.0, 2.0]]), 3, pad=0.5)
+    >>> xx[0], yy[:, 0]
+    (array([-0.5,  0.5,  1.5]), array([-0.5,  1. ,  2.5]))
+    >>> at.shape
+    (9, 2)
     """
     (x0, y0), (x1, y1) = X.min(axis=0) - pad, X.max(axis=0) + pad
     xx, yy = np.meshgrid(np.linspace(x0, x1, resolution), np.linspace(y0, y1, resolution))
