@@ -478,6 +478,22 @@ class Chapter:
         self._flush()
         return ds
 
+    def problem(self, name: str) -> tuple[_data.Dataset, np.ndarray]:
+        """Load a kernel problem of :data:`kperc_book.data.PROBLEMS` and remember its dataset.
+
+        Returns
+        -------
+        dataset : Dataset
+            The stored data (sha256 verified), with the problem's ``kernel`` and
+            ``kernel_params`` set (``gamma="scale"`` resolved as in :class:`sklearn.svm.SVC`).
+        G : ndarray of shape (n, n)
+            The normalised signed Gram matrix of the problem.
+        """
+        G, ds, _, _ = _data.problem(name)
+        self.datasets[_data.PROBLEMS[name][0]] = ds.info["sha256"]
+        self._flush()
+        return ds, G
+
     def check(self, result_id: str, ok: bool, detail: str, *, instances: int | None = None) -> bool:
         """Record a numerical check of a stated result; raise if it failed.
 

@@ -469,19 +469,28 @@ def vs_nvn(problems: Sequence[tuple[str, Any]], feas: Any, *, title: str):
     return fig
 
 
-def gamma_choice(means: Any, labels: Mapping[str, str], gammas: Sequence[float]):
+def gamma_choice(means: Any, gammas: Sequence[float], *, rhos: Mapping[str, float], eps: float):
     """Measured total iterations (top) and the a-priori bound (bottom) against gamma.
 
     Parameters
     ----------
     means : pandas.DataFrame
-        One row per gamma, columns ``("nit", kind)`` and ``("bound", kind)``.
-    labels : mapping
-        Each ``kind`` (three of them) and its legend entry.
+        One row per gamma, columns ``("nit", kind)`` and ``("bound", kind)`` for the three
+        kinds ``"cap"``, ``"edge"`` (inseparable, margin 0) and ``"planted"`` (separable).
     gammas : sequence of float
         The values of gamma, as ticks.
+    rhos : mapping
+        The margins of the ``"cap"`` and ``"planted"`` problems, for the legend.
+    eps : float
+        The tolerance of the two inseparable runs, for the legend.
     """
     import matplotlib.pyplot as plt
+
+    labels = {
+        "cap": f"cap $\\rho_K={rhos['cap']:g}$, $\\varepsilon$={eps:g}",
+        "edge": f"edge $\\rho_K=0$, $\\varepsilon$={eps:g}",
+        "planted": f"planted $\\rho_K={rhos['planted']:g}$ (separable)",
+    }
 
     fig, axes = _subplots(2, 1, aspect=0.45, sharex=True)
     for kind, c in zip(labels, ["tab:orange", "tab:purple", "tab:blue"], strict=True):

@@ -598,6 +598,38 @@ def nkp_margin(traces: Mapping[str, Mapping[str, Any]]):
     return fig
 
 
+def plane_grid(X: np.ndarray, resolution: int, pad: float = 0.3):
+    """A square grid over planar points, padded on every side (Chapter 3).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, 2)
+        The points.
+    resolution : int
+        Grid points per axis.
+    pad : float, default 0.3
+        Margin added around the points' bounding box.
+
+    Returns
+    -------
+    xx, yy : ndarray of shape (resolution, resolution)
+        The grid, as from :func:`numpy.meshgrid`.
+    at : ndarray of shape (resolution**2, 2)
+        The grid points as rows, in the order of ``xx.ravel()``.
+
+    Examples
+    --------
+    >>> xx, yy, at = plane_grid(np.array([[0.0, 0.0], [1.0, 2.0]]), 3, pad=0.5)
+    >>> xx[0], yy[:, 0]
+    (array([-0.5,  0.5,  1.5]), array([-0.5,  1. ,  2.5]))
+    >>> at.shape
+    (9, 2)
+    """
+    (x0, y0), (x1, y1) = X.min(axis=0) - pad, X.max(axis=0) + pad
+    xx, yy = np.meshgrid(np.linspace(x0, x1, resolution), np.linspace(y0, y1, resolution))
+    return xx, yy, np.column_stack([xx.ravel(), yy.ravel()])
+
+
 def boundaries(grids: Mapping[str, Mapping[str, Any]]):
     """Decision boundaries of the max-margin function and of NKP's first separator.
 
@@ -606,7 +638,8 @@ def boundaries(grids: Mapping[str, Mapping[str, Any]]):
     grids : mapping
         Problem name to its planar data and both functions on a grid (three problems):
         ``X``, ``y`` (points and labels), ``xx``, ``yy`` (the grid), ``f_max``, ``f_nkp``
-        (the two functions there), ``rho`` (exact margin), ``nit`` and ``margin_nkp``
+        (the two functions there, flat or in the grid's shape; each is scaled to [-1, 1]
+        here), ``rho`` (exact margin), ``nit`` and ``margin_nkp``
         (NKP's halting index and the margin of its separator).
 
     Returns
@@ -619,19 +652,22 @@ def boundaries(grids: Mapping[str, Mapping[str, Any]]):
     fig, axes = plt.subplots(2, 2, figsize=figsize(2, 2, aspect=1.0))
     axes = axes.ravel()
     for ax, (name, g) in zip(axes[:3], grids.items(), strict=True):
+        f_max, f_nkp = (
+            np.reshape(f / np.abs(f).max(), g["xx"].shape) for f in (g["f_max"], g["f_nkp"])
+        )
         ax.contourf(
             g["xx"],
             g["yy"],
-            g["f_max"],
+            f_max,
             levels=[-2, 0, 2],
             colors=["#f4c7c3", "#c6dbef"],
             alpha=0.6,
         )
-        ax.contour(g["xx"], g["yy"], g["f_max"], levels=[0], colors="k", linewidths=1.5)
+        ax.contour(g["xx"], g["yy"], f_max, levels=[0], colors="k", linewidths=1.5)
         ax.contour(
             g["xx"],
             g["yy"],
-            g["f_nkp"],
+            f_nkp,
             levels=[0],
             colors="tab:green",
             linewidths=1.5,
