@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kperc_book import _notebooks as nbu
 from kperc_book import paths
 from kperc_book.experiments._common import LINE_WIDTH, loglog_slope, table_text
 
@@ -61,7 +62,7 @@ def test_every_sweep_point_function_is_named_run():
         sources += [(nb.name, "".join(c["source"])) for c in cells if c["cell_type"] == "code"]
     found = []
     for where, text in sources:
-        for node in ast.walk(ast.parse(text)):
+        for node in ast.walk(nbu.parse_code(text) or ast.parse("")):
             if not (isinstance(node, ast.Call) and node.args):
                 continue
             name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
