@@ -225,8 +225,9 @@ def print_book(html: Path, dest: Path) -> list[dict[str, Any]]:
     """
     from playwright.sync_api import sync_playwright
     from pypdf import PdfReader, PdfWriter
+    from pypdf.constants import PageLabelStyle
 
-    options = dict(
+    options: dict[str, Any] = dict(
         format="A4",
         margin=MARGIN,
         print_background=True,
@@ -270,7 +271,7 @@ def print_book(html: Path, dest: Path) -> list[dict[str, Any]]:
     writer = PdfWriter(clone_from=reader)
     del writer.root_object["/Outlines"]
     _add_outline(writer, headings, places, first=1)
-    writer.set_page_label(0, len(reader.pages) - 1, style="/D", start=1)
+    writer.set_page_label(0, len(reader.pages) - 1, style=PageLabelStyle.DECIMAL, start=1)
     writer.add_metadata({"/Title": _title(headings), "/Creator": "kperc_book.pdf (Chromium)"})
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(dest.name + ".part")
@@ -310,6 +311,7 @@ def split_book(book: Path, headings: list[dict[str, Any]], folder: Path) -> dict
         page of the book (``"book/ch01_introduction"``) its file, title and pages.
     """
     from pypdf import PdfReader, PdfWriter
+    from pypdf.constants import PageLabelStyle
 
     reader = PdfReader(book)
     n = len(reader.pages)
@@ -323,7 +325,7 @@ def split_book(book: Path, headings: list[dict[str, Any]], folder: Path) -> dict
         writer.append(reader, pages=(first - 1, last), import_outline=False)
         mine = [h for h in headings if h["doc"] == head["doc"]]
         _add_outline(writer, mine, [(h["page"], h["top"]) for h in mine], first=first)
-        writer.set_page_label(0, last - first, style="/D", start=first)
+        writer.set_page_label(0, last - first, style=PageLabelStyle.DECIMAL, start=first)
         writer.add_metadata({"/Title": head["title"], "/Creator": "kperc_book.pdf (Chromium)"})
         with (folder / name).open("wb") as f:
             writer.write(f)
@@ -390,7 +392,7 @@ def _outdated(app: Any, env: Any, added: Any, changed: Any, removed: Any) -> lis
 
 def _link(app: Any, doctree: Any, docname: str) -> None:
     """A link to the page's PDF (on the landing page: the whole book's) below its title."""
-    from docutils import nodes
+    from docutils import nodes  # type: ignore[import-untyped]
 
     if app.builder.name != "html":
         return
