@@ -555,8 +555,18 @@ class Table:
     def _repr_html_(self) -> str:
         import html
 
+        def token(word: str) -> str:
+            # a range such as "0.18–0.3" or a count "6/6" is one word: no break at "–", "/"
+            text = html.escape(word)
+            return (
+                f'<span class="kperc-nowrap">{text}</span>'
+                if any(c in word for c in "–-/")
+                else text
+            )
+
         def cell(value: object) -> str:
-            return "<br>".join(html.escape(line) for line in str(value).split("\n"))
+            lines = str(value).split("\n")
+            return "<br>".join(" ".join(token(w) for w in line.split(" ")) for line in lines)
 
         frame = self.frame.map(cell)
         frame.index = frame.index.map(
@@ -622,7 +632,8 @@ def table(
             out.columns = out.columns.map(lambda s: labels.get(s, s))
         elif out.columns.name == "problem":
             out.columns = out.columns.map(problem_label)
-        out.columns = [names.get(c, c) for c in out.columns]
+        name = out.columns.name
+        out.columns = pd.Index([names.get(c, c) for c in out.columns], name=names.get(name, name))
     return Table(out)
 
 

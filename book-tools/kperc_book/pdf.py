@@ -120,9 +120,7 @@ _CONTENTS_JS = r"""
     line.append(name, page);
     nav.append(line);
   }
-  const article = document.querySelector('article.bd-article') || document.body;
-  const h1 = article.querySelector('h1');
-  h1.closest('section').after(nav);
+  document.getElementById(entries[0].id).after(nav);  // below the book's title
 }
 """
 

@@ -216,7 +216,9 @@ def test_table_uses_words_and_keeps_the_lines_of_a_cell():
     assert "planted, spread norms" in html and "planted RBF" in html and "10⁻³" in html
     assert "SNKP" in html and "ISNKPVN" in html and "SVC (C = 10⁶)" in html
     assert "runner-up" in html and "margin ρ" in html and "runner_up" not in html
-    assert "0.1 s<br>(0.05–0.2)<br>6/6" in html  # a cell's lines, one below the other
+    # a cell's lines one below the other, a range or a count never broken
+    nowrap = '<span class="kperc-nowrap">{}</span>'
+    assert "0.1 s<br>" + nowrap.format("(0.05–0.2)") + "<br>" + nowrap.format("6/6") in html
     assert "&lt;b&gt;" in html and "<b>" not in html  # text is escaped
     text = repr(t)
     assert "0.1 s (0.05–0.2) 6/6" in text and "kperc-" not in text
