@@ -509,9 +509,11 @@ _READER_JS = r"""
       .map(td => td.innerText.slice(0, 40));
   // a printed table (a DataFrame or a table of the book's package) fits its column at
   // laptop widths; on a phone it may scroll inside its output box
-  const printedTables = [...article.querySelectorAll('.cell_output table')].map(t => [
-      t.getBoundingClientRect().width, article.clientWidth,
-      (t.querySelector('th, td') || t).innerText.slice(0, 40)]);
+  const printedTables = [...article.querySelectorAll('.cell_output table')].map(t => {
+    const box = t.closest('.cell_output');
+    return [Math.max(t.getBoundingClientRect().width, t.scrollWidth), box.clientWidth,
+            (t.querySelector('th, td') || t).innerText.slice(0, 40)];
+  });
   // captions are read as text: contrast of at least 4.5:1 with the page (WCAG AA)
   const rgb = c => (c.match(/[\d.]+/g) || []).slice(0, 3).map(Number);
   const lum = c => {
