@@ -13,10 +13,11 @@ CHROMIUM := /usr/bin/chromium
 .PHONY: all env data chapters report html pdf test test-thorough check test-deps lint typecheck unit \
         nbval datacheck wheel minversions browser benchopt bench-micro bench-device clean blas nbval-blas chromium
 
-## make: environment, data verified, the chapters that changed re-executed, HTML book, PDF
-all: env data chapters html pdf
+## make: environment, data verified, the chapters that changed re-executed, PDF, HTML book
+## (the HTML links the PDFs that exist when it is built, so the PDF comes first)
+all: env data chapters pdf html
 	@echo "Book built: $(CURDIR)/_build/html/index.html"
-	@echo "PDF: $(CURDIR)/_build/html/kperc-book.pdf (linked from the landing page)"
+	@echo "PDF: $(CURDIR)/_build/html/kperc-book.pdf (linked from the landing page; each page's own PDF in _build/html/pdf/)"
 
 ## the virtual environment (re-installed only when a pyproject.toml changes): the one
 ## install line of the README, the kperc library and the book's tools (book-tools/, the
@@ -61,26 +62,23 @@ _build/stamps/ch07_discussion.ran: $(wildcard book/_generated/benchopt/*.parquet
 report: env
 	$(PY) -m kperc_book.report
 
+## the HTML book; kperc_book.pdf (a Sphinx extension of _config.yml) links and copies the
+## PDFs of `make pdf` that exist (none after a plain build: then no PDF link either)
 html: env report
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going
-	@if [ -f _build/pdf/kperc-book.pdf ]; then cp _build/pdf/kperc-book.pdf _build/html/; fi
 
 ## make pdf: the whole book as one PDF, without TeX: the single-page HTML build printed by
-## Debian's Chromium (installed if missing, as for the browser test), then copied next to
-## the HTML book, whose landing page links it. Re-made only when a page changed.
+## Debian's Chromium through Playwright (kperc_book.pdf: bookmarks, a table of contents,
+## page numbers, code wrapped by _static/kperc-print.css), and one PDF per page of the book
+## cut from it, in _build/pdf/. Re-made only when a page changed; an HTML book built
+## before is then rebuilt, so that it links the new PDFs.
 PAGES := $(wildcard book/*.md book/*.ipynb book/*.bib book/figures/* _static/*) _toc.yml _config.yml
 pdf: _build/pdf/kperc-book.pdf
-	@mkdir -p _build/html && cp $< _build/html/kperc-book.pdf
-_build/pdf/kperc-book.pdf: $(PAGES) $(STAMP) | chromium
+_build/pdf/kperc-book.pdf: $(PAGES) $(STAMP) book-tools/kperc_book/pdf.py | chromium
 	rm -rf _build/singlehtml
 	$(VENV)/bin/jupyter-book build . --builder singlehtml -W -n --keep-going
-	@# the root page is written as book/index.html, but its links are relative to the root
-	cp _build/singlehtml/book/index.html _build/singlehtml/kperc-book.html
-	@mkdir -p $(@D)
-	$(CHROMIUM) --headless --no-sandbox --disable-gpu --no-pdf-header-footer \
-	  --run-all-compositor-stages-before-draw --virtual-time-budget=120000 \
-	  --print-to-pdf=$@.part file://$(CURDIR)/_build/singlehtml/kperc-book.html 2>/dev/null
-	mv $@.part $@
+	$(PY) -m kperc_book.pdf
+	@if [ -f _build/html/index.html ]; then $(VENV)/bin/jupyter-book build . -W -n --keep-going; fi
 
 chromium:
 	@if [ ! -x $(CHROMIUM) ]; then \

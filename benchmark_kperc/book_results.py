@@ -5,13 +5,15 @@
 runs ``benchopt run benchmark_kperc --config benchmark_kperc/book.yml`` on one worker with
 the BLAS libraries pinned to one thread, into a temporary folder. The committed file
 (``book/_generated/benchopt/book.parquet``) is replaced, atomically, only when the run
-exited 0 and its results hold every (dataset, solver) pair that the configuration asks
-for: a failed, empty or partial run leaves the committed record as it was.
+exited 0, its results hold every (dataset, solver) pair that the configuration asks
+for, and every value lies in its column's domain (:data:`DOMAINS`): a failed, empty,
+partial or corrupt run leaves the committed record as it was.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import subprocess
 import sys
@@ -19,6 +21,7 @@ import tempfile
 from importlib import metadata
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import yaml
 
@@ -61,10 +64,69 @@ def expected_pairs(config: Path = CONFIG, bench_dir: Path = BENCH) -> set[tuple[
     return pairs
 
 
+#: Rounding allowance on the normalised margin's upper bound of 1. It is a ratio of sums
+#: of at most a few thousand float64 terms (relative error about ``n u``, 1e-13 at the
+#: grid's largest ``n = 2000``); ``sqrt(eps)`` lies far above that and far below any real
+#: violation.
+MARGIN_SLACK = math.sqrt(float(np.finfo(np.float64).eps))
+
+
+def _time_ok(v: pd.Series) -> pd.Series:
+    return np.isfinite(v) & (v >= 0)
+
+
+def _separated_ok(v: pd.Series) -> pd.Series:
+    return v.isin([0, 1])
+
+
+def _fraction_ok(v: pd.Series) -> pd.Series:
+    return (v >= 0) & (v <= 1)
+
+
+def _margin_ok(v: pd.Series) -> pd.Series:
+    # NaN is the objective's value for an answer that is not finite (a diverged solver);
+    # the objective then also records separated = 0 (checked by the rule on NaN below)
+    return v.isna() | (np.isfinite(v) & (v <= 1 + MARGIN_SLACK))
+
+
+#: Each column of the objective and its domain: (column, the test of a value, the domain
+#: in words). The normalised margin ``min_i y_i f(x_i) / (||f|| ||phi(x_i)||)`` is at
+#: most 1 by Cauchy-Schwarz (with an intercept too, as soon as both classes are present);
+#: below, an intercept (``SVC``'s) lets it fall under -1, so no lower bound holds.
+DOMAINS = (
+    ("time", _time_ok, "a finite number of seconds, at least 0"),
+    ("stop_val", _time_ok, "a finite iteration budget, at least 0"),
+    ("objective_separated", _separated_ok, "0 or 1"),
+    ("objective_fraction_separated", _fraction_ok, "a fraction in [0, 1]"),
+    ("objective_min_margin", _margin_ok, "a finite normalised margin of at most 1, or NaN"),
+)
+
+
+def _shown(value: object) -> str:
+    """A value as a reader writes it: ``7``, ``-0.5``, ``inf``, ``nan``, or its repr."""
+    try:
+        x = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return repr(value)
+    return str(int(x)) if math.isfinite(x) and x.is_integer() else str(x)
+
+
+def _pair(row: pd.Series) -> str:
+    return f"dataset {row['dataset_name']} and solver {row['solver_name']}"
+
+
 def problems(df: pd.DataFrame, expected: set[tuple[str, str]]) -> list[str]:
-    """What makes ``df`` unfit to replace the committed results (empty: nothing)."""
+    """What makes ``df`` unfit to replace the committed results (empty: nothing).
+
+    Each problem is one sentence: a (dataset, solver) pair missing or not asked for, a
+    column missing, or the first value outside its column's domain (:data:`DOMAINS`),
+    naming the column, the dataset and the solver.
+    """
     if len(df) == 0:
         return ["the result file has no rows"]
+    missing_columns = [c for c, _, _ in DOMAINS if c not in df]
+    if missing_columns or "dataset_name" not in df or "solver_name" not in df:
+        return [f"the result file has no column {', '.join(missing_columns) or 'dataset_name'}"]
     found = set(zip(df["dataset_name"], df["solver_name"].map(_base), strict=True))
     out = []
     missing = sorted(expected - found)
@@ -76,9 +138,30 @@ def problems(df: pd.DataFrame, expected: set[tuple[str, str]]) -> list[str]:
     extra = sorted(found - expected)
     if extra:
         out.append(f"{len(extra)} pairs are not in the config, for example {extra[:3]}")
-    for column in ("time", "stop_val", "objective_separated", "objective_min_margin"):
-        if column not in df or df[column].isna().all():
-            out.append(f"column {column} is missing or empty")
+    for column, ok, domain in DOMAINS:
+        values = pd.to_numeric(df[column], errors="coerce")
+        bad = df[~ok(values) | (values.isna() & df[column].notna())]
+        if len(bad):
+            row = bad.iloc[0]
+            out.append(
+                f"column {column} holds {_shown(row[column])} (it must be {domain}) for "
+                f"{_pair(row)}, in {len(bad)} row(s)"
+            )
+    margin = pd.to_numeric(df["objective_min_margin"], errors="coerce")
+    nan_but_separated = df[margin.isna() & (df["objective_separated"] == 1)]
+    if len(nan_but_separated):
+        out.append(
+            "column objective_min_margin is NaN where objective_separated is 1 for "
+            f"{_pair(nan_but_separated.iloc[0])}, in {len(nan_but_separated)} row(s)"
+        )
+    scored = margin.notna().groupby([df["dataset_name"], df["solver_name"]]).any()
+    unscored = scored[~scored].index.tolist()
+    if unscored:
+        dataset, solver = unscored[0]
+        out.append(
+            f"column objective_min_margin has no finite value for dataset {dataset} and "
+            f"solver {solver} (none of its answers was scored; {len(unscored)} such pair(s))"
+        )
     return out
 
 

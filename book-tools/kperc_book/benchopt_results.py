@@ -11,7 +11,12 @@ questions of it, one function each:
   answer that separates every point beyond rounding, and the final normalised margin;
 * :func:`summary` and :func:`winners`: who wins each cell (family, margin, size) over its
   seeds and dimensions, with the spread, and only where the runs decide it;
-* :func:`curves` and :func:`environment`: one dataset's curves, and the machine.
+* :func:`curves` and :func:`environment`: one dataset's curves, and the machine;
+* :func:`table`: any of these tables in the words of a reader (solver names such as
+  "Normalised Perceptron", families such as "planted RBF", headers in words, cells that
+  may hold several lines), as HTML that fits the book's column;
+* :func:`device_records` and :func:`device_table`: the GPU runs of the device benchmark,
+  beside the CPU grid.
 """
 
 from __future__ import annotations
@@ -31,6 +36,16 @@ __all__ = [
     "winners",
     "curves",
     "environment",
+    "solver_label",
+    "solver_labels",
+    "solver_parameters",
+    "family_label",
+    "problem_label",
+    "number_label",
+    "table",
+    "Table",
+    "device_records",
+    "device_table",
 ]
 
 #: Columns every results file of the benchmark has (benchopt's names).
@@ -391,3 +406,307 @@ def environment(results: pd.DataFrame) -> dict[str, object]:
         env["first_run"] = str(dates.min().date())
         env["last_run"] = str(dates.max().date())
     return env
+
+
+# ------------------------------------------------------------------ words for a reader
+#: The names a reader knows for the benchmark's solvers (benchopt's names, without
+#: their parameters, which :func:`solver_label` adds).
+SOLVER_NAMES = {
+    "kperc-perceptron": "Perceptron",
+    "kperc-normalized-perceptron": "Normalised Perceptron",
+    "kperc-nkp": "NKP",
+    "kperc-snkp": "SNKP",
+    "kperc-isnkpvn": "ISNKPVN",
+    "sklearn-perceptron": "Perceptron (scikit-learn)",
+    "sklearn-linearsvc": "LinearSVC",
+    "sklearn-logisticregression": "LogisticRegression",
+    "sklearn-sgdclassifier": "SGDClassifier",
+    "sklearn-svc": "SVC",
+}
+#: The problem families in words; planted data come with unit or with spread norms.
+FAMILY_NAMES = {
+    "planted": "planted",
+    "crowded": "crowded",
+    "two_rays": "two rays",
+    "planted_rbf": "planted RBF",
+    "real": "real",
+}
+NORMS_NAMES = {"unit": "unit norms", "spread": "spread norms"}
+#: Column and index names of the page's tables, in words.
+COLUMN_NAMES = {
+    "solver": "solver",
+    "description": "what it runs",
+    "parameters": "parameters",
+    "family": "problems",
+    "norms": "norms",
+    "rho": "margin ρ",
+    "n": "points n",
+    "d": "dimension d",
+    "seed": "seeds",
+    "problem": "problem",
+    "instances": "instances",
+    "fastest": "fastest",
+    "runner_up": "runner-up",
+    "ratio": "ratio",
+    "winner": "winner",
+    "decided": "decided",
+    "platform": "platform",
+    "architecture": "architecture",
+    "processor": "processor",
+    "cpus": "CPU cores",
+    "ram_gb": "memory (GB)",
+    "omp_threads": "BLAS threads",
+    "numpy": "numpy",
+    "scipy": "scipy",
+    "first_run": "first run",
+    "last_run": "last run",
+}
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def number_label(value: object) -> str:
+    """A parameter's value as a reader writes it: powers of ten as ``10⁶``.
+
+    Examples
+    --------
+    >>> number_label(1000000.0), number_label(0.001), number_label(20), number_label("unit")
+    ('10⁶', '10⁻³', '20', 'unit')
+    """
+    if isinstance(value, (int, float, np.integer, np.floating)) and value > 0:
+        exponent = float(np.log10(float(value)))
+        if exponent == round(exponent) and abs(exponent) >= 2:
+            return "10" + str(int(round(exponent))).translate(_SUPERSCRIPT)
+        return f"{value:g}"
+    return str(value)
+
+
+#: The parameters a solver's name shows in the tables: those that change what it solves
+#: (``SVC``'s ``C = 10⁶`` makes it a hard margin); the others are in its description.
+SHOWN_PARAMS = {"sklearn-svc": ("C",)}
+
+
+def solver_label(name: str, shown: tuple[str, ...] | None = None) -> str:
+    """A solver's benchopt name in words, with the parameters of :data:`SHOWN_PARAMS`.
+
+    Examples
+    --------
+    >>> solver_label("sklearn-svc[C=1000000.0]")
+    'SVC (C = 10⁶)'
+    >>> solver_label("kperc-normalized-perceptron"), solver_label("kperc-isnkpvn[eps=1e-06]")
+    ('Normalised Perceptron', 'ISNKPVN')
+    """
+    base, params = parse_dataset_name(name)
+    label = SOLVER_NAMES.get(base, base)
+    keep = SHOWN_PARAMS.get(base, ()) if shown is None else shown
+    params = {k: v for k, v in params.items() if k in keep}
+    if params:
+        label += " (" + ", ".join(f"{k} = {number_label(v)}" for k, v in params.items()) + ")"
+    return label
+
+
+def solver_labels(results: pd.DataFrame) -> dict[str, str]:
+    """Each solver of a results file (benchopt's name without parameters) in words
+    (:func:`solver_label`: ``{"sklearn-svc": "SVC (C = 10⁶)", ...}``)."""
+    names = results["solver_name"].drop_duplicates()
+    return {str(n).split("[", 1)[0]: solver_label(str(n)) for n in names}
+
+
+def solver_parameters(name: str) -> str:
+    """A solver's parameters in words (``"C = 10⁶, random_state = 0"``; empty if none)."""
+    _, params = parse_dataset_name(name)
+    return ", ".join(f"{k} = {number_label(v)}" for k, v in params.items())
+
+
+def family_label(family: str, norms: object = "") -> str:
+    """A problem family in words, with its norms.
+
+    Examples
+    --------
+    >>> family_label("planted", "spread"), family_label("planted_rbf")
+    ('planted, spread norms', 'planted RBF')
+    """
+    label = FAMILY_NAMES.get(family, family.replace("_", " "))
+    if isinstance(norms, str) and norms:
+        label += ", " + NORMS_NAMES.get(norms, f"{norms} norms")
+    return label
+
+
+def problem_label(problem: str) -> str:
+    """A stored real problem in words (``"digits_3_vs_8-rbf"``: ``"digits 3 vs 8, RBF"``)."""
+    data, _, kernel = problem.partition("-")
+    kernel = {"rbf": "RBF", "poly": "polynomial", "linear": "linear"}.get(kernel, kernel)
+    return data.replace("_", " ") + (f", {kernel}" if kernel else "")
+
+
+class Table:
+    """A table for a reader: HTML in the book, aligned text elsewhere.
+
+    A cell's value may hold line breaks (``"0.23 s\\n(0.18–0.3)"``): the book shows its
+    lines one below the other, so that a wide cell becomes a narrow one. Headers and
+    cells wrap between words, never inside a number or a name.
+    """
+
+    def __init__(self, frame: pd.DataFrame):
+        self.frame = frame
+
+    def __repr__(self) -> str:
+        return self.frame.map(lambda v: " ".join(str(v).split("\n"))).to_string()
+
+    def _repr_html_(self) -> str:
+        import html
+
+        def token(word: str) -> str:
+            # a range such as "0.18–0.3" or a count "6/6" is one word: no break at "–", "/"
+            text = html.escape(word)
+            return (
+                f'<span class="kperc-nowrap">{text}</span>'
+                if any(c in word for c in "–-/")
+                else text
+            )
+
+        def cell(value: object) -> str:
+            lines = str(value).split("\n")
+            return "<br>".join(" ".join(token(w) for w in line.split(" ")) for line in lines)
+
+        frame = self.frame.map(cell)
+        frame.index = frame.index.map(
+            (lambda k: tuple(cell(v) for v in k)) if frame.index.nlevels > 1 else cell
+        )
+        frame.index.names = [cell(n) if n is not None else None for n in frame.index.names]
+        frame.columns = frame.columns.map(cell)
+        return frame.to_html(escape=False, classes="kperc-table", border=0)
+
+
+def table(
+    frame: pd.DataFrame,
+    labels: dict[str, str] | None = None,
+    columns: dict[str, str] | None = None,
+) -> Table:
+    """``frame`` with the words of a reader, as a :class:`Table`.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A table of the page: index levels and columns named as in :func:`runs` and
+        :func:`winners` (``solver``, ``family``, ``norms``, ``rho``, ``runner_up``, ...).
+    labels : dict, optional
+        Solver names in words (:func:`solver_labels`); solvers are then shown by these
+        labels, in the index, in the columns and in the cells of ``fastest``,
+        ``runner_up`` and ``winner``. Default: :data:`SOLVER_NAMES`.
+    columns : dict, optional
+        More names of columns or index levels in words, over :data:`COLUMN_NAMES`.
+
+    Returns
+    -------
+    Table
+        Family and norms joined into one label (``"planted, spread norms"``), margins as
+        powers of ten, headers in words.
+    """
+    labels = {**SOLVER_NAMES, **(labels or {})}
+    names = {**COLUMN_NAMES, **(columns or {})}
+    out = frame.copy()
+    solver_columns = [c for c in ("solver", "fastest", "runner_up", "winner") if c in out]
+    for c in solver_columns:
+        out[c] = out[c].map(lambda s: labels.get(s, s) if isinstance(s, str) else s)
+    index = out.index.to_frame(index=False) if out.index.names[0] is not None else None
+    if index is not None:
+        if "family" in index:
+            norms = index.pop("norms") if "norms" in index else pd.Series([""] * len(index))
+            index["family"] = [
+                family_label(f, m) for f, m in zip(index["family"], norms, strict=True)
+            ]
+        if "solver" in index:
+            index["solver"] = index["solver"].map(lambda s: labels.get(s, s))
+        if "rho" in index:
+            index["rho"] = index["rho"].map(number_label)
+        if "problem" in index:
+            index["problem"] = index["problem"].map(problem_label)
+        out.index = (
+            pd.MultiIndex.from_frame(index)
+            if index.shape[1] > 1
+            else pd.Index(index.iloc[:, 0], name=index.columns[0])
+        )
+        out.index.names = [names.get(n, n) for n in out.index.names]
+    if out.columns.nlevels == 1:
+        if out.columns.name == "solver":
+            out.columns = out.columns.map(lambda s: labels.get(s, s))
+        elif out.columns.name == "problem":
+            out.columns = out.columns.map(problem_label)
+        name = out.columns.name
+        out.columns = pd.Index([names.get(c, c) for c in out.columns], name=names.get(name, name))
+    return Table(out)
+
+
+# ------------------------------------------------------------------------- GPU runs
+#: The keys of a device record (``make bench-device``, one JSON file per run in
+#: ``book/_generated/device/``) and of each of its runs.
+DEVICE_KEYS = ("device", "date", "runs")
+DEVICE_RUN_KEYS = ("dataset", "solver", "seconds", "separated")
+
+
+def device_records(folder: str | Path) -> list[dict[str, object]]:
+    """The GPU runs recorded in ``folder``: one JSON file per run of the device benchmark.
+
+    Each file holds ``device`` (the accelerator, such as ``"NVIDIA H200"``), ``date`` and
+    ``runs``: a list of ``{"dataset": ..., "solver": ..., "seconds": ..., "separated":
+    ...}``, the dataset and solver by their benchopt names (as in :func:`runs`), the
+    seconds to a separator on the device, and whether the answer separated every point
+    beyond rounding.
+
+    Parameters
+    ----------
+    folder : str or pathlib.Path
+        The folder of the records; it may be missing (no GPU run has been made).
+
+    Returns
+    -------
+    list of dict
+        The records, by file name, each with its ``file`` added; empty if there are none.
+
+    Raises
+    ------
+    ValueError
+        If a file lacks a key of :data:`DEVICE_KEYS` or a run one of :data:`DEVICE_RUN_KEYS`.
+    """
+    import json
+
+    records = []
+    for path in sorted(Path(folder).glob("*.json")):
+        record = json.loads(path.read_text())
+        missing = [k for k in DEVICE_KEYS if k not in record] + [
+            k for r in record.get("runs", []) for k in DEVICE_RUN_KEYS if k not in r
+        ]
+        if missing:
+            raise ValueError(f"the device record {path.name} has no {sorted(set(missing))}")
+        records.append({**record, "file": path.name})
+    return records
+
+
+def device_table(record: dict[str, object], run_table: pd.DataFrame) -> Table:
+    """One GPU record beside the CPU grid: per problem and solver, the seconds to a
+    separator on the device and the median over the CPU runs of :func:`runs` on the same
+    dataset and solver (empty where the CPU grid has no such run)."""
+    cpu = run_table.assign(solver=run_table["solver"].str.split("[").str[0])
+    cpu = cpu.groupby(["dataset", "solver"])["time_to_separate"].median()
+    rows = []
+    for run in record["runs"]:  # type: ignore[attr-defined]
+        family, params = parse_dataset_name(str(run["dataset"]))
+        solver = str(run["solver"]).split("[", 1)[0]
+        seconds = float(run["seconds"])
+        rows.append(
+            {
+                "problem": family_label(family, params.get("norms", "")),
+                "size": ", ".join(
+                    f"{k} = {number_label(params[k])}" for k in ("n", "d", "rho") if k in params
+                ),
+                "solver": SOLVER_NAMES.get(solver, solver),
+                "GPU (s)": f"{seconds:.2g}" if run["separated"] else "not separated",
+                "CPU (s)": _two_digits(cpu.get((run["dataset"], solver), np.nan)),
+            }
+        )
+    frame = pd.DataFrame(rows).set_index(["problem", "size", "solver"])
+    return Table(frame)
+
+
+def _two_digits(x: float) -> str:
+    return "" if np.isnan(x) else f"{x:.2g}"

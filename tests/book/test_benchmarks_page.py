@@ -22,6 +22,26 @@ from kperc_book import paths
 
 SMALL = Path(__file__).parent / "data" / "benchopt_small.parquet"
 SCRAPBOOK = "application/papermill.record/text/plain"
+#: A GPU run as the device benchmark records it (a small fake record: the page must show
+#: it beside the CPU times of the same dataset and solver).
+FAKE_DEVICE = {
+    "device": "Fake GPU 9000",
+    "date": "2026-12-02",
+    "runs": [
+        {
+            "dataset": "planted[d=3,n=100,norms=unit,rho=0.05,seed=0]",
+            "solver": "kperc-snkp",
+            "seconds": 0.000123,
+            "separated": True,
+        },
+        {
+            "dataset": "planted[d=3,n=100,norms=unit,rho=0.05,seed=0]",
+            "solver": "kperc-nkp",
+            "seconds": 0.5,
+            "separated": False,
+        },
+    ],
+}
 
 
 @pytest.fixture(scope="module")
@@ -29,12 +49,15 @@ def page(tmp_path_factory):
     """The page executed on the small file: (glued values, outputs by cell source)."""
     papermill = pytest.importorskip("papermill")
     out = tmp_path_factory.mktemp("page") / "benchmarks.ipynb"
+    device = out.parent / "device"
+    device.mkdir()
+    (device / "fake.json").write_text(json.dumps(FAKE_DEVICE))
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("KPERC_BOOK_STAGING", str(out.parent / "staging"))
         papermill.execute_notebook(
             str(paths.book_dir() / "benchmarks.ipynb"),
             str(out),
-            parameters={"results_file": str(SMALL)},
+            parameters={"results_file": str(SMALL), "device_folder": str(device)},
             cwd=str(paths.book_dir()),
             kernel_name="python3",
             progress_bar=False,
@@ -50,6 +73,9 @@ def page(tmp_path_factory):
                 if "text/plain" in o["data"] and "image/png" not in o["data"]:
                     source = "".join(cell["source"])
                     shown[source] = shown.get(source, "") + "".join(o["data"]["text/plain"])
+            elif o.get("output_type") == "stream":
+                source = "".join(cell["source"])
+                shown[source] = shown.get(source, "") + "".join(o["text"])
     return glued, shown
 
 
@@ -59,6 +85,12 @@ def small():
     runs = br.runs(results)
     runs["solver"] = runs["solver"].str.replace(r"\[.*\]$", "", regex=True)
     return results, runs
+
+
+def _named(text, label):
+    """How often a solver's label appears in ``text`` as a whole name ("SNKP" is not
+    counted inside "ISNKPVN")."""
+    return len(re.findall(rf"(?<![\w-]){re.escape(label)}(?![\w-])", text))
 
 
 def _output(shown, fragment):
@@ -86,38 +118,71 @@ def _rows(text, start):
 
 def test_page_tables_show_the_winner_only_where_decided(page, small):
     _, shown = page
-    _, runs = small
+    results, runs = small
+    labels = br.solver_labels(results)
     table = _output(shown, "cells.assign(ratio=")
     cells = br.winners(runs, by=["family", "norms", "rho", "n"])
     for _, row in cells.iterrows():
-        rho = f" {row['rho']:.3f} "  # the index column of the cell's line(s)
-        words = " ".join(ln for ln in table.splitlines() if rho in ln).split()
+        rho = f" {br.number_label(row['rho'])} "  # the margin as the index shows it
+        line = " ".join(ln for ln in table.splitlines() if rho in ln)
         # the fastest is named twice (as fastest and as winner) only where it is decided
-        assert words.count(row["fastest"]) == (2 if row["decided"] else 1), words
-        assert f"{row['ratio']:.2g}" in words
+        assert _named(line, labels[row["fastest"]]) == (2 if row["decided"] else 1), line
+        assert f" {row['ratio']:.2g} " in line
+    # words a reader knows: no benchopt slug, no pandas column name
+    for slug in ("kperc-", "sklearn-", "runner_up", "planted_rbf", "two_rays"):
+        assert slug not in table
 
 
 def test_page_summary_entries_are_the_file_s_medians_and_counts(page, small):
     _, shown = page
-    _, runs = small
+    results, runs = small
+    labels = br.solver_labels(results)
     text = _output(shown, "for rho in sorted(summary")
     s = br.summary(runs, by=["family", "norms", "rho", "n"])
     for row in s.itertuples():
         entry = f"{row.separated}/{row.runs}"
         if row.separated:
-            entry = f"{row.median:.2g} ({row.min:.2g}–{row.max:.2g}) {entry}"
-        assert entry in _rows(text, row.solver), (row.solver, entry)
+            entry = f"{row.median:.2g} s ({row.min:.2g}–{row.max:.2g}) {entry}"
+        assert entry in _rows(text, labels[row.solver]), (row.solver, entry)
 
 
 def test_page_lists_every_unseparated_final_answer(page, small):
     _, shown = page
-    _, runs = small
+    results, runs = small
+    labels = br.solver_labels(results)
     text = _output(shown, 'missed=("final_separated"')
     missed = runs.loc[~runs["final_separated"], "solver"]
     rows = text.splitlines()[1:]  # below the header of the columns
-    listed = {ln.split()[0] for ln in rows if ln[:1].isalpha()} - {"solver"}
+    listed = {s for s, label in labels.items() if any(ln.startswith(label + " ") for ln in rows)}
     assert listed == set(missed)
     assert "sklearn-svc" in listed  # SVC ended with a misclassified point here
+
+
+def test_page_shows_a_gpu_record_beside_the_cpu_times(page, small):
+    """The fake device record: its device, its seconds, and the CPU median of the same
+    dataset and solver; a run that did not separate says so."""
+    _, shown = page
+    _, runs = small
+    text = _output(shown, "br.device_records(device_folder)")
+    assert "Fake GPU 9000, 2026-12-02:" in text and "No GPU run" not in text
+    dataset = FAKE_DEVICE["runs"][0]["dataset"]
+    cpu = runs[(runs["dataset"] == dataset) & (runs["solver"] == "kperc-snkp")]
+    (snkp,) = [ln for ln in text.splitlines() if "SNKP" in ln and "ISNKPVN" not in ln]
+    assert "0.00012" in snkp and f"{cpu['time_to_separate'].median():.2g}" in snkp
+    (nkp,) = [ln for ln in text.splitlines() if " NKP " in f" {ln} "]
+    assert "not separated" in nkp
+
+
+def test_committed_page_says_whether_a_gpu_run_was_made():
+    """The committed page shows the GPU records of the repository, or says there are none."""
+    records = br.device_records(paths.generated_dir() / "device")
+    nb = json.loads((paths.book_dir() / "benchmarks.ipynb").read_text())
+    (cell,) = [c for c in nb["cells"] if "br.device_records(" in "".join(c["source"])]
+    text = "".join("".join(o.get("text", "")) for o in cell["outputs"])
+    if records:
+        assert all(f"{r['device']}, {r['date']}:" in text for r in records)
+    else:
+        assert text.startswith("No GPU run has been made yet")
 
 
 #: The rows of the "which algorithm when" table of SNKPClassifier's docstring, and the

@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -608,3 +609,105 @@ def test_publish_refuses_a_config_that_selects_nothing_or_a_wrong_name(
         _book_results(bench_dir).main(["--config", str(config), "--dest", str(dest)])
     assert dest.read_bytes() == b"the committed record"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yml", "record.parquet"]
+
+
+def _valid_results() -> pd.DataFrame:
+    """A small result file as benchopt writes it: two datasets, two solvers, two points
+    per curve, every value in its column's domain."""
+    rows = []
+    for dataset in ("two_rays[d=2,n=20,rho=0.05,seed=0]", "two_rays[d=3,n=20,rho=0.05,seed=0]"):
+        for solver in ("kperc-snkp", "sklearn-svc[C=1000000.0]"):
+            for stop_val, separated in ((1, 0), (2, 1)):
+                rows.append(
+                    {
+                        "dataset_name": dataset,
+                        "solver_name": solver,
+                        "idx_rep": 0,
+                        "stop_val": stop_val,
+                        "time": 0.001 * stop_val,
+                        "objective_separated": separated,
+                        "objective_fraction_separated": 0.5 + 0.5 * separated,
+                        "objective_min_margin": -0.2 + 0.25 * separated,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def test_publisher_accepts_values_in_their_domains(bench_dir):
+    df = _valid_results()
+    expected = set(zip(df["dataset_name"], df["solver_name"].str.split("[").str[0], strict=True))
+    assert _book_results(bench_dir).problems(df, expected) == []
+    # a diverged answer (not finite) is scored NaN with separated = 0: in the domain
+    df.loc[0, "objective_min_margin"] = np.nan
+    df.loc[0, "objective_fraction_separated"] = 0.0
+    assert _book_results(bench_dir).problems(df, expected) == []
+
+
+BAD_VALUES = [
+    ("time", -0.5, "column time holds -0.5"),
+    ("time", np.inf, "column time holds inf"),
+    ("time", np.nan, "column time holds nan"),
+    ("stop_val", -1, "column stop_val holds -1"),
+    ("objective_separated", 7, "column objective_separated holds 7 \\(it must be 0 or 1\\)"),
+    ("objective_separated", 0.5, "column objective_separated holds 0.5"),
+    ("objective_fraction_separated", 1.5, "column objective_fraction_separated holds 1.5"),
+    ("objective_fraction_separated", -0.1, "column objective_fraction_separated holds -0.1"),
+    ("objective_min_margin", np.inf, "column objective_min_margin holds inf"),
+    ("objective_min_margin", -np.inf, "column objective_min_margin holds -inf"),
+    ("objective_min_margin", 1.5, "column objective_min_margin holds 1.5"),
+]
+
+
+@pytest.mark.parametrize("column, value, match", BAD_VALUES)
+def test_publisher_refuses_a_value_outside_its_columns_domain(bench_dir, column, value, match):
+    """One sentence naming the column, its domain, the dataset and the solver."""
+    book_results = _book_results(bench_dir)
+    df = _valid_results()
+    expected = set(zip(df["dataset_name"], df["solver_name"].str.split("[").str[0], strict=True))
+    df[column] = df[column].astype(float)
+    df.loc[5, column] = value
+    (problem,) = book_results.problems(df, expected)
+    assert re.match(match, problem), problem
+    assert f"dataset {df.loc[5, 'dataset_name']} and solver {df.loc[5, 'solver_name']}" in problem
+    assert problem.endswith("in 1 row(s)")
+
+
+def test_publisher_refuses_a_solver_with_no_scored_answer(bench_dir):
+    """A solver whose objective columns are all NaN on a dataset was never scored."""
+    book_results = _book_results(bench_dir)
+    df = _valid_results()
+    expected = set(zip(df["dataset_name"], df["solver_name"].str.split("[").str[0], strict=True))
+    pair = (df["solver_name"] == "kperc-snkp") & (df["dataset_name"] == df.loc[0, "dataset_name"])
+    df.loc[pair, "objective_min_margin"] = np.nan
+    df.loc[pair, "objective_separated"] = 0
+    df.loc[pair, "objective_fraction_separated"] = 0.0
+    (problem,) = book_results.problems(df, expected)
+    assert problem.startswith(
+        f"column objective_min_margin has no finite value for dataset {df.loc[0, 'dataset_name']}"
+        " and solver kperc-snkp"
+    ), problem
+    # NaN beside separated = 1 is no answer the objective writes
+    df = _valid_results()
+    df.loc[1, "objective_min_margin"] = np.nan
+    (problem,) = book_results.problems(df, expected)
+    assert "objective_min_margin is NaN where objective_separated is 1" in problem, problem
+
+
+@pytest.mark.parametrize("column", [c for c, _, _ in BAD_VALUES[::3]])
+def test_publisher_refuses_a_result_file_without_a_column(bench_dir, column):
+    book_results = _book_results(bench_dir)
+    df = _valid_results().drop(columns=column)
+    assert book_results.problems(df, set()) == [f"the result file has no column {column}"]
+
+
+def test_publish_refuses_a_corrupt_value_and_keeps_the_record(bench_dir, tmp_path):
+    book_results = _book_results(bench_dir)
+    df = _valid_results()
+    expected = set(zip(df["dataset_name"], df["solver_name"].str.split("[").str[0], strict=True))
+    df.loc[2, "objective_separated"] = 7
+    result, dest = tmp_path / "result.parquet", tmp_path / "record.parquet"
+    df.to_parquet(result)
+    dest.write_bytes(b"the committed record")
+    with pytest.raises(RuntimeError, match="column objective_separated holds 7"):
+        book_results.publish(result, expected, dest)
+    assert dest.read_bytes() == b"the committed record"

@@ -7,6 +7,7 @@ margin, the cell's pooling, the winner's rule); the small results file of a real
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -174,3 +175,73 @@ def test_small_file_environment(small):
     assert env["cpus"] == int(small["system-cpus"].iloc[0])
     assert env["platform"] == small["platform"].iloc[0]
     assert env["first_run"] <= env["last_run"]
+
+
+# --------------------------------------------------------------- words for a reader
+def test_solver_family_and_number_labels():
+    assert br.solver_label("sklearn-svc[C=1000000.0]") == "SVC (C = 10⁶)"
+    assert br.solver_label("kperc-normalized-perceptron") == "Normalised Perceptron"
+    assert br.solver_label("sklearn-linearsvc[C=1000000.0,random_state=0]") == "LinearSVC"
+    assert br.solver_label("theirs[x=1]") == "theirs"  # an unknown solver keeps its name
+    assert br.solver_parameters("sklearn-linearsvc[C=1000000.0,random_state=0]") == (
+        "C = 10⁶, random_state = 0"
+    )
+    assert br.family_label("planted", "unit") == "planted, unit norms"
+    assert br.family_label("two_rays", float("nan")) == "two rays"
+    assert br.family_label("my_family") == "my family"
+    assert [br.number_label(x) for x in (0.001, 0.01, 0.05, 2000, 1e6)] == [
+        "10⁻³",
+        "10⁻²",
+        "0.05",
+        "2000",
+        "10⁶",
+    ]
+    assert br.problem_label("digits_3_vs_8-rbf") == "digits 3 vs 8, RBF"
+
+
+def test_table_uses_words_and_keeps_the_lines_of_a_cell():
+    frame = pd.DataFrame(
+        {
+            "family": ["planted", "planted_rbf"],
+            "norms": ["spread", ""],
+            "rho": [0.001, 0.01],
+            "fastest": ["kperc-snkp", "sklearn-svc"],
+            "runner_up": ["kperc-isnkpvn", ""],
+            "entry": ["0.1 s\n(0.05–0.2)\n6/6", "<b>"],
+        }
+    ).set_index(["family", "norms", "rho"])
+    t = br.table(frame, {"sklearn-svc": "SVC (C = 10⁶)"})
+    html = t._repr_html_()
+    assert 'class="dataframe kperc-table"' in html
+    assert "planted, spread norms" in html and "planted RBF" in html and "10⁻³" in html
+    assert "SNKP" in html and "ISNKPVN" in html and "SVC (C = 10⁶)" in html
+    assert "runner-up" in html and "margin ρ" in html and "runner_up" not in html
+    # a cell's lines one below the other, a range or a count never broken
+    nowrap = '<span class="kperc-nowrap">{}</span>'
+    assert "0.1 s<br>" + nowrap.format("(0.05–0.2)") + "<br>" + nowrap.format("6/6") in html
+    assert "&lt;b&gt;" in html and "<b>" not in html  # text is escaped
+    text = repr(t)
+    assert "0.1 s (0.05–0.2) 6/6" in text and "kperc-" not in text
+
+
+def test_device_records_and_table(tmp_path, small):
+    assert br.device_records(tmp_path / "missing") == []
+    assert br.device_records(tmp_path) == []
+    runs = br.runs(small)
+    dataset = runs["dataset"].iloc[0]
+    record = {
+        "device": "Fake GPU",
+        "date": "2026-12-02",
+        "runs": [{"dataset": dataset, "solver": "kperc-snkp", "seconds": 0.25, "separated": True}],
+    }
+    (tmp_path / "a.json").write_text(json.dumps(record))
+    (loaded,) = br.device_records(tmp_path)
+    assert loaded["device"] == "Fake GPU" and loaded["file"] == "a.json"
+    frame = br.device_table(loaded, runs).frame
+    cpu = runs[(runs["dataset"] == dataset) & (runs["solver"] == "kperc-snkp")]
+    assert frame["GPU (s)"].tolist() == ["0.25"]
+    assert frame["CPU (s)"].tolist() == [f"{cpu['time_to_separate'].median():.2g}"]
+    del record["runs"][0]["seconds"]
+    (tmp_path / "b.json").write_text(json.dumps(record))
+    with pytest.raises(ValueError, match=r"b\.json has no \['seconds'\]"):
+        br.device_records(tmp_path)

@@ -16,9 +16,12 @@ window) and 390x844 (a phone), and checks what a reader meets:
   table fits its column at both widths (wide tables, such as the ledger's, turn into
   one card per row on phones), and no element of the article that scrolls on its own
   (``overflow-x: auto`` or ``scroll``, such as the theme's box around a table or a
-  display equation) is wider than its box. Only code and its printed output (a
-  printed DataFrame included) may scroll inside their own box, since wrapping them
-  would change what they say; a cell of a printed table never breaks across lines;
+  display equation) is wider than its box. Only code and its printed output may scroll
+  inside their own box, since wrapping them would change what they say; a printed
+  table (a DataFrame, or a table of the book's package) fits its column at 1400 px and
+  may scroll only on a phone, and a word or number of its cells never breaks across
+  lines;
+* captions: every figure caption has a contrast of 4.5:1 or more with the page;
 * figure size: every figure (a PNG of ``book/figures``, saved at
   :data:`kperc_book.chapter.SAVE_DPI`) displays at 70 % or more of its nominal size,
   ``pixel width / dpi * 96`` CSS px. At 390 px no figure can have that room, so the
@@ -487,12 +490,45 @@ _READER_JS = r"""
   // a table printed by a code cell (a pandas DataFrame) is printed output: it may scroll
   // inside its output box, but its cells must not break a number or name across lines
   const printed = t => t.closest('.cell_output') !== null;
+  // a word or number of a printed table's cell never breaks across lines (a cell may
+  // hold several lines, and may wrap between words)
+  const brokenWord = td => {
+    const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.data.matchAll(/\S+/g)) {
+        const r = document.createRange();
+        r.setStart(node, m.index); r.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...r.getClientRects()].map(x => Math.round(x.top)));
+        if (tops.size > 1) return true;
+      }
+    }
+    return false;
+  };
   const brokenCells = [...article.querySelectorAll('.cell_output table td')]
-      .filter(td => td.innerText.trim() !== '')
-      .filter(td => { const r = document.createRange(); r.selectNodeContents(td);
-                      const tops = new Set([...r.getClientRects()].map(x => Math.round(x.top)));
-                      return tops.size > 1; })
+      .filter(td => td.innerText.trim() !== '' && brokenWord(td))
       .map(td => td.innerText.slice(0, 40));
+  // a printed table (a DataFrame or a table of the book's package) fits its column at
+  // laptop widths; on a phone it may scroll inside its output box
+  const printedTables = [...article.querySelectorAll('.cell_output table')].map(t => {
+    const box = t.closest('.cell_output');
+    return [Math.max(t.getBoundingClientRect().width, t.scrollWidth), box.clientWidth,
+            (t.querySelector('th, td') || t).innerText.slice(0, 40)];
+  });
+  // captions are read as text: contrast of at least 4.5:1 with the page (WCAG AA)
+  const rgb = c => (c.match(/[\d.]+/g) || []).slice(0, 3).map(Number);
+  const lum = c => {
+    const v = rgb(c).map(x => x / 255)
+        .map(x => x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4));
+    return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2];
+  };
+  const back = lum(getComputedStyle(document.body).backgroundColor || 'rgb(255,255,255)');
+  const captionSel = 'figcaption, figcaption *, .caption, .caption-text';
+  const captions = [...article.querySelectorAll(captionSel)]
+      .filter(el => el.innerText && el.innerText.trim())
+      .map(el => { const f = lum(getComputedStyle(el).color);
+                   return [(Math.max(f, back) + 0.05) / (Math.min(f, back) + 0.05),
+                           el.innerText.slice(0, 40)]; })
+      .filter(([ratio]) => ratio < 4.5);
   // a table shown as cards on phones labels every cell with its column (kperc-cards.js)
   const unlabelled = [...article.querySelectorAll('.kperc-autolabel tbody td')]
       .filter(td => !td.hasAttribute('data-label')).map(td => td.innerText.slice(0, 40));
@@ -540,7 +576,8 @@ _READER_JS = r"""
       .filter(c => !c.closest('pre, div.highlight, div.cell_input, .xref, dl.py dt'))
       .map(c => c.textContent.trim());
   return {pageWidth: document.documentElement.scrollWidth, viewWidth: window.innerWidth,
-          colWidth, tables, brokenCells, unlabelled, scrollers, imgs, refs, links, maths,
+          colWidth, tables, printedTables, captions, brokenCells, unlabelled, scrollers,
+          imgs, refs, links, maths,
           text: article.innerText, prose, proseNoCode, inlineCode};
 }
 """
@@ -595,6 +632,14 @@ def test_page_reads_well(site, browser, rel, width):
     for t_width, box, box_scrolls, head in info["tables"]:
         if t_width > box + 1 or box_scrolls:
             problems.append(f"table {head!r} is {t_width} px wide in a {box} px column")
+    if int(width) >= 1000:
+        for t_width, col, head in info["printedTables"]:
+            if t_width > col + 1:
+                problems.append(
+                    f"printed table {head!r} is {t_width:.0f} px wide in a {col} px column"
+                )
+    for ratio, text in info["captions"]:
+        problems.append(f"caption {text!r} has a contrast of {ratio:.2f}:1, below 4.5:1")
     for text in info["unlabelled"]:
         problems.append(f"a cell of a card table has no column label: {text!r}")
     for text in info["brokenCells"]:

@@ -38,6 +38,8 @@ class Result:
         ``"paper"`` (stated in the paper or the authors' talk, proof re-derived here),
         ``"paper+constant"`` (stated there, explicit constant derived in this book),
         ``"paper+talk"`` (stated in the paper, explicit constant stated in the talk),
+        ``"talk"`` (stated in the talk; the paper's text ends at Lemma 7),
+        ``"talk+constant"`` (the rate stated in the talk, explicit constant derived here),
         ``"derived"`` (derived in this book) or ``"uncertain"`` (the sources do not settle
         it).
     """
@@ -56,6 +58,8 @@ ORIGINS: dict[str, str] = {
     "paper": "stated in the paper",
     "paper+constant": "stated in the paper; explicit constant derived here",
     "paper+talk": "stated in the paper; the constant as the authors' talk states it",
+    "talk": "stated in the authors' talk (the paper's text ends at Lemma 7)",
+    "talk+constant": "rate stated in the authors' talk; explicit constant derived here",
     "derived": "derived in this book",
     "uncertain": "uncertain: neither the paper nor the talk settles it",
 }
@@ -235,7 +239,7 @@ REGISTRY: dict[str, Result] = {
         r"$|\rho_K|=\sup\{\delta:\|f\|_K\le\delta\Rightarrow f\in\mathrm{conv}(a_i)\}$",
         "ch05",
         "5.2",
-        status="paper+constant",
+        status="paper",
     ),
     "lemma-7": Result(
         "Lemma 7 (Hoffman-type bound)",
@@ -252,7 +256,7 @@ REGISTRY: dict[str, Result] = {
         r"$-\tfrac12\|p_k\|_G^2\ge L^q_{\mu_k}(\alpha_k)\ge L(\alpha_k)-\mu_k$",
         "ch06",
         "6",
-        status="paper+talk",
+        status="talk",
     ),
     "lemma-9": Result(
         "Lemma 9",
@@ -262,7 +266,7 @@ REGISTRY: dict[str, Result] = {
         r"\mathrm{dist}(q,W)^2$",
         "ch06",
         "6",
-        status="paper+talk",
+        status="talk",
     ),
     "snkpvn-bound": Result(
         "SNKPVN bound (separable case)",
@@ -279,7 +283,7 @@ REGISTRY: dict[str, Result] = {
         r"$K\le2\sqrt n\,\mathrm{dist}(q,W)/\delta\le 2\sqrt{2n}/\delta$",
         "ch06",
         "6",
-        status="derived",
+        status="talk+constant",
     ),
     "isnkpvn": Result(
         "ISNKPVN guarantee",
