@@ -43,7 +43,7 @@ def expected_pairs(config: Path = CONFIG, bench_dir: Path = BENCH) -> set[tuple[
     """The (dataset name, solver name without parameters) pairs the configuration asks
     for: every dataset it selects, with every selected solver that does not skip it (the
     solvers' own ``skip``, on the dataset's own data)."""
-    from benchopt.benchmark import Benchmark, _list_parametrized_classes
+    from benchopt.benchmark import Benchmark
 
     options = yaml.safe_load(config.read_text()) or {}
     if not options.get("dataset"):
@@ -52,16 +52,34 @@ def expected_pairs(config: Path = CONFIG, bench_dir: Path = BENCH) -> set[tuple[
     bench = Benchmark(bench_dir, no_cache=True)
     datasets = bench.check_dataset_patterns(options.get("dataset"))
     solvers = bench.check_solver_patterns(options.get("solver") or [])
-    solver_list = [s for s, ok in _list_parametrized_classes(*solvers) if ok]
+    solver_list = list(_instances(solvers))
     pairs = set()
-    for dataset, ok in _list_parametrized_classes(*datasets):
-        if not ok:
-            raise RuntimeError(f"dataset {dataset} is not installed")
+    for dataset in _instances(datasets, required=True):
         data = dataset.get_data()
         for solver in solver_list:
             if not solver.skip(**data)[0]:
                 pairs.add((str(dataset), _base(str(solver))))
     return pairs
+
+
+def _instances(selected, required: bool = False):
+    """One instance per combination of parameter values that benchopt runs, for each
+    (class, parameters) pair of ``selected`` (the configuration's values replace the
+    class's defaults; the benchmark's classes have no comma-joined parameter names).
+    A class that is not installed is left out, or refused when ``required``."""
+    import itertools
+
+    for klass, params in selected:
+        if not klass.is_installed():
+            if required:
+                raise RuntimeError(f"{klass.name} is not installed")
+            continue
+        grid = {
+            k: list(v) if isinstance(v, (list, tuple)) else [v]
+            for k, v in {**klass.parameters, **params}.items()
+        }
+        for values in itertools.product(*grid.values()):
+            yield klass.get_instance(**dict(zip(grid, values, strict=True)))
 
 
 #: Rounding allowance on the normalised margin's upper bound of 1. It is a ratio of sums
