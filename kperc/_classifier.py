@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 import time
 import warnings
 from numbers import Integral, Real
@@ -62,6 +63,18 @@ _NKP_TRAIN_REASON = (
     "separate them) it stops on the iteration cap or a tol-certificate, and its last "
     "iterate misses the check's accuracy of 0.83"
 )
+
+
+class _TorchDeviceType(type):
+    def __instancecheck__(cls, val: Any) -> bool:
+        torch = sys.modules.get("torch")  # a torch.device exists only if torch was imported
+        return torch is not None and isinstance(val, torch.device)
+
+
+class _TorchDevice(metaclass=_TorchDeviceType):
+    """``torch.device`` for ``_parameter_constraints``, without importing torch."""
+
+    __module__, __qualname__ = "torch", "device"  # scikit-learn's message: 'torch.device'
 
 
 def expected_failed_checks(estimator: SNKPClassifier) -> dict[str, str]:
@@ -248,6 +261,24 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         iteration is one matrix-vector product, which more threads speed up little when
         the cores are free and slow down many times over when they are busy. None leaves
         the BLAS setting of the process unchanged.
+    device : str, torch.device or None, default=None
+        Where the fit runs. None: numpy, as described above. A torch device (``"cpu"``,
+        ``"cuda"``, ``"cuda:0"``, ... or a :class:`torch.device`; torch is imported only
+        then): the exact kernel (``"rbf"`` or ``"linear"``; ``n_components="auto"`` or
+        None) is formed on that device from the points rounded to float32, as the dense
+        ``G`` of :func:`kperc.gram_matrix` (``n_components=None``; ``"auto"`` where it
+        takes at most half the device's free memory, on the CPU up to 5000 points) or
+        the on-the-fly operator of :func:`kperc.kernel_gram_operator` (``gram_form_ ==
+        "on-the-fly"``; the linear kernel's factor, ``"factored"``), and the algorithm
+        iterates there. Every separator and certificate is checked with float64
+        products of the float64 points on the device, for the exact kernel matrix of
+        the data; an exit that float32 found but float64 cannot confirm ends
+        ``outcome_ == "undecided"``, with one
+        :class:`~sklearn.exceptions.ConvergenceWarning`, never a claimed separator.
+        More than two classes are fitted class by class on the device (one-vs-rest
+        without the shared kernel of the numpy path). The fitted attributes are numpy
+        arrays, so :meth:`predict` and :meth:`decision_function` take numpy input and
+        run on the host, as after a numpy fit. ``n_threads`` limits BLAS, not torch.
 
     Attributes
     ----------
@@ -318,9 +349,10 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         margin of the training data; 0.0 for a conflict. None otherwise.
     tol_ : float
         The ``tol`` used (the value of ``"auto"``).
-    gram_form_ : {"dense", "factored", "nystroem"}
+    gram_form_ : {"dense", "factored", "nystroem", "on-the-fly"}
         How the training kernel was represented (see ``n_components``): the exact
-        dense matrix, the exact factored linear-kernel operator, or Nystroem features.
+        dense matrix, the exact factored linear-kernel operator, Nystroem features, or
+        (``device`` only) the exact kernel formed by row blocks at each product.
     n_components_ : int or None
         The number of Nystroem features used (with a grown rank, the rank reached);
         None for an exact kernel.
@@ -455,6 +487,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         "n_components": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
         "n_threads": [Interval(Integral, 1, None, closed="left"), None],
+        "device": [None, str, _TorchDevice],
     }
 
     def __init__(
@@ -475,6 +508,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         n_components: int | str | None = "auto",
         random_state: RandomStateLike = None,
         n_threads: int | None = 1,
+        device: Any = None,
     ) -> None:
         self.kernel = kernel
         self.gamma = gamma
@@ -491,6 +525,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         self.n_components = n_components
         self.random_state = random_state
         self.n_threads = n_threads
+        self.device = device
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
