@@ -326,11 +326,11 @@ class DeviceForm:
             doubt = "min G alpha > 0 held for the float32 points, not beyond rounding for X"
         if res.outcome == "certificate" and not res.norm_p_G <= tol:
             doubt = f"||p||_G <= {tol:.3g} held for the float32 points, not for X"
-        if res.outcome == "undecided" or doubt:
+        if doubt:
             res.update(outcome="undecided", success=False)
             res.message = (
-                f"undecided after {res.nit} iterations on the device: {doubt or res.message}; "
-                "device=None (float64) may decide"
+                f"undecided after {res.nit} iterations on the device: {doubt}; device=None "
+                "(float64) may decide"
             )
         return res
 
