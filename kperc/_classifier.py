@@ -77,6 +77,20 @@ class _TorchDevice(metaclass=_TorchDeviceType):
     __module__, __qualname__ = "torch", "device"  # scikit-learn's message: 'torch.device'
 
 
+_DEVICE_REASON = (
+    "the check sets n_components=1 (Nystroem features, numpy only), which a fit with "
+    "device refuses with a ValueError naming both: a device fits the exact kernel"
+)
+_N_COMPONENTS_CHECKS = (
+    "check_dont_overwrite_parameters",
+    "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance",
+    "check_fit2d_1sample",
+    "check_fit2d_1feature",
+    "check_fit2d_predict1d",
+)
+
+
 def expected_failed_checks(estimator: SNKPClassifier) -> dict[str, str]:
     """Checks of :func:`sklearn.utils.estimator_checks.check_estimator` that fail.
 
@@ -94,6 +108,8 @@ def expected_failed_checks(estimator: SNKPClassifier) -> dict[str, str]:
         Check name -> the reason it fails for this configuration.
     """
     expected = {}
+    if estimator.device is not None:
+        expected.update(dict.fromkeys(_N_COMPONENTS_CHECKS, _DEVICE_REASON))
     if estimator.algorithm == "nkp":
         expected["check_classifiers_train"] = _NKP_TRAIN_REASON
     if estimator.kernel in ("linear", "poly") and not estimator.fit_intercept:
@@ -278,7 +294,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         More than two classes are fitted class by class on the device (one-vs-rest
         without the shared kernel of the numpy path). The fitted attributes are numpy
         arrays, so :meth:`predict` and :meth:`decision_function` take numpy input and
-        run on the host, as after a numpy fit. ``n_threads`` limits BLAS, not torch.
+        run on the host, as after a numpy fit. ``n_threads`` also limits torch's CPU
+        threads during the fit.
 
     Attributes
     ----------
@@ -667,7 +684,11 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         """A context that limits BLAS to ``n_threads`` (a no-op for None)."""
         if self.n_threads is None:
             return contextlib.nullcontext()
-        return _threadpool_controller().limit(limits=int(self.n_threads), user_api="blas")
+        limit = _threadpool_controller().limit(limits=int(self.n_threads), user_api="blas")
+        torch = sys.modules.get("torch")  # a device fit: torch's own threads too
+        if self.device is None or torch is None:
+            return limit
+        return _torch_threads(limit, torch, int(self.n_threads))
 
     def _log(self, msg, t0=None):
         if self.verbose:
@@ -772,6 +793,18 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         if self.intercept_feature_ is None:
             return np.zeros(w.shape[0])
         return w[:, -1] * self.intercept_feature_
+
+
+@contextlib.contextmanager
+def _torch_threads(limit, torch, n: int):
+    """``limit`` (BLAS), and torch's CPU threads limited to ``n`` (restored after)."""
+    with limit:
+        old = torch.get_num_threads()
+        torch.set_num_threads(n)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(old)
 
 
 @functools.cache

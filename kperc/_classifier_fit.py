@@ -336,7 +336,7 @@ def certificate_watch(
     products, and a certificate is seen at most 16 iterations late); NKP's cost
     ``O(n)``, so its watch tests every 256.
     """
-    # a device's float64 product costs as much as the bound: no screen there
+    # a device's float64 product costs as much as the bound: its float32 screen instead
     dense = isinstance(G, SignedGram) or (
         not isinstance(G, DeviceForm) and isinstance(as_gram(G, validate=False), _DenseGram)
     )
@@ -352,6 +352,8 @@ def certificate_watch(
         if not total > 0 or np.any(p < 0):
             return
         p = p / total
+        if isinstance(G, DeviceForm) and G.surely_above(p, tol):
+            return  # the float64 bound below would say the same
         if dense and _surely_above(G, p, tol):
             return  # the bound below would say the same
         upper = seminorm_upper(G, p)

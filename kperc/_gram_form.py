@@ -296,7 +296,27 @@ class DeviceForm:
             self.products = DeviceKernelOperator(X32, y32, kernel, params)
         X64 = torch.asarray(Xt, dtype=torch.float64, device=dev)
         y64 = torch.asarray(ypm, dtype=torch.float64, device=dev)
-        self.exact = DeviceGram(DeviceKernelOperator(X64, y64, kernel, params))
+        self._op = DeviceKernelOperator(X64, y64, kernel, params)
+        self.exact = DeviceGram(self._op)
+        self._fast = DeviceGram(self.products, validate=False)
+
+    def surely_above(self, p: np.ndarray, tol: float) -> bool:
+        """Whether ``||p||_G > tol`` is clear from one float32 product: a screen that only
+        spares :meth:`seminorm_upper` its float64 product (it skips a test, never makes
+        a claim). Its slack, times ``||p||_1^2``, is four times the rounding of ``p^T G p``
+        in float32 (``(n + 2) u_32``), of ``G``'s entries (its entry error) and of the
+        points to float32 (``u_32 (1 + R sqrt(gamma))`` for RBF, ``R`` the largest norm;
+        ``u_32 sqrt(d)`` for the linear kernel), so it skips only where ``||p||_G`` is
+        clearly above ``tol``."""
+        out = np.empty(self.n)
+        self._fast.matvec_into(p, out)
+        l1 = float(np.sum(p))
+        u32 = float(np.finfo(np.float32).eps) / 2
+        op = self._op
+        linear = op.kernel == "linear"
+        points = np.sqrt(op._X.shape[1]) if linear else 1.0 + np.sqrt(op._r2 * op.gamma)
+        slack = 4.0 * ((self.n + 2) * u32 + self._fast.entry_error + u32 * points)
+        return float(p @ out) - slack * l1 * l1 > tol * tol
 
     def matvec(self, v: np.ndarray) -> np.ndarray:
         """``G v`` in float64 on the host, from the float64 points."""

@@ -97,6 +97,12 @@ def test_default_passes_check_estimator():
     check_estimator(SNKPClassifier())
 
 
+def test_device_passes_check_estimator_but_n_components_1():
+    clf = SNKPClassifier(device="cpu")
+    assert len(clf.expected_failed_checks()) == 6  # each sets n_components=1 (Nystroem)
+    check_estimator(clf, expected_failed_checks=clf.expected_failed_checks())
+
+
 @pytest.mark.parametrize(
     "device, match",
     [
