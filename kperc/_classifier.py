@@ -468,6 +468,10 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
       where ``K(x, x) = 0`` and the normalised kernel is undefined; fit raises a
       ``ValueError`` that says so.
 
+    * six checks with ``device`` set (``check_fit2d_1sample`` and others): they set
+      ``n_components=1`` (Nystroem features, numpy only), which a device fit refuses
+      with a ``ValueError`` naming both. Every other check passes.
+
     Examples
     --------
     >>> from kperc import SNKPClassifier

@@ -99,8 +99,20 @@ def test_default_passes_check_estimator():
 
 def test_device_passes_check_estimator_but_n_components_1():
     clf = SNKPClassifier(device="cpu")
-    assert len(clf.expected_failed_checks()) == 6  # each sets n_components=1 (Nystroem)
-    check_estimator(clf, expected_failed_checks=clf.expected_failed_checks())
+    expected = clf.expected_failed_checks()
+    assert len(expected) == 6  # each sets n_components=1 (Nystroem features)
+    results = check_estimator(clf, expected_failed_checks=expected, on_fail=None)
+    for r in results:  # the expected ones still fail, every other check passes (or skips)
+        wanted = {"xfail"} if r["check_name"] in expected else {"passed", "skipped"}
+        assert r["status"] in wanted, r
+    assert {r["check_name"] for r in results if r["status"] == "xfail"} == set(expected)
+
+
+def test_device_fit_restores_torch_threads():
+    X, y = circles(50, seed=0)
+    before = torch.get_num_threads()
+    SNKPClassifier(gamma=2.0, device="cpu", n_threads=1).fit(X, y)
+    assert torch.get_num_threads() == before
 
 
 @pytest.mark.parametrize(
