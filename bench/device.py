@@ -9,11 +9,15 @@ only the step under way):
    measured device-to-device copy);
 2. ``snkp``: :func:`kperc.snkp` on that ``G``, end to end: Gram formation (step 1) plus the
    iterations and the float64 certification of the exit;
-3. ``svc``: scikit-learn's ``SVC(C=1e6)`` (hard margin) on the machine's CPUs on the same
+3. ``clf``: ``SNKPClassifier(device=...)`` on the same data, end to end (validation,
+   the kernel on the device, SNKP, every exit checked in float64 for the data), in a
+   subprocess stopped at its budget; ``tol`` below the margin, so that no certificate
+   ends it early (``tol="auto"`` would be ``1/sqrt(n)``, above ``rho``);
+4. ``svc``: scikit-learn's ``SVC(C=1e6)`` (hard margin) on the machine's CPUs on the same
    data, in a subprocess stopped at its budget;
-4. ``fly``: :func:`kperc.snkp` on the on-the-fly operator (:func:`kperc.kernel_gram_operator`
+5. ``fly``: :func:`kperc.snkp` on the on-the-fly operator (:func:`kperc.kernel_gram_operator`
    of a torch tensor, never forming ``G``) on ``planted_rbf(n_fly, d=8, rho=1e-2)``;
-5. ``svc_fly``: ``SVC(C=1e6)`` on that problem.
+6. ``svc_fly``: ``SVC(C=1e6)`` on that problem.
 
 A step that runs out of its budget stops and records ``"budget reached"``. With a CUDA GPU
 the sizes are ``n = 1e5`` and ``n_fly = 1e6`` and the record goes to
@@ -50,7 +54,7 @@ SCALES = {
     "tiny": {"n": 300, "n_fly": 500},
 }
 #: seconds per step (on the CPU scales, a fifth), within 8 minutes in all
-BUDGETS = {"gv": 40.0, "snkp": 60.0, "svc": 60.0, "fly": 180.0, "svc_fly": 60.0}
+BUDGETS = {"gv": 40.0, "snkp": 60.0, "clf": 60.0, "svc": 60.0, "fly": 180.0, "svc_fly": 60.0}
 TOTAL_S = 470.0
 D, GAMMA, SEED = 8, 2.0, 0
 
@@ -61,6 +65,24 @@ X = np.load(sys.argv[1]); y = np.load(sys.argv[2])
 t = time.perf_counter()
 clf = SVC(C=1e6, kernel="rbf", gamma=float(sys.argv[3]), cache_size=4000).fit(X, y)
 print(time.perf_counter() - t, int((clf.predict(X) != y).sum()), clf.n_support_.sum())
+"""
+
+CLF_CODE = """
+import json, sys, time, warnings, numpy as np, torch
+from kperc import SNKPClassifier
+X = np.load(sys.argv[1]); y = np.load(sys.argv[2])
+torch.zeros(1, device=sys.argv[4])  # the device's context, started before the clock
+clf = SNKPClassifier(gamma=float(sys.argv[3]), tol=1e-4, device=sys.argv[4])
+t = time.perf_counter()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    clf.fit(X, y)
+fit_s = time.perf_counter() - t
+sub = np.random.default_rng(0).choice(len(y), min(len(y), 1000), replace=False)
+print(json.dumps({"fit_s": fit_s, "outcome": clf.outcome_, "certified": bool(clf.converged_),
+    "n_iter": int(clf.n_iter_), "gram_form": clf.gram_form_,
+    "sample_errors": int((clf.predict(X[sub]) != y[sub]).sum()),
+    "warnings": [str(w.message)[:300] for w in caught]}))
 """
 
 
@@ -117,6 +139,18 @@ def _timed(fn, torch, cuda):
     out = fn()
     _sync(torch, cuda)
     return out, time.perf_counter() - t
+
+
+def _clf(X, y, device: str, budget: float) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        np.save(f"{tmp}/X.npy", X)
+        np.save(f"{tmp}/y.npy", y)
+        cmd = [sys.executable, "-c", CLF_CODE, f"{tmp}/X.npy", f"{tmp}/y.npy", str(GAMMA), device]
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=budget, check=True)
+        except subprocess.TimeoutExpired:
+            return {"status": "budget reached", "budget_s": budget}
+    return {"status": "done", "device": device, **json.loads(out.stdout.splitlines()[-1])}
 
 
 def _svc(X, y, budget: float) -> dict:
@@ -240,10 +274,13 @@ def main(argv=None) -> dict:
     if cuda:
         torch.cuda.empty_cache()  # so that the operator's blocks are sized from it
 
-    # 3. hard-margin SVC on the CPUs, same data
+    # 3. the estimator on the device, same data (a subprocess: its own budget)
+    save("clf", {"n": n, **_clf(X, y, device, budget("clf"))})
+
+    # 4. hard-margin SVC on the CPUs, same data
     save("svc", {"n": n, **_svc(X, y, budget("svc"))})
 
-    # 4. SNKP on the on-the-fly operator at n_fly, rho = 1e-2
+    # 5. SNKP on the on-the-fly operator at n_fly, rho = 1e-2
     nf = sizes["n_fly"]
     t = time.perf_counter()
     Xf, yf = planted_rbf(nf, D, rho=1e-2, gamma=GAMMA, seed=SEED)
@@ -261,7 +298,7 @@ def main(argv=None) -> dict:
         {"n": nf, "data_s": data_s, "block_rows": op.block_size, **_snkp_entry(res, b, fly_s)},
     )
 
-    # 5. hard-margin SVC on that problem
+    # 6. hard-margin SVC on that problem
     save("svc_fly", {"n": nf, **_svc(Xf, yf, budget("svc_fly"))})
     print(f"record: {out} ({record['elapsed_s']:.0f} s)")
     return record

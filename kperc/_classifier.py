@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 import time
 import warnings
 from numbers import Integral, Real
@@ -64,6 +65,32 @@ _NKP_TRAIN_REASON = (
 )
 
 
+class _TorchDeviceType(type):
+    def __instancecheck__(cls, val: Any) -> bool:
+        torch = sys.modules.get("torch")  # a torch.device exists only if torch was imported
+        return torch is not None and isinstance(val, torch.device)
+
+
+class _TorchDevice(metaclass=_TorchDeviceType):
+    """``torch.device`` for ``_parameter_constraints``, without importing torch."""
+
+    __module__, __qualname__ = "torch", "device"  # scikit-learn's message: 'torch.device'
+
+
+_DEVICE_REASON = (
+    "the check sets n_components=1 (Nystroem features, numpy only), which a fit with "
+    "device refuses with a ValueError naming both: a device fits the exact kernel"
+)
+_N_COMPONENTS_CHECKS = (
+    "check_dont_overwrite_parameters",
+    "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance",
+    "check_fit2d_1sample",
+    "check_fit2d_1feature",
+    "check_fit2d_predict1d",
+)
+
+
 def expected_failed_checks(estimator: SNKPClassifier) -> dict[str, str]:
     """Checks of :func:`sklearn.utils.estimator_checks.check_estimator` that fail.
 
@@ -81,6 +108,8 @@ def expected_failed_checks(estimator: SNKPClassifier) -> dict[str, str]:
         Check name -> the reason it fails for this configuration.
     """
     expected = {}
+    if estimator.device is not None:
+        expected.update(dict.fromkeys(_N_COMPONENTS_CHECKS, _DEVICE_REASON))
     if estimator.algorithm == "nkp":
         expected["check_classifiers_train"] = _NKP_TRAIN_REASON
     if estimator.kernel in ("linear", "poly") and not estimator.fit_intercept:
@@ -248,6 +277,25 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         iteration is one matrix-vector product, which more threads speed up little when
         the cores are free and slow down many times over when they are busy. None leaves
         the BLAS setting of the process unchanged.
+    device : str, torch.device or None, default=None
+        Where the fit runs. None: numpy, as described above. A torch device (``"cpu"``,
+        ``"cuda"``, ``"cuda:0"``, ... or a :class:`torch.device`; torch is imported only
+        then): the exact kernel (``"rbf"`` or ``"linear"``; ``n_components="auto"`` or
+        None) is formed on that device from the points rounded to float32, as the dense
+        ``G`` of :func:`kperc.gram_matrix` (``n_components=None``; ``"auto"`` where it
+        takes at most half the device's free memory, on the CPU up to 5000 points) or
+        the on-the-fly operator of :func:`kperc.kernel_gram_operator` (``gram_form_ ==
+        "on-the-fly"``; the linear kernel's factor, ``"factored"``), and the algorithm
+        iterates there. Every separator and certificate is checked with float64
+        products of the float64 points on the device, for the exact kernel matrix of
+        the data; an exit that float32 found but float64 cannot confirm ends
+        ``outcome_ == "undecided"``, with one
+        :class:`~sklearn.exceptions.ConvergenceWarning`, never a claimed separator.
+        More than two classes are fitted class by class on the device (one-vs-rest
+        without the shared kernel of the numpy path). The fitted attributes are numpy
+        arrays, so :meth:`predict` and :meth:`decision_function` take numpy input and
+        run on the host, as after a numpy fit. ``n_threads`` also limits torch's CPU
+        threads during the fit.
 
     Attributes
     ----------
@@ -318,9 +366,10 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         margin of the training data; 0.0 for a conflict. None otherwise.
     tol_ : float
         The ``tol`` used (the value of ``"auto"``).
-    gram_form_ : {"dense", "factored", "nystroem"}
+    gram_form_ : {"dense", "factored", "nystroem", "on-the-fly"}
         How the training kernel was represented (see ``n_components``): the exact
-        dense matrix, the exact factored linear-kernel operator, or Nystroem features.
+        dense matrix, the exact factored linear-kernel operator, Nystroem features, or
+        (``device`` only) the exact kernel formed by row blocks at each product.
     n_components_ : int or None
         The number of Nystroem features used (with a grown rank, the rank reached);
         None for an exact kernel.
@@ -419,6 +468,10 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
       where ``K(x, x) = 0`` and the normalised kernel is undefined; fit raises a
       ``ValueError`` that says so.
 
+    * six checks with ``device`` set (``check_fit2d_1sample`` and others): they set
+      ``n_components=1`` (Nystroem features, numpy only), which a device fit refuses
+      with a ``ValueError`` naming both. Every other check passes.
+
     Examples
     --------
     >>> from kperc import SNKPClassifier
@@ -455,6 +508,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         "n_components": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
         "n_threads": [Interval(Integral, 1, None, closed="left"), None],
+        "device": [None, str, _TorchDevice],
     }
 
     def __init__(
@@ -475,6 +529,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         n_components: int | str | None = "auto",
         random_state: RandomStateLike = None,
         n_threads: int | None = 1,
+        device: Any = None,
     ) -> None:
         self.kernel = kernel
         self.gamma = gamma
@@ -491,6 +546,7 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         self.n_components = n_components
         self.random_state = random_state
         self.n_threads = n_threads
+        self.device = device
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -632,7 +688,11 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         """A context that limits BLAS to ``n_threads`` (a no-op for None)."""
         if self.n_threads is None:
             return contextlib.nullcontext()
-        return _threadpool_controller().limit(limits=int(self.n_threads), user_api="blas")
+        limit = _threadpool_controller().limit(limits=int(self.n_threads), user_api="blas")
+        torch = sys.modules.get("torch")  # a device fit: torch's own threads too
+        if self.device is None or torch is None:
+            return limit
+        return _torch_threads(limit, torch, int(self.n_threads))
 
     def _log(self, msg, t0=None):
         if self.verbose:
@@ -737,6 +797,18 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         if self.intercept_feature_ is None:
             return np.zeros(w.shape[0])
         return w[:, -1] * self.intercept_feature_
+
+
+@contextlib.contextmanager
+def _torch_threads(limit, torch, n: int):
+    """``limit`` (BLAS), and torch's CPU threads limited to ``n`` (restored after)."""
+    with limit:
+        old = torch.get_num_threads()
+        torch.set_num_threads(n)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(old)
 
 
 @functools.cache

@@ -28,12 +28,14 @@ from sklearn.utils.sparsefuncs import mean_variance_axis
 from . import _gram_form
 from ._gram import _DenseGram, _OperatorGram, as_gram, quick_seminorm_bound, seminorm_floor
 from ._gram_form import (
+    DeviceForm,
     GramForm,
     SharedKernel,
     SignedGram,
     build_fixed_gram,
     choose_gram_form,
     point_scales,
+    resolve_device,
     sqrt_diagonal,
 )
 from ._gram_matrix import GramOperator
@@ -237,14 +239,15 @@ def _shared_product(M: np.ndarray, V: np.ndarray) -> np.ndarray:
 
 
 def gram_product(G: Any, v: np.ndarray) -> np.ndarray:
-    """``G v`` in float64, for a dense ``G`` or a :class:`~kperc._gram_form.SignedGram`."""
-    return G.matvec(v) if isinstance(G, SignedGram) else G @ v
+    """``G v`` in float64, for a dense ``G``, a :class:`~kperc._gram_form.SignedGram` or a
+    :class:`~kperc._gram_form.DeviceForm`."""
+    return G.matvec(v) if isinstance(G, (SignedGram, DeviceForm)) else G @ v
 
 
 def seminorm_upper(G: Any, p: np.ndarray) -> float:
     """An upper bound on ``||p||_G`` for the exact kernel matrix of the data (rounding
     included) when ``G`` was built from data."""
-    if isinstance(G, SignedGram):
+    if isinstance(G, (SignedGram, DeviceForm)):
         return G.seminorm_upper(p)
     return float(quick_seminorm_bound(as_gram(G, validate=False), p)[1])
 
@@ -333,7 +336,10 @@ def certificate_watch(
     products, and a certificate is seen at most 16 iterations late); NKP's cost
     ``O(n)``, so its watch tests every 256.
     """
-    dense = isinstance(G, SignedGram) or isinstance(as_gram(G, validate=False), _DenseGram)
+    # a device's float64 product costs as much as the bound: its float32 screen instead
+    dense = isinstance(G, SignedGram) or (
+        not isinstance(G, DeviceForm) and isinstance(as_gram(G, validate=False), _DenseGram)
+    )
     found: dict[str, Any] = {}
 
     def watch(r):
@@ -346,6 +352,8 @@ def certificate_watch(
         if not total > 0 or np.any(p < 0):
             return
         p = p / total
+        if isinstance(G, DeviceForm) and G.surely_above(p, tol):
+            return  # the float64 bound below would say the same
         if dense and _surely_above(G, p, tol):
             return  # the bound below would say the same
         upper = seminorm_upper(G, p)
@@ -378,7 +386,7 @@ def run_algorithm(
         and ``lower_floor``, a form of the kernel whose floor is lower (if any).
     """
     if algorithm == "isnkpvn":
-        gram = as_gram(G, validate=False)
+        gram = G.exact if isinstance(G, DeviceForm) else as_gram(G, validate=False)
         floor = seminorm_floor(gram, data=False)
         if not tol > 2.0 * floor:
             raise ValueError(
@@ -387,6 +395,9 @@ def run_algorithm(
                 f"p^T G p for n = {gram.n} training points); use tol > {2.0 * floor:.2g}"
                 f"{lower_floor}."
             )
+    if isinstance(G, DeviceForm):  # iterations on the device, every claim in float64
+        res, found = _run(G.products, G, algorithm, max_iter, halt, tol, verbose)
+        return G.confirm(res, tol), found
     # SNKP only: its iterations are products with G; NKP's read one column each, which
     # a LinearOperator would compute as a whole product
     if isinstance(G, SignedGram):  # SNKP, at least FLOAT32_MIN_N points
@@ -554,6 +565,8 @@ def fit_warning(est: Any, X) -> tuple[type[Warning], str]:
             "data), a soft-margin method such as sklearn.svm.SVC trades training errors "
             "against the margin."
         )
+    if est.outcome_ == "undecided" and est._device_message:
+        return ConvergenceWarning, f"{name}: {est._device_message}" + tail
     if est.outcome_ == "undecided":
         floor = certifiable_floor(est, X)
         return ConvergenceWarning, (
@@ -668,6 +681,19 @@ def check_combinations(est: Any) -> None:
             "'linear'): scikit-learn's Nystroem would call a callable kernel once per "
             "pair of points. Use n_components='auto' or None (the exact kernel)."
         )
+    if est.device is not None:
+        if callable(est.kernel) or est.kernel not in ("rbf", "linear"):
+            raise ValueError(
+                f"device={est.device!r} fits the 'rbf' and 'linear' kernels only; got "
+                f"kernel={est.kernel!r}. Use device=None (numpy) for this kernel."
+            )
+        if not (est.n_components is None or est.n_components == "auto"):
+            raise ValueError(
+                f"device={est.device!r} fits the exact kernel (n_components='auto' or "
+                f"None); got n_components={est.n_components!r} (Nystroem features, numpy "
+                "only)."
+            )
+        resolve_device(est.device)
     if not est.halt and est.algorithm == "isnkpvn":
         raise ValueError(
             "halt=False keeps improving a separator, which only algorithm='snkp' or "
@@ -745,6 +771,11 @@ def trusted_X(est: Any, X):
     linear kernel's factored operator takes it, real and finite also with
     ``check_input=False``."""
     if scipy.sparse.issparse(X):
+        if est.device is not None:
+            raise TypeError(
+                f"X is a scipy.sparse matrix, which device={est.device!r} does not take: "
+                "pass X.toarray(), or use device=None (the sparse factored operator)."
+            )
         if not est._linear():
             raise TypeError(
                 f"X is a scipy.sparse matrix, which SNKPClassifier takes only with "
@@ -791,6 +822,7 @@ def fit_problems(models: list[Any], X, labels: list[np.ndarray]) -> None:
     snkp32 = est.algorithm == "snkp" and n >= FLOAT32_MIN_N
     if (
         named
+        and est.device is None  # a device fit runs class by class, each on the device
         and (many or (snkp32 and not conflicts(Xa, labels[0]).size))  # else: a copy
         and choose_gram_form(est, n).form == "dense"
         and not scipy.sparse.issparse(Xa)
@@ -845,7 +877,7 @@ def fit_binary(est: Any, X, Xa, ypm: np.ndarray, shared: SharedKernel | None, me
     est.gram_form_ = choose_gram_form(est, n).form
     est.n_components_ = None
     est._grown_message = est._grown_stop = None
-    est._margin_bound = None
+    est._margin_bound = est._device_message = None
     params = est._kernel_params()
     if train.size and np.unique(ypm[train]).size == 2:
         t0 = time.perf_counter()
@@ -875,6 +907,8 @@ def fit_binary(est: Any, X, Xa, ypm: np.ndarray, shared: SharedKernel | None, me
                 ),
             )
         est._log(f"{name}: {'certificate found' if found else res.message}", t0)
+        if isinstance(G, DeviceForm) and res.outcome == "undecided":
+            est._device_message = res.message
         alpha[train] = res.alpha
     elif train.size:  # one class left: its points get equal weights
         s[train] = point_scales(Xa[train], ypm[train], est.kernel, params)
@@ -888,7 +922,8 @@ def _what(est: Any, form: GramForm, Xa) -> str:
         "dense": f"dense Gram matrix {n}x{n}",
         "factored": f"factored linear-kernel Gram operator ({n}x{Xa.shape[1]} factor)",
         "nystroem": f"Nystroem Gram operator ({n}x{form.n_components} features)",
-    }[form.form]
+        "on-the-fly": f"on-the-fly Gram operator ({n}x{n}, never formed)",
+    }[form.form] + ("" if est.device is None else f", float32 on device {est.device!r}")
 
 
 def record(est: Any, Xa, train, alpha, s, res, found, G) -> None:
@@ -954,6 +989,9 @@ def build_gram(est: Any, Xa, train, ypm, shared: SharedKernel | None, member: in
         if shared.lockstep is not None:  # this class trains on its own copy
             shared.lockstep.leave(member)
         return shared.signed(train, ypm), s, choice
+    if est.device is not None:  # the exact kernel on the device (float32 iterations)
+        s = point_scales(Xt, ypm, est.kernel, params)
+        return DeviceForm(Xt, ypm, est.kernel, params, est.device, choice.form), s, choice
     if choice.form == "nystroem" and isinstance(est.n_components, str):
         announce_nystroem(est, Xt.shape[0], choice)
     if choice.grows:  # the rank is chosen by running SNKP: G carries its result

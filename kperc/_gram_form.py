@@ -61,6 +61,8 @@ class GramForm:
 def choose_gram_form(est: Any, n: int) -> GramForm:
     """The form for ``n`` training points under the estimator's parameters (checked)."""
     named = not callable(est.kernel)
+    if est.device is not None:
+        return device_gram_form(est, n)
     if est.n_components is None:
         return GramForm("dense")
     if not isinstance(est.n_components, str):
@@ -208,3 +210,153 @@ class SignedGram:
     def seminorm_upper(self, p: np.ndarray) -> float:
         """An upper bound on ``||p||_G`` for the exact kernel matrix of the data."""
         return float(quick_seminorm_bound(as_gram(self.shared.K, validate=False), self.y * p)[1])
+
+
+def resolve_device(device: Any):
+    """The ``torch.device`` of ``SNKPClassifier(device=...)`` (checked), imported lazily.
+
+    Raises
+    ------
+    ImportError
+        When torch is not installed.
+    ValueError
+        When ``device`` names no torch device, or a CUDA device that this machine lacks.
+    """
+    try:
+        import torch
+    except ImportError as exc:  # pragma: no cover - the test extra installs torch
+        raise ImportError(
+            f"device={device!r} fits on a torch device: pip install torch array-api-compat "
+            "(or use device=None, numpy)."
+        ) from exc
+    try:
+        dev = device if isinstance(device, torch.device) else torch.device(device)
+    except (RuntimeError, TypeError, ValueError) as exc:
+        raise ValueError(
+            f"device={device!r} is not a torch device: use None (numpy), 'cpu', 'cuda', "
+            "'cuda:0', ... or a torch.device."
+        ) from exc
+    if dev.type not in ("cpu", "cuda"):
+        raise ValueError(f"device={device!r}: SNKPClassifier fits on 'cpu' or 'cuda' only.")
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device={device!r}, but torch finds no CUDA GPU on this machine.")
+    return dev
+
+
+def device_gram_form(est: Any, n: int) -> GramForm:
+    """The exact form of a device fit: the factored operator for the linear kernel
+    (``n_components="auto"``), else the dense float32 ``G`` where it fits (always for
+    ``n_components=None``; on CUDA, half the device's free memory; on the CPU, up to
+    :data:`AUTO_EXACT_MAX_N` points), else the on-the-fly operator."""
+    if est.n_components is not None and est.kernel == "linear":
+        return GramForm("factored")
+    if est.n_components is None:
+        return GramForm("dense")
+    dev = resolve_device(est.device)
+    if dev.type == "cuda":
+        import torch
+
+        free, _ = torch.cuda.mem_get_info(dev)
+        return GramForm("dense" if 4 * n * n <= free // 2 else "on-the-fly")
+    return GramForm("dense" if n <= AUTO_EXACT_MAX_N else "on-the-fly")
+
+
+class DeviceForm:
+    """The training kernel of a fit on a torch device (``SNKPClassifier(device=...)``).
+
+    The algorithm iterates on ``products``: the points rounded to float32 on the device,
+    as the dense ``G`` of :func:`kperc.gram_matrix` or the operator of
+    :func:`kperc.kernel_gram_operator` (the factor ``Z (Z^T v)`` of the linear kernel,
+    RBF blocks formed on the fly). Nothing claimed rests on float32: every separator,
+    certificate and margin bound is checked (:meth:`matvec`, :meth:`seminorm_upper`,
+    :meth:`confirm`) with float64 products of ``exact``, the on-the-fly operator of the
+    float64 points on the same device, whose entries are within their bound of the exact
+    kernel matrix of the data.
+    """
+
+    def __init__(self, Xt, ypm: np.ndarray, kernel: str, params: dict, device, form: str):
+        import torch
+
+        from ._device import DeviceGram, DeviceKernelOperator, device_gram_matrix
+
+        big = float(np.finfo(np.float32).max)
+        if Xt.size and not float(np.max(np.abs(Xt))) < big:
+            raise ValueError(
+                f"device={device!r} fits in float32, whose largest value is {big:.3g}: X "
+                "has larger entries. Rescale X, or use device=None (float64)."
+            )
+        dev = resolve_device(device)
+        self.n = int(ypm.size)
+        self.shape = (self.n, self.n)
+        X32 = torch.asarray(Xt, dtype=torch.float32, device=dev)
+        y32 = torch.asarray(ypm, dtype=torch.float32, device=dev)
+        if form == "dense":
+            self.products: Any = device_gram_matrix(X32, y32, kernel, **params)
+        else:
+            self.products = DeviceKernelOperator(X32, y32, kernel, params)
+        X64 = torch.asarray(Xt, dtype=torch.float64, device=dev)
+        y64 = torch.asarray(ypm, dtype=torch.float64, device=dev)
+        self._op = DeviceKernelOperator(X64, y64, kernel, params)
+        self.exact = DeviceGram(self._op)
+        self._fast = DeviceGram(self.products, validate=False)
+
+    def surely_above(self, p: np.ndarray, tol: float) -> bool:
+        """Whether ``||p||_G > tol`` is clear from one float32 product: a screen that only
+        spares :meth:`seminorm_upper` its float64 product (it skips a test, never makes
+        a claim). Its slack, times ``||p||_1^2``, is four times the rounding of ``p^T G p``
+        in float32 (``(n + 2) u_32``), of ``G``'s entries (its entry error) and of the
+        points to float32 (``u_32 (1 + R sqrt(gamma))`` for RBF, ``R`` the largest norm;
+        ``u_32 sqrt(d)`` for the linear kernel), so it skips only where ``||p||_G`` is
+        clearly above ``tol``."""
+        out = np.empty(self.n)
+        self._fast.matvec_into(p, out)
+        l1 = float(np.sum(p))
+        u32 = float(np.finfo(np.float32).eps) / 2
+        op = self._op
+        linear = op.kernel == "linear"
+        points = np.sqrt(op._X.shape[1]) if linear else 1.0 + np.sqrt(op._r2 * op.gamma)
+        slack = 4.0 * ((self.n + 2) * u32 + self._fast.entry_error + u32 * points)
+        return float(p @ out) - slack * l1 * l1 > tol * tol
+
+    def matvec(self, v: np.ndarray) -> np.ndarray:
+        """``G v`` in float64 on the host, from the float64 points."""
+        return self.exact.matvec(_host(v))
+
+    def seminorm_upper(self, p) -> float:
+        """An upper bound on ``||p||_G`` for the exact kernel matrix of the data."""
+        p = _host(p)
+        return self.exact.data_bound(p, self.exact.seminorm_bound(p)[1])
+
+    def separates(self, alpha) -> bool:
+        """Whether ``G* alpha > 0`` surely, for the exact kernel matrix ``G*`` of the data."""
+        from ._gram import certified_positive
+
+        alpha = _host(alpha)
+        gmin = float(self.matvec(alpha).min())
+        return certified_positive(gmin, self.exact.rounding_terms, float(alpha.sum()))
+
+    def confirm(self, res: Any, tol: float) -> Any:
+        """``res`` with host arrays, its exit checked in float64 for the data: a separator
+        or a certificate that does not hold there becomes ``"undecided"``."""
+        for key in ("alpha", "p"):
+            if res.get(key) is not None:
+                res[key] = _host(res[key])
+        doubt = None
+        if res.outcome == "separator" and not self.separates(res.alpha):
+            doubt = "min G alpha > 0 held for the float32 points, not beyond rounding for X"
+        if res.outcome == "certificate" and not res.norm_p_G <= tol:
+            doubt = f"||p||_G <= {tol:.3g} held for the float32 points, not for X"
+        if doubt:
+            res.update(outcome="undecided", success=False)
+            res.message = (
+                f"undecided after {res.nit} iterations on the device: {doubt}; device=None "
+                "(float64) may decide"
+            )
+        return res
+
+
+def _host(v) -> np.ndarray:
+    """A float64 numpy copy of a vector of any namespace (numpy as given)."""
+    from . import _array_api as aa
+
+    return aa.to_numpy(v) if aa.is_foreign(v) else np.asarray(v, dtype=np.float64)

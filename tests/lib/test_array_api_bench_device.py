@@ -28,10 +28,10 @@ def test_bench_device_on_the_cpu(tmp_path):
     assert "no CUDA GPU" in run.stdout
     record = json.loads(out.read_text())
     assert record["device"].startswith("cpu") and record["scale"] == "tiny"
-    assert list(record["steps"]) == ["gv", "snkp", "svc", "fly", "svc_fly"]
+    assert list(record["steps"]) == ["gv", "snkp", "clf", "svc", "fly", "svc_fly"]
     for entry in record["steps"].values():
         assert entry["status"] in ("done", "budget reached")
-    for step in ("snkp", "fly"):  # small problems with a margin: certified within budget
+    for step in ("snkp", "clf", "fly"):  # small problems with a margin: certified within budget
         assert record["steps"][step]["certified"], record["steps"][step]
     assert record["steps"]["gv"]["bandwidth_GBps"] > 0
 
