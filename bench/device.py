@@ -204,6 +204,7 @@ def main(argv=None) -> dict:
     record: dict = {
         "issue": 37,
         "device": torch.cuda.get_device_name(0) if cuda else "cpu (no CUDA GPU)",
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
         "scale": scale,
         "sizes": sizes,
         "budgets_s": {k: v * factor for k, v in BUDGETS.items()},

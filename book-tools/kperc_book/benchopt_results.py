@@ -638,20 +638,28 @@ def table(
 
 
 # ------------------------------------------------------------------------- GPU runs
-#: The keys of a device record (``make bench-device``, one JSON file per run in
-#: ``book/_generated/device/``) and of each of its runs.
-DEVICE_KEYS = ("device", "date", "runs")
-DEVICE_RUN_KEYS = ("dataset", "solver", "seconds", "separated")
+#: The keys of a device record: the JSON file that ``make bench-device`` (``bench/device.py``)
+#: writes to ``book/_generated/device/`` when it runs on a CUDA GPU.
+DEVICE_KEYS = ("device", "date", "sizes", "steps")
+#: Its steps, in the order it runs them, in words: (what ran, where, the problem's margin).
+DEVICE_STEPS = {
+    "gv": ("one product G v (float32)", "GPU", "1e-3"),
+    "snkp": ("SNKP, exact kernel, end to end", "GPU", "1e-3"),
+    "clf": ("SNKPClassifier(device=...)", "GPU", "1e-3"),
+    "svc": ("SVC (C = 10⁶)", "CPUs", "1e-3"),
+    "fly": ("SNKP, kernel computed on the fly", "GPU", "1e-2"),
+    "svc_fly": ("SVC (C = 10⁶)", "CPUs", "1e-2"),
+}
 
 
 def device_records(folder: str | Path) -> list[dict[str, object]]:
-    """The GPU runs recorded in ``folder``: one JSON file per run of the device benchmark.
+    """The GPU runs recorded in ``folder``: one JSON file per run of ``make bench-device``.
 
-    Each file holds ``device`` (the accelerator, such as ``"NVIDIA H200"``), ``date`` and
-    ``runs``: a list of ``{"dataset": ..., "solver": ..., "seconds": ..., "separated":
-    ...}``, the dataset and solver by their benchopt names (as in :func:`runs`), the
-    seconds to a separator on the device, and whether the answer separated every point
-    beyond rounding.
+    Each file holds ``device`` (the accelerator, such as ``"NVIDIA H200"``), ``date``,
+    ``sizes`` (``n`` and ``n_fly``, the points of the problems) and ``steps``: per step of
+    :data:`DEVICE_STEPS` that ran, its ``status`` (``"done"`` or ``"budget reached"``)
+    and what it measured (seconds, the outcome and whether it is certified, the bandwidth
+    of the product).
 
     Parameters
     ----------
@@ -666,46 +674,56 @@ def device_records(folder: str | Path) -> list[dict[str, object]]:
     Raises
     ------
     ValueError
-        If a file lacks a key of :data:`DEVICE_KEYS` or a run one of :data:`DEVICE_RUN_KEYS`.
+        If a file lacks a key of :data:`DEVICE_KEYS`, or names a step that is not one of
+        :data:`DEVICE_STEPS`.
     """
     import json
 
     records = []
     for path in sorted(Path(folder).glob("*.json")):
         record = json.loads(path.read_text())
-        missing = [k for k in DEVICE_KEYS if k not in record] + [
-            k for r in record.get("runs", []) for k in DEVICE_RUN_KEYS if k not in r
-        ]
+        missing = [k for k in DEVICE_KEYS if k not in record]
         if missing:
-            raise ValueError(f"the device record {path.name} has no {sorted(set(missing))}")
+            raise ValueError(f"the device record {path.name} has no {missing}")
+        unknown = sorted(set(record["steps"]) - set(DEVICE_STEPS))
+        if unknown:
+            raise ValueError(f"the device record {path.name} has unknown steps {unknown}")
         records.append({**record, "file": path.name})
     return records
 
 
-def device_table(record: dict[str, object], run_table: pd.DataFrame) -> Table:
-    """One GPU record beside the CPU grid: per problem and solver, the seconds to a
-    separator on the device and the median over the CPU runs of :func:`runs` on the same
-    dataset and solver (empty where the CPU grid has no such run)."""
-    cpu = run_table.assign(solver=run_table["solver"].str.split("[").str[0])
-    cpu = cpu.groupby(["dataset", "solver"])["time_to_separate"].median()
+def device_table(record: dict[str, object]) -> Table:
+    """One GPU record as a table: per step, what ran, where, on which problem (planted RBF,
+    ``d = 8``), the result and the seconds it took."""
+    sizes: dict = record["sizes"]  # type: ignore[assignment]
     rows = []
-    for run in record["runs"]:  # type: ignore[attr-defined]
-        family, params = parse_dataset_name(str(run["dataset"]))
-        solver = str(run["solver"]).split("[", 1)[0]
-        seconds = float(run["seconds"])
+    for step, entry in record["steps"].items():  # type: ignore[attr-defined]
+        what, where, rho = DEVICE_STEPS[step]
+        if where == "GPU" and str(record["device"]).startswith("cpu"):
+            where = "CPU (torch)"  # the script's own check on a machine without a GPU
+        n = sizes["n_fly"] if step in ("fly", "svc_fly") else sizes["n"]
+        if entry.get("status") == "budget reached":
+            result = "stopped at its time budget"
+        elif step == "gv":
+            result = f"{entry['bandwidth_GBps']:.0f} GB/s"
+        elif step.startswith("svc"):
+            result = f"{entry['train_errors']} training errors"
+        else:
+            result = "certified separator" if entry.get("certified") else str(entry["outcome"])
+            result += f", {entry['nit']} iterations" if "nit" in entry else ""
+        seconds = next(
+            (entry[k] for k in ("seconds", "fit_s", "gv_s") if k in entry), entry.get("budget_s")
+        )
         rows.append(
             {
-                "problem": family_label(family, params.get("norms", "")),
-                "size": ", ".join(
-                    f"{k} = {number_label(params[k])}" for k in ("n", "d", "rho") if k in params
-                ),
-                "solver": SOLVER_NAMES.get(solver, solver),
-                "GPU (s)": f"{seconds:.2g}" if run["separated"] else "not separated",
-                "CPU (s)": _two_digits(cpu.get((run["dataset"], solver), np.nan)),
+                "what ran": what,
+                "where": where,
+                "problem": f"n = {number_label(n)}, ρ = {number_label(float(rho))}",
+                "result": result,
+                "seconds": _two_digits(float(seconds)),
             }
         )
-    frame = pd.DataFrame(rows).set_index(["problem", "size", "solver"])
-    return Table(frame)
+    return Table(pd.DataFrame(rows).set_index("what ran"))
 
 
 def _two_digits(x: float) -> str:

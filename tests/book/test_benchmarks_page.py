@@ -22,25 +22,23 @@ from kperc_book import paths
 
 SMALL = Path(__file__).parent / "data" / "benchopt_small.parquet"
 SCRAPBOOK = "application/papermill.record/text/plain"
-#: A GPU run as the device benchmark records it (a small fake record: the page must show
-#: it beside the CPU times of the same dataset and solver).
+#: A GPU run as the device benchmark (``bench/device.py``) records it: a small fake record,
+#: two steps of which the page must show with their results.
 FAKE_DEVICE = {
     "device": "Fake GPU 9000",
     "date": "2026-12-02",
-    "runs": [
-        {
-            "dataset": "planted[d=3,n=100,norms=unit,rho=0.05,seed=0]",
-            "solver": "kperc-snkp",
-            "seconds": 0.000123,
-            "separated": True,
+    "sizes": {"n": 100000, "n_fly": 1000000},
+    "steps": {
+        "gv": {"status": "done", "gv_s": 0.0101, "bandwidth_GBps": 3960.4},
+        "snkp": {
+            "status": "done",
+            "outcome": "separator",
+            "certified": True,
+            "nit": 1234,
+            "seconds": 7.25,
         },
-        {
-            "dataset": "planted[d=3,n=100,norms=unit,rho=0.05,seed=0]",
-            "solver": "kperc-nkp",
-            "seconds": 0.5,
-            "separated": False,
-        },
-    ],
+        "fly": {"status": "budget reached", "budget_s": 180.0},
+    },
 }
 
 
@@ -158,19 +156,18 @@ def test_page_lists_every_unseparated_final_answer(page, small):
     assert "sklearn-svc" in listed  # SVC ended with a misclassified point here
 
 
-def test_page_shows_a_gpu_record_beside_the_cpu_times(page, small):
-    """The fake device record: its device, its seconds, and the CPU median of the same
-    dataset and solver; a run that did not separate says so."""
+def test_page_shows_a_gpu_record_step_by_step(page):
+    """The fake device record: its device and date, each step's result and seconds, and a
+    step stopped at its budget says so."""
     _, shown = page
-    _, runs = small
     text = _output(shown, "br.device_records(device_folder)")
     assert "Fake GPU 9000, 2026-12-02:" in text and "No GPU run" not in text
-    dataset = FAKE_DEVICE["runs"][0]["dataset"]
-    cpu = runs[(runs["dataset"] == dataset) & (runs["solver"] == "kperc-snkp")]
-    (snkp,) = [ln for ln in text.splitlines() if "SNKP" in ln and "ISNKPVN" not in ln]
-    assert "0.00012" in snkp and f"{cpu['time_to_separate'].median():.2g}" in snkp
-    (nkp,) = [ln for ln in text.splitlines() if " NKP " in f" {ln} "]
-    assert "not separated" in nkp
+    (gv,) = [ln for ln in text.splitlines() if ln.startswith("one product")]
+    assert "3960 GB/s" in gv and "0.01" in gv and "10⁵" in gv
+    (snkp,) = [ln for ln in text.splitlines() if ln.startswith("SNKP, exact")]
+    assert "certified separator, 1234 iterations" in snkp and "7.2" in snkp
+    (fly,) = [ln for ln in text.splitlines() if ln.startswith("SNKP, kernel computed")]
+    assert "stopped at its time budget" in fly and "10⁶" in fly
 
 
 def test_committed_page_says_whether_a_gpu_run_was_made():
