@@ -39,7 +39,7 @@ from typing import Any
 
 from . import paths
 
-__all__ = ["outline", "print_book", "split_book", "setup"]
+__all__ = ["outline", "print_book", "served", "split_book", "setup"]
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--no-first-run"]
@@ -193,7 +193,7 @@ def _pages_of(pdf: Any, headings: list[dict[str, Any]]) -> list[tuple[int, float
 
 
 @contextlib.contextmanager
-def _served(folder: Path) -> Iterator[str]:
+def served(folder: Path) -> Iterator[str]:
     """``folder`` served on 127.0.0.1 (MathJax loads its parts over HTTP, not file://)."""
 
     class Quiet(SimpleHTTPRequestHandler):
@@ -235,7 +235,7 @@ def print_book(html: Path, dest: Path) -> list[dict[str, Any]]:
         header_template="<span></span>",
         footer_template=FOOTER,
     )
-    with _served(html.parent) as root, sync_playwright() as pw:
+    with served(html.parent) as root, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             page = browser.new_page()

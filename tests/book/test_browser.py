@@ -66,9 +66,7 @@ import json
 import os
 import re
 import struct
-import threading
 from html.parser import HTMLParser
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlparse
 
@@ -175,23 +173,14 @@ def test_internal_links_and_anchors_resolve():
 
 
 # ---------------------------------------------------------------------------- browser
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args):  # keep pytest output readable
-        pass
-
-
 @pytest.fixture(scope="module")
 def site():
     if not PAGES:
         _unavailable(f"{HTML} has no pages: build the book first (make html)")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(HTML)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    from kperc_book.pdf import served  # the server the PDF is printed from
+
+    with served(HTML) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
