@@ -167,17 +167,17 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
         every second (which about doubles the time of "nkp").
     n_components : "auto", int or None, default="auto"
         The training kernel: None, the exact dense ``n x n`` matrix; an int ``m``, ``m``
-        Nystroem features (certified for that approximate kernel); "auto", an exact form
-        up to 5000 points and above that Nystroem features (recorded in ``gram_form_``).
+        Nystroem features (certified for that approximate kernel); "auto", the exact
+        kernel ("linear" factored; others up to 5000 points), else Nystroem features.
     random_state : int, RandomState instance or None, default=None
         Seeds the Nystroem landmarks.
     n_threads : int or None, default=1
         BLAS threads of ``fit``, ``predict`` and ``decision_function``; None leaves the
         process's setting. One thread is the safe choice on a shared machine.
     device : str, torch.device or None, default=None
-        None: numpy. A torch device (``"cpu"``, ``"cuda"``, ...): the exact kernel is
-        formed and iterated there in float32, every answer is checked in float64, and
-        the fitted model predicts on the host with numpy.
+        None: numpy. A torch device (``"cpu"``, ``"cuda"``, ...): the exact "rbf" or
+        "linear" kernel is formed and iterated there in float32, every answer is checked
+        in float64, and the fitted model predicts on the host with numpy.
 
     Attributes
     ----------
@@ -212,7 +212,8 @@ class SNKPClassifier(ClassifierMixin, BaseEstimator):
     conflicts_ : ndarray of shape (n_conflicts, 2)
         Pairs ``(i, j)`` of identical points with opposite labels (empty when none).
     certificate_norm_ : float or None
-        With a certificate, a bound on the margin of the data (0.0 for a conflict).
+        With a certificate, an upper bound on the data's normalised margin (0.0 for a
+        conflict); None otherwise.
     tol_ : float
         The ``tol`` used (the value of "auto").
     gram_form_ : {"dense", "factored", "nystroem", "on-the-fly"}
