@@ -1,5 +1,5 @@
-"""The benchmarks page's tables against a small results file, and the docstring of
-``SNKPClassifier`` against the committed results.
+"""The benchmarks page's tables against a small results file, and the "which algorithm
+when" table of ``SNKPClassifier`` (the API page) against the committed results.
 
 The page is executed with papermill on ``tests/book/data/benchopt_small.parquet`` (a
 real benchopt run of the benchmark, 12 small planted problems): what it glues and the
@@ -182,8 +182,9 @@ def test_committed_page_says_whether_a_gpu_run_was_made():
         assert text.startswith("No GPU run has been made yet")
 
 
-#: The rows of the "which algorithm when" table of SNKPClassifier's docstring, and the
-#: problems of the benchmark each stands for: (family, norms).
+#: The rows of the "which algorithm when" table of the API page's section on
+#: SNKPClassifier (book/api.md), and the problems of the benchmark each stands for:
+#: (family, norms). The table's other rows ("any") are problems outside the benchmark.
 DOC_ROWS = {
     "planted, unit norms": ("planted", "unit"),
     "planted, spread norms": ("planted", "spread"),
@@ -194,18 +195,30 @@ DOC_ROWS = {
 CLASSIFIER_ALGORITHMS = ("kperc-snkp", "kperc-nkp", "kperc-isnkpvn")
 
 
-def test_classifier_docstring_table_follows_the_committed_results():
-    """Each row of SNKPClassifier's "which algorithm when" table names the winner, by the
-    page's rule, among the classifier's three algorithms at the family's smallest margin
-    in the committed benchopt results (seeds and dimensions pooled), or says that the
-    results do not decide it."""
+def _which_algorithm_table():
+    """The rows of the "which algorithm when" table of book/api.md: problems -> fastest."""
+    text = (paths.book_dir() / "api.md").read_text(encoding="utf-8")
+    section = text[text.index("(clf-which-algorithm)=") :]
+    section = section[: section.index("\n(", 1)]  # up to the next section's label
+    rows = [ln for ln in section.splitlines() if ln.startswith("|")]
+    assert rows[0].split("|")[1:3] == [" problems ", " fastest "], rows[0]
+    assert set(rows[1]) <= set("|- "), rows[1]
+    cells = [[c.strip() for c in row.strip("|").split("|")] for row in rows[2:]]
+    assert all(len(c) == 3 for c in cells), cells
+    return {label: fastest.strip("`").strip('"') for label, fastest, _ in cells}
+
+
+def test_classifier_algorithm_table_follows_the_committed_results():
+    """Each row of SNKPClassifier's "which algorithm when" table (the API page) names the
+    winner, by the page's rule, among the classifier's three algorithms at the family's
+    smallest margin in the committed benchopt results (seeds and dimensions pooled), or
+    says that the results do not decide it."""
     runs = br.runs(br.read(paths.generated_dir() / "benchopt" / "book.parquet"))
     runs["solver"] = runs["solver"].str.replace(r"\[.*\]$", "", regex=True)
     three = runs[runs["solver"].isin(CLASSIFIER_ALGORITHMS)].fillna({"norms": ""})
-    doc = inspect.getdoc(kperc.SNKPClassifier)
-    table = doc[doc.index("Which algorithm when") : doc.index('The default, "snkp"')]
-    pattern = r"^\s*(\S.*?)\s{2,}\"?(snkp|nkp|isnkpvn|undecided)\"?(?:\s|$)"
-    named = dict(re.findall(pattern, table, flags=re.M))
+    table = _which_algorithm_table()
+    assert set(table.values()) <= {"snkp", "nkp", "isnkpvn", "undecided", "any"}, table
+    named = {label: algorithm for label, algorithm in table.items() if algorithm != "any"}
     assert set(named) == set(DOC_ROWS), set(named) ^ set(DOC_ROWS)
     for label, algorithm in named.items():
         family, norms = DOC_ROWS[label]
@@ -214,4 +227,5 @@ def test_classifier_docstring_table_follows_the_committed_results():
         (cell,) = br.winners(hardest, by=["family", "rho"]).itertuples()
         want = cell.winner.removeprefix("kperc-") if cell.decided else "undecided"
         assert algorithm == want, (label, algorithm, want, cell.fastest, cell.ratio)
-    assert 'default="snkp"' in doc
+    doc = inspect.getdoc(kperc.SNKPClassifier) or ""
+    assert 'default="snkp"' in doc and "<clf-in-detail>" in doc
