@@ -261,6 +261,16 @@ def build_dir(root: Path | str | None = None) -> Path:
     return _root(root) / _BUILD
 
 
+def singlehtml_page(root: Path | str | None = None) -> Path:
+    """``_build/singlehtml/book/index.html``: the whole book as one page, printed as the PDF."""
+    return build_dir(root) / "singlehtml" / "book" / "index.html"
+
+
+def pdf_dir(root: Path | str | None = None) -> Path:
+    """``_build/pdf/``: the book's PDF and one PDF per page."""
+    return build_dir(root) / "pdf"
+
+
 def reproduce_dir(root: Path | str | None = None) -> Path:
     """``_build/reproduce/``: the runs' temporary folders and their log."""
     return build_dir(root) / "reproduce"

@@ -338,10 +338,8 @@ def split_book(book: Path, headings: list[dict[str, Any]], folder: Path) -> dict
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--html", type=Path, default=paths.build_dir() / "singlehtml" / "book" / "index.html"
-    )
-    parser.add_argument("--out", type=Path, default=paths.build_dir() / "pdf")
+    parser.add_argument("--html", type=Path, default=paths.singlehtml_page())
+    parser.add_argument("--out", type=Path, default=paths.pdf_dir())
     args = parser.parse_args(argv)
     if not Path(CHROMIUM).exists():
         print(f"{CHROMIUM} is missing: make chromium installs it", file=sys.stderr)
@@ -361,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
 
 # ----------------------------------------------------------------- the Sphinx extension
 def _pdf_folder() -> Path:
-    return paths.build_dir() / "pdf"
+    return paths.pdf_dir()
 
 
 def _manifest() -> dict[str, Any] | None:

@@ -224,24 +224,41 @@ def test_table_uses_words_and_keeps_the_lines_of_a_cell():
     assert "0.1 s (0.05–0.2) 6/6" in text and "kperc-" not in text
 
 
-def test_device_records_and_table(tmp_path, small):
+def test_device_records_and_table(tmp_path):
+    """The record ``make bench-device`` writes, read and shown step by step."""
     assert br.device_records(tmp_path / "missing") == []
     assert br.device_records(tmp_path) == []
-    runs = br.runs(small)
-    dataset = runs["dataset"].iloc[0]
     record = {
         "device": "Fake GPU",
         "date": "2026-12-02",
-        "runs": [{"dataset": dataset, "solver": "kperc-snkp", "seconds": 0.25, "separated": True}],
+        "sizes": {"n": 100000, "n_fly": 1000000},
+        "steps": {
+            "snkp": {
+                "status": "done",
+                "outcome": "separator",
+                "certified": True,
+                "nit": 7,
+                "seconds": 0.25,
+            },
+            "svc": {"status": "budget reached", "budget_s": 60.0},
+        },
     }
     (tmp_path / "a.json").write_text(json.dumps(record))
     (loaded,) = br.device_records(tmp_path)
     assert loaded["device"] == "Fake GPU" and loaded["file"] == "a.json"
-    frame = br.device_table(loaded, runs).frame
-    cpu = runs[(runs["dataset"] == dataset) & (runs["solver"] == "kperc-snkp")]
-    assert frame["GPU (s)"].tolist() == ["0.25"]
-    assert frame["CPU (s)"].tolist() == [f"{cpu['time_to_separate'].median():.2g}"]
-    del record["runs"][0]["seconds"]
+    frame = br.device_table(loaded).frame
+    assert frame["result"].tolist() == [
+        "certified separator, 7 iterations",
+        "stopped at its time budget",
+    ]
+    assert frame["seconds"].tolist() == ["0.25", "60"]
+    assert frame["where"].tolist() == ["GPU", "CPUs"]
+    assert frame["problem"].tolist() == ["n = 10⁵, ρ = 10⁻³"] * 2
+    del record["steps"]
     (tmp_path / "b.json").write_text(json.dumps(record))
-    with pytest.raises(ValueError, match=r"b\.json has no \['seconds'\]"):
+    with pytest.raises(ValueError, match=r"b\.json has no \['steps'\]"):
+        br.device_records(tmp_path)
+    record["steps"] = {"warp": {}}
+    (tmp_path / "b.json").write_text(json.dumps(record))
+    with pytest.raises(ValueError, match=r"unknown steps \['warp'\]"):
         br.device_records(tmp_path)

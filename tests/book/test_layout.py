@@ -234,7 +234,7 @@ def problem_naming_faults(source: str) -> list[tuple[int, str]]:
     ``*Problem`` may stand for one, no function may be named ``*instance*``, and a
     function named ``make_problem`` or ``<what>_problem`` returns a ``Dataset``
     (annotated ``Dataset``, ``data.Dataset``, ...). ``test_*`` functions name tests, not
-    builders.
+    builders, and Python's ``__instancecheck__`` hook names no problem.
     """
     faults = []
     for node in ast.walk(ast.parse(source)):
@@ -243,7 +243,7 @@ def problem_naming_faults(source: str) -> list[tuple[int, str]]:
                 faults.append((node.lineno, f"class {node.name}: a problem is a Dataset"))
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             name = node.name
-            if "instance" in name.lower():
+            if "instance" in name.lower() and name != "__instancecheck__":  # Python's hook
                 faults.append((node.lineno, f"function {name}: a builder is *_problem"))
             elif name.endswith("_problem") and not name.startswith("test_"):
                 ret = node.returns
