@@ -1,4 +1,5 @@
-"""make bench-device's script (bench/device.py) at small n on the CPU, as CI runs it."""
+"""make bench-device's script (bench/device.py) at small n on the CPU, as CI runs it (a test of
+the checkout's bench/, so not among the library's tests, which also run outside it)."""
 
 import json
 import subprocess
