@@ -85,7 +85,10 @@ def to_numpy(x: Any, dtype: Any = np.float64) -> np.ndarray:
         arr = x.get()
     else:  # the standard's exchange protocol (array-api-strict: DLPack on the CPU)
         arr = np.from_dlpack(x)
-    return np.asarray(arr, dtype=dtype)
+    arr = np.asarray(arr, dtype=dtype)
+    # a copy where the view is read-only (numpy < 2 imports DLPack read-only): the loops
+    # write into what this returns
+    return arr if arr.flags.writeable else arr.copy()
 
 
 def host_view(x: Any) -> np.ndarray | None:
