@@ -28,6 +28,7 @@ __all__ = [
     "glued",
     "chapter_link",
     "markdown_table",
+    "measured_on",
     "GUARANTEES",
     "MEASURED",
     "measured",
@@ -368,3 +369,25 @@ def micro(name: str) -> dict[str, Any]:
     if not record.exists():
         raise FileNotFoundError(f"no micro-benchmark record {name!r}; run make bench-micro")
     return json.loads(record.read_text())
+
+
+def measured_on(record: dict[str, Any]) -> str:
+    """Where and how a pytest-benchmark record (:func:`micro`) was measured, in one line.
+
+    Raises
+    ------
+    ValueError
+        If it was not measured in CPU time with one BLAS thread, which the book's timings
+        promise.
+    """
+    info, pkgs = record["machine_info"], record["machine_info"]["packages"]
+    if not all(lib["num_threads"] == 1 for lib in info["blas"]):
+        raise ValueError("the timings were not measured with one BLAS thread")
+    if {b["options"]["timer"] for b in record["benchmarks"]} != {"process_time"}:
+        raise ValueError("the timings are not CPU time (process_time)")
+    machine = f"{info['cpu']['brand_raw']}, {info['cpu']['count']} cores, one BLAS thread"
+    software = (
+        f"Python {info['python_version']}, numpy {pkgs['numpy']}, "
+        f"scikit-learn {pkgs['scikit-learn']}"
+    )
+    return f"measured on {record['datetime'][:10]} with pytest-benchmark: {machine}; {software}"

@@ -77,3 +77,22 @@ def test_summary_table_links_chapters_in_words():
     assert list(table.algorithm) == list(records.GUARANTEES)
     with pytest.raises(ValueError, match="chapter"):
         records.chapter_link("ch99")
+
+
+def test_measured_on_names_the_machine_and_refuses_other_timings():
+    import copy
+
+    from kperc_book import records
+
+    micro = records.micro("svm")
+    line = records.measured_on(micro)
+    assert line.startswith(f"measured on {micro['datetime'][:10]} with pytest-benchmark")
+    assert "one BLAS thread" in line
+    threads = copy.deepcopy(micro)
+    threads["machine_info"]["blas"][0]["num_threads"] = 2
+    with pytest.raises(ValueError, match="one BLAS thread"):
+        records.measured_on(threads)
+    wall = copy.deepcopy(micro)
+    wall["benchmarks"][0]["options"]["timer"] = "perf_counter"
+    with pytest.raises(ValueError, match="CPU time"):
+        records.measured_on(wall)
